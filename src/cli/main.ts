@@ -1,0 +1,48 @@
+// The react-repro command line: one yargs program, one module per subcommand (src/cli/commands).
+import yargs from 'yargs';
+import type { CommandModule } from 'yargs';
+import { isUserFacing } from '../errors.js';
+import { dataCommand } from './commands/data.js';
+import { wikiCommand } from './commands/wiki.js';
+import { runCommand } from './commands/run.js';
+import { mergeCommand } from './commands/merge.js';
+import { reportCommand } from './commands/report.js';
+
+export const commands: CommandModule<any, any>[] = [runCommand, reportCommand, mergeCommand, dataCommand, wikiCommand];
+
+/** Prints one line for user-facing errors (no stack); returns the exit code. */
+export function reportError(e: unknown): number {
+  if (isUserFacing(e)) {
+    process.stderr.write(`react-repro: ${e.message}\n`);
+    return 'exitCode' in e && typeof e.exitCode === 'number' ? e.exitCode : 1;
+  }
+  process.stderr.write(`react-repro: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+  return 70;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let failed: number | undefined;
+  const cli = yargs(argv)
+    .scriptName('react-repro')
+    .usage('$0 <command> [options]\n\nReproduce ReAct (Yao et al., ICLR 2023) faithfully, on any OpenAI-compatible endpoint or a local GGUF model.')
+    .command(commands)
+    .demandCommand(1, 'Name a command: run, report, merge, data or wiki (see --help).')
+    .strict()
+    .recommendCommands()
+    .help()
+    .alias('h', 'help')
+    .version()
+    .wrap(Math.min(110, process.stdout.columns || 110))
+    .fail((msg, err) => {
+      if (err) throw err;
+      process.stderr.write(`react-repro: ${msg}\nRun with --help for usage.\n`);
+      failed = 2;
+    })
+    .exitProcess(false);
+  try {
+    await cli.parseAsync();
+  } catch (e) {
+    return reportError(e);
+  }
+  return failed ?? (typeof process.exitCode === 'number' ? process.exitCode : 0);
+}

@@ -1,0 +1,59 @@
+// The vendored-data manifest (data/manifest.json): provenance and sha256 of every file the product
+// reads from the repo, checked by `react-repro data verify`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { dataDir, repoRoot } from '../paths.js';
+import { sha256File } from '../util/hash.js';
+import { UserError } from '../errors.js';
+
+export interface VendoredFile {
+  /** Path relative to the repo root. */
+  path: string;
+  repository: string;
+  commit: string;
+  sourcePath: string;
+  licence: string;
+  description: string;
+  bytes: number;
+  sha256: string;
+}
+
+export const manifestPath = path.join(dataDir, 'manifest.json');
+
+export function readManifest(file = manifestPath): VendoredFile[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UserError(`${file}: cannot read the data manifest (${(e as Error).message})`);
+  }
+  const files = (parsed as { files?: unknown }).files;
+  if (!Array.isArray(files)) throw new UserError(`${file}: field "files" must be an array`);
+  return files as VendoredFile[];
+}
+
+export interface VerifyProblem {
+  path: string;
+  problem: 'missing' | 'changed';
+  expected: string;
+  actual?: string;
+}
+
+export async function verifyVendored(files = readManifest(), root = repoRoot): Promise<VerifyProblem[]> {
+  const problems: VerifyProblem[] = [];
+  for (const f of files) {
+    const abs = path.join(root, f.path);
+    if (!fs.existsSync(abs)) {
+      problems.push({ path: f.path, problem: 'missing', expected: f.sha256 });
+      continue;
+    }
+    const actual = await sha256File(abs);
+    if (actual !== f.sha256) problems.push({ path: f.path, problem: 'changed', expected: f.sha256, actual });
+  }
+  return problems;
+}
+
+/** sha256 of a vendored file as recorded in the manifest (for run manifests), by repo-relative path. */
+export function manifestSha(relPath: string): string | undefined {
+  return readManifest().find((f) => f.path === relPath)?.sha256;
+}

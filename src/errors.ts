@@ -1,0 +1,39 @@
+// Errors the CLI turns into one line and a non-zero exit (no stack trace).
+// Anything else that escapes is a bug and is printed with its stack.
+
+/** Bad input from the user: a flag, a file, a field. The message names it and says what is expected. */
+export class UserError extends Error {
+  override readonly name = 'UserError';
+  constructor(message: string, readonly exitCode = 2) {
+    super(message);
+  }
+}
+
+/** A configuration problem found at start-up (no model configured, unreachable key file...). */
+export class ConfigError extends UserError {}
+
+/**
+ * An infrastructure failure during an episode (model endpoint or Wikipedia unreachable after retries).
+ * The runner records the episode as an error, never as a wrong answer, and --retry-errors re-runs it.
+ */
+export class InfraError extends Error {
+  override readonly name = 'InfraError';
+  constructor(message: string, readonly source: 'llm' | 'env', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * A failure that no retry will fix and that would repeat on every episode (401 bad key, 404 unknown
+ * model, 400 bad request): the runner aborts the whole run with this message.
+ */
+export class FatalRunError extends Error {
+  override readonly name = 'FatalRunError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export function isUserFacing(e: unknown): e is UserError | FatalRunError {
+  return e instanceof UserError || e instanceof FatalRunError;
+}

@@ -1,0 +1,61 @@
+// The completion interface every backend (OpenAI-compatible HTTP, chat-carried, embedded llama.cpp,
+// cache) implements. ReAct is text completion with stop sequences (paper-protocol.md §3).
+
+export interface CompletionRequest {
+  prompt: string;
+  stop?: string[];
+  /** Paper: 100. */
+  maxTokens: number;
+  /** Paper: 0 (greedy); CoT-SC 0.7. */
+  temperature: number;
+  /** Paper: 1. */
+  topP: number;
+  /** Number of samples; the cache stores each as its own entry (sample index 0..n-1). */
+  n: number;
+  seed?: number;
+  frequencyPenalty: number;
+  presencePenalty: number;
+}
+
+/** Paper defaults (paper-protocol.md §3). */
+export const PAPER_SAMPLING: Omit<CompletionRequest, 'prompt' | 'stop'> = {
+  maxTokens: 100,
+  temperature: 0,
+  topP: 1,
+  n: 1,
+  frequencyPenalty: 0,
+  presencePenalty: 0,
+};
+
+export interface CompletionChoice {
+  index: number;
+  text: string;
+  /** 'stop' | 'length' | backend-specific. */
+  finishReason: string;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface CompletionResult {
+  choices: CompletionChoice[];
+  /** Tokens billed by this call (0 for choices served from the cache). */
+  usage: TokenUsage;
+  /** Cost in USD of this call under the configured prices (0 when cached or local). */
+  costUsd: number;
+  /** How many of the choices came from the cache. */
+  cachedChoices: number;
+  latencyMs: number;
+}
+
+export interface CompletionModel {
+  /** Model name as sent to the backend (e.g. gpt-3.5-turbo-instruct). */
+  readonly model: string;
+  /** Secret-free description for the run manifest (backend kind, endpoint host names, api mode...). */
+  describe(): Record<string, unknown>;
+  complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult>;
+  close?(): Promise<void>;
+}
