@@ -16,6 +16,8 @@ export interface StepRecord {
   observation: string;
   /** True when the completion did not split into thought and action (the bad-call fallback ran). */
   badcall?: boolean;
+  /** True when the model gave an empty action (the released code would crash; we step it as invalid). */
+  emptyAction?: boolean;
 }
 
 export interface EpisodeOutcome {
@@ -32,6 +34,8 @@ export interface EpisodeOutcome {
   costUsd: number;
   /** CoT-SC: every sample's parsed answer (null when it had none), in sample order. */
   samples?: (string | null)[];
+  /** CoT-SC: every sample's raw completion text, in sample order. */
+  completions?: string[];
   /** CoT-SC: the majority answer's vote count. */
   majorityVotes?: number;
   /** ReAct/Act: true when the episode ended by the forced finish[] after the step limit. */

@@ -1,0 +1,134 @@
+// The HotpotQA/FEVER Wikipedia environment: the released wikienv.py's observable behaviour
+// (paper-protocol.md §6, used by the §4 loop), on top of any WikiBackend.
+import type { Env, StepResult } from '../types.js';
+import type { SearchOutcome, WikiBackend } from './backend.js';
+import { cleanStr } from './clean-str.js';
+import { buildPage, lookupList, pageObservation } from './page-text.js';
+import { pyListRepr } from './python-repr.js';
+import { pyStrip } from './py-text.js';
+
+export const WIKI_RESET_OBSERVATION = 'Interact with Wikipedia using search[], lookup[], and finish[].\n';
+
+export interface WikiEnvOptions {
+  /**
+   * What to do where the released clean_str raises (and crashes the run): 'keep' (default) keeps the
+   * text as it was and counts it in info.clean_str_errors; 'throw' raises a WikiCleanStrError.
+   */
+  cleanStrErrors?: 'keep' | 'throw';
+  /** Guard against endless "may refer to:" retries ([X], [[X]], ...); the released code has none. */
+  maxDisambiguationRetries?: number;
+}
+
+/** clean_str failed where the released code would have crashed (only with cleanStrErrors: 'throw'). */
+export class WikiCleanStrError extends Error {
+  override readonly name = 'WikiCleanStrError';
+}
+
+/** Every bracketed retry still said "may refer to:" (the released code would recurse until Python's limit). */
+export class WikiDisambiguationLoopError extends Error {
+  override readonly name = 'WikiDisambiguationLoopError';
+}
+
+export class WikiEnv implements Env {
+  private obs = WIKI_RESET_OBSERVATION;
+  private page: string | null = null;
+  private lookupKeyword: string | null = null;
+  private lookupResults: string[] = [];
+  private cnt = 0;
+  private steps = 0;
+  private answer: string | null = null;
+  /** clean_str failures seen in the current step (reported in info, then reset). */
+  private cleanErrors = 0;
+  readonly searches: { entity: string; outcome: SearchOutcome['kind'] }[] = [];
+  private readonly opts: Required<WikiEnvOptions>;
+
+  constructor(
+    readonly backend: WikiBackend,
+    opts: WikiEnvOptions = {},
+  ) {
+    this.opts = { cleanStrErrors: opts.cleanStrErrors ?? 'keep', maxDisambiguationRetries: opts.maxDisambiguationRetries ?? 20 };
+  }
+
+  async reset(): Promise<string> {
+    this.obs = WIKI_RESET_OBSERVATION;
+    this.page = null;
+    this.lookupKeyword = null;
+    this.lookupResults = [];
+    this.cnt = 0;
+    this.steps = 0;
+    this.answer = null;
+    return this.obs;
+  }
+
+  private info(): Record<string, unknown> {
+    const info: Record<string, unknown> = { steps: this.steps, answer: this.answer };
+    if (this.cleanErrors > 0) info.clean_str_errors = this.cleanErrors;
+    return info;
+  }
+
+  private clean = (s: string): string => {
+    const r = cleanStr(s);
+    if (r.ok) return r.value;
+    if (this.opts.cleanStrErrors === 'throw') throw new WikiCleanStrError(`clean_str raises ${r.error} (${r.reason}) on ${JSON.stringify(s.slice(0, 80))}`);
+    this.cleanErrors++;
+    return s;
+  };
+
+  async step(rawAction: string): Promise<StepResult> {
+    const action = pyStrip(rawAction);
+    this.cleanErrors = 0;
+    // Already finished: the last observation again, no step counted.
+    if (this.answer !== null) return { observation: this.obs, reward: 0, done: true, info: this.info() };
+    let done = false;
+    const arg = (prefix: string) => (action.startsWith(prefix) && action.endsWith(']') ? action.slice(prefix.length, -1) : null);
+    let a: string | null;
+    if ((a = arg('search[')) !== null) {
+      await this.searchStep(a, 0);
+    } else if ((a = arg('lookup[')) !== null) {
+      if (this.lookupKeyword !== a) {
+        this.lookupKeyword = a;
+        this.lookupResults = lookupList(this.page, a);
+        this.cnt = 0;
+      }
+      if (this.cnt >= this.lookupResults.length) this.obs = 'No more results.\n';
+      else {
+        this.obs = `(Result ${this.cnt + 1} / ${this.lookupResults.length}) ` + this.lookupResults[this.cnt];
+        this.cnt++;
+      }
+    } else if ((a = arg('finish[')) !== null) {
+      this.answer = a;
+      done = true;
+      this.obs = 'Episode finished, reward = 0\n'; // the task wrapper recomputes the reward (§7)
+    } else if (arg('think[') !== null) {
+      this.obs = 'Nice thought.';
+    } else {
+      this.obs = `Invalid action: ${action}`;
+    }
+    this.steps++;
+    return { observation: this.obs, reward: 0, done, info: this.info() };
+  }
+
+  private async searchStep(entity: string, depth: number): Promise<void> {
+    const outcome = await this.backend.search(entity);
+    this.searches.push({ entity, outcome: outcome.kind });
+    // A results page with no heading is not "similar" for the released code (`if result_divs:`).
+    if (outcome.kind === 'similar' && outcome.titles.length > 0) {
+      const titles = outcome.titles.map((t) => this.clean(pyStrip(t)));
+      this.obs = `Could not find ${entity}. Similar: ${pyListRepr(titles.slice(0, 5))}.`;
+      return; // page and lookup state untouched
+    }
+    const blocks = outcome.kind === 'page' ? outcome.blocks : [];
+    if (blocks.some((b) => b.includes('may refer to:'))) {
+      if (depth >= this.opts.maxDisambiguationRetries) {
+        throw new WikiDisambiguationLoopError(`search[${entity}]: "may refer to:" after ${depth} bracketed retries`);
+      }
+      await this.searchStep('[' + entity + ']', depth + 1);
+      return;
+    }
+    this.page = buildPage(blocks, this.clean);
+    this.obs = pageObservation(this.page);
+    this.lookupKeyword = null;
+    this.lookupResults = [];
+    this.cnt = 0;
+  }
+}

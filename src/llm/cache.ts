@@ -1,0 +1,310 @@
+// The persistent completion cache: re-run from cache at zero cost, replay offline (team brief).
+//
+// SQLite (better-sqlite3) in WAL mode with a busy timeout, so several processes (shards of one run) can
+// write one file at once, and each response is stored in its own transaction, so a kill -9 loses at most
+// the call in progress. The key is the sha256 of the canonical JSON of what determines the completion
+// (model, prompt, stop, sampling parameters, api mode), never the endpoint or the key. Each of the n
+// samples is its own row (key, sample_index): a later request for fewer samples is served from the
+// cache, and a request for more only asks the backend for the missing ones.
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { FatalRunError } from '../errors.js';
+import { sha256 } from '../util/hash.js';
+import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
+import { LlmAccumulator } from './stats.js';
+import { ZERO_USAGE } from './pricing.js';
+
+export type CacheMode = 'rw' | 'off' | 'replay';
+
+/** Bump when the meaning of a key changes (old entries then simply stop matching). */
+const KEY_VERSION = 1;
+
+/** The canonical request JSON: fixed field order, absent values as null, n excluded (samples are rows). */
+export function canonicalRequest(model: string, api: string, req: CompletionRequest): string {
+  return JSON.stringify({
+    v: KEY_VERSION,
+    model,
+    api,
+    prompt: req.prompt,
+    stop: req.stop ?? [],
+    maxTokens: req.maxTokens,
+    temperature: req.temperature,
+    topP: req.topP,
+    seed: req.seed ?? null,
+    frequencyPenalty: req.frequencyPenalty,
+    presencePenalty: req.presencePenalty,
+  });
+}
+
+export function cacheKey(model: string, api: string, req: CompletionRequest): string {
+  return sha256(canonicalRequest(model, api, req));
+}
+
+export interface StoredChoice {
+  sampleIndex: number;
+  text: string;
+  finishReason: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS completions (
+  key TEXT NOT NULL,
+  sample_index INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  finish_reason TEXT NOT NULL,
+  model TEXT NOT NULL,
+  -- usage of the backend call that produced this sample (shared by its call_n samples)
+  call_n INTEGER NOT NULL,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  total_tokens INTEGER,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (key, sample_index)
+);
+CREATE TABLE IF NOT EXISTS requests (
+  key TEXT PRIMARY KEY,
+  request TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`;
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: string })?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY_SNAPSHOT';
+}
+
+/** One cache file. Open it with `CompletionCache.open` (shared per path within a process). */
+export class CompletionCache {
+  private static readonly openFiles = new Map<string, { cache: CompletionCache; refs: number }>();
+  private readonly db: Database.Database;
+  private readonly selectStmt: Database.Statement;
+  private readonly insertStmt: Database.Statement;
+  private readonly insertReqStmt: Database.Statement;
+  private readonly countStmt: Database.Statement;
+  private tag = '';
+
+  private constructor(readonly file: string, opts: { readonly?: boolean; busyTimeoutMs?: number }) {
+    if (!opts.readonly) fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: opts.busyTimeoutMs ?? 30_000 });
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 30_000}`);
+    if (!opts.readonly) {
+      // Switching to WAL takes an exclusive lock; another process may hold the file for a moment.
+      retryBusy(() => this.db.pragma('journal_mode = WAL'));
+      this.db.pragma('synchronous = NORMAL');
+      retryBusy(() => this.db.exec(SCHEMA));
+    }
+    this.selectStmt = this.db.prepare(
+      'SELECT sample_index AS sampleIndex, text, finish_reason AS finishReason FROM completions WHERE key = ? ORDER BY sample_index',
+    );
+    this.countStmt = this.db.prepare('SELECT COUNT(*) AS n FROM completions');
+    this.insertStmt = opts.readonly
+      ? this.selectStmt
+      : this.db.prepare(
+          `INSERT OR IGNORE INTO completions (key, sample_index, text, finish_reason, model, call_n, prompt_tokens, completion_tokens, total_tokens, created_at)
+           VALUES (@key, @sampleIndex, @text, @finishReason, @model, @callN, @promptTokens, @completionTokens, @totalTokens, @createdAt)`,
+        );
+    this.insertReqStmt = opts.readonly
+      ? this.selectStmt
+      : this.db.prepare('INSERT OR IGNORE INTO requests (key, request, created_at) VALUES (?, ?, ?)');
+  }
+
+  /** Opens (creating if needed) the cache file; the same path in one process shares one connection. */
+  static open(file: string, opts: { readonly?: boolean; busyTimeoutMs?: number } = {}): CompletionCache {
+    const abs = path.resolve(file);
+    const tag = `${abs}\0${opts.readonly ? 'ro' : 'rw'}`;
+    const hit = CompletionCache.openFiles.get(tag);
+    if (hit) {
+      hit.refs++;
+      return hit.cache;
+    }
+    const cache = new CompletionCache(abs, opts);
+    CompletionCache.openFiles.set(tag, { cache, refs: 1 });
+    cache.tag = tag;
+    return cache;
+  }
+
+  /** The samples stored for `key` from index 0 up to the first gap. */
+  get(key: string): StoredChoice[] {
+    const rows = this.selectStmt.all(key) as StoredChoice[];
+    const out: StoredChoice[] = [];
+    for (const r of rows) {
+      if (r.sampleIndex !== out.length) break;
+      out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * Stores `choices` at sample indices start, start+1, ... in one transaction and returns what the file
+   * holds at those indices afterwards (another process may have stored them first: its rows win, so
+   * every reader sees the same samples).
+   */
+  put(
+    key: string,
+    canonical: string,
+    model: string,
+    start: number,
+    choices: Array<{ text: string; finishReason: string }>,
+    usage: TokenUsage | undefined,
+    callN: number,
+  ): StoredChoice[] {
+    const createdAt = new Date().toISOString();
+    const run = this.db.transaction(() => {
+      this.insertReqStmt.run(key, canonical, createdAt);
+      choices.forEach((c, k) =>
+        this.insertStmt.run({
+          key,
+          sampleIndex: start + k,
+          text: c.text,
+          finishReason: c.finishReason,
+          model,
+          callN,
+          promptTokens: usage?.promptTokens ?? null,
+          completionTokens: usage?.completionTokens ?? null,
+          totalTokens: usage?.totalTokens ?? null,
+          createdAt,
+        }),
+      );
+      return (this.selectStmt.all(key) as StoredChoice[]).filter((r) => r.sampleIndex >= start && r.sampleIndex < start + choices.length);
+    });
+    // IMMEDIATE: take the write lock up front so the busy timeout applies (no deadlock on upgrade).
+    return retryBusy(() => run.immediate());
+  }
+
+  /** Number of stored samples (all keys). */
+  size(): number {
+    return (this.countStmt.get() as { n: number }).n;
+  }
+
+  close(): void {
+    const entry = CompletionCache.openFiles.get(this.tag);
+    if (entry && --entry.refs > 0) return;
+    CompletionCache.openFiles.delete(this.tag);
+    if (this.db.open) this.db.close();
+  }
+}
+
+function retryBusy<T>(fn: () => T, attempts = 20): T {
+  for (let i = 1; ; i++) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!isBusy(e) || i >= attempts) throw e;
+      // busy_timeout already waited; a short synchronous pause before trying again.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 * i);
+    }
+  }
+}
+
+/** A replay-mode request that the cache file does not hold. */
+export class CacheMissError extends FatalRunError {}
+
+export interface CachedModelOptions {
+  mode: CacheMode;
+  /** Cache file (ignored when mode is off). */
+  path: string;
+  /** Goes into the key: 'completions', 'chat', 'llama'... */
+  api: string;
+  accumulator?: LlmAccumulator;
+}
+
+/**
+ * Wraps a backend with the cache (all modes, 'off' included: it also counts calls for the run totals).
+ * Concurrent identical requests within the process are serialised, so the second is a cache hit.
+ */
+export class CachedCompletionModel implements CompletionModel {
+  readonly accumulator: LlmAccumulator;
+  private readonly cache?: CompletionCache;
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly inner: CompletionModel,
+    private readonly o: CachedModelOptions,
+  ) {
+    this.accumulator = o.accumulator ?? new LlmAccumulator();
+    if (o.mode === 'replay' && !fs.existsSync(o.path)) {
+      throw new CacheMissError(`--cache replay: the cache file ${o.path} does not exist (replay mode makes no model calls; fill it with --cache rw first)`);
+    }
+    if (o.mode !== 'off') this.cache = CompletionCache.open(o.path);
+  }
+
+  get model(): string {
+    return this.inner.model;
+  }
+
+  describe(): Record<string, unknown> {
+    return { ...this.inner.describe(), cache: { mode: this.o.mode, path: this.o.mode === 'off' ? null : this.o.path } };
+  }
+
+  async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
+    try {
+      const r = this.cache ? await this.withKeyLock(cacheKey(this.model, this.o.api, req), () => this.viaCache(req, opts)) : await this.inner.complete(req, opts);
+      this.accumulator.add({ calls: 1, cachedChoices: r.cachedChoices, cacheHits: r.cachedChoices === r.choices.length && r.choices.length > 0 ? 1 : 0 });
+      return r;
+    } catch (e) {
+      this.accumulator.add({ failedCalls: 1 });
+      throw e;
+    }
+  }
+
+  private async viaCache(req: CompletionRequest, opts: { signal?: AbortSignal }): Promise<CompletionResult> {
+    const t0 = performance.now();
+    const cache = this.cache!;
+    const canonical = canonicalRequest(this.model, this.o.api, req);
+    const key = sha256(canonical);
+    const have = cache.get(key);
+    if (have.length >= req.n) {
+      return {
+        choices: have.slice(0, req.n).map(toChoice),
+        usage: { ...ZERO_USAGE },
+        costUsd: 0,
+        cachedChoices: req.n,
+        latencyMs: performance.now() - t0,
+      };
+    }
+    if (this.o.mode === 'replay') {
+      throw new CacheMissError(
+        `completion not in the cache file ${cache.file} (model "${this.model}", ${have.length} of ${req.n} samples stored): ` +
+          '--cache replay makes no model calls; run with --cache rw to fill the cache',
+      );
+    }
+    // With a fixed seed and sampling, asking for the missing k samples would repeat samples 0..k-1 on a
+    // deterministic server: ask for all n then, and keep the new indices.
+    const seededSampling = req.seed !== undefined && req.temperature > 0 && have.length > 0;
+    const ask = seededSampling ? req.n : req.n - have.length;
+    const res = await this.inner.complete({ ...req, n: ask }, opts);
+    const fresh = seededSampling ? res.choices.slice(have.length) : res.choices;
+    const stored = cache.put(key, canonical, this.model, have.length, fresh, res.usage, ask);
+    const all = [...have, ...stored];
+    return {
+      choices: all.map(toChoice),
+      usage: res.usage,
+      costUsd: res.costUsd,
+      cachedChoices: have.length,
+      latencyMs: performance.now() - t0,
+    };
+  }
+
+  private async withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.cache?.close();
+    await this.inner.close?.();
+  }
+}
+
+function toChoice(s: StoredChoice, i: number): CompletionChoice {
+  return { index: i, text: s.text, finishReason: s.finishReason };
+}

@@ -1,0 +1,158 @@
+// The language-model layer: settings → ModelConfig → a CompletionModel with retries, run-wide limits,
+// accounting and the persistent cache. The runner uses resolveModelConfig + createCompletionModel and
+// reads `totals()` for progress.
+import OpenAI from 'openai';
+import path from 'node:path';
+import { ConfigError, FatalRunError, InfraError } from '../errors.js';
+import { CachedCompletionModel } from './cache.js';
+import type { Clock } from './clock.js';
+import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
+import { safeEndpointLabel } from './endpoints.js';
+import { ConcurrencyLimiter, RateLimiter } from './limits.js';
+import { OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
+import { resolvePrices } from './pricing.js';
+import { redact } from './secret.js';
+import { LlmAccumulator, type LlmTotals } from './stats.js';
+import type { CompletionModel, CompletionRequest, CompletionResult } from './types.js';
+import { withRetry } from './retry.js';
+
+export { resolveModelConfig, describeModelConfig, llmCliOptions, llmSettingsFromExperiment, mergeLlmSettings, noModelMessage } from './config.js';
+export type { ModelConfig, OpenAIModelConfig, LlamaModelConfig, LlmSettings } from './config.js';
+export { CompletionCache, CacheMissError, cacheKey, canonicalRequest, type CacheMode } from './cache.js';
+export { ContextLengthError, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+export { LlmAccumulator, type LlmTotals } from './stats.js';
+export { BUILTIN_PRICES } from './pricing.js';
+export { VirtualClock, systemClock, type Clock } from './clock.js';
+export { CHAT_DEVIATION } from './openai-model.js';
+
+/** The model the runner gets: a CompletionModel plus the run's running totals. */
+export interface LlmModel extends CompletionModel {
+  /** Calls, retries, cache hits, tokens and cost so far (a copy). */
+  totals(): LlmTotals;
+  close(): Promise<void>;
+}
+
+export interface CreateModelDeps {
+  clock?: Clock;
+  random?: () => number;
+  accumulator?: LlmAccumulator;
+  onRetry?: (info: { attempt: number; reason: string; delayMs: number; endpoint: string }) => void;
+}
+
+export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelDeps = {}): Promise<LlmModel> {
+  const acc = deps.accumulator ?? new LlmAccumulator();
+  let inner: CompletionModel;
+  let api: string;
+  if (cfg.kind === 'llama') {
+    api = cfg.seed !== undefined ? `llama;seed=${cfg.seed}` : 'llama';
+    inner = cfg.cache.mode === 'replay' ? replayOnlyLlama(cfg) : meter(await loadLlama(cfg), acc);
+  } else {
+    api = cfg.api;
+    inner = await createOpenAIModel(cfg, acc, deps);
+  }
+  const cached = new CachedCompletionModel(inner, { mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc });
+  return Object.assign(cached, { totals: () => acc.snapshot() }) as CachedCompletionModel & LlmModel;
+}
+
+async function createOpenAIModel(cfg: OpenAIModelConfig, acc: LlmAccumulator, deps: CreateModelDeps): Promise<OpenAICompatibleModel> {
+  const model = cfg.model ?? (cfg.cache.mode === 'replay' ? undefined : await discoverModel(cfg));
+  if (!model) throw new ConfigError('--cache replay needs --model: the model name is part of every cache key');
+  const official = cfg.baseURLs.every((u) => new URL(u).hostname === 'api.openai.com');
+  return new OpenAICompatibleModel({
+    model,
+    baseURLs: cfg.baseURLs,
+    apiKey: cfg.apiKey,
+    apiKeyEnv: cfg.apiKeyEnv,
+    api: cfg.api,
+    balance: cfg.balance,
+    requestTimeoutMs: cfg.requestTimeoutMs,
+    retry: cfg.retry,
+    prices: resolvePrices(model, { pricePrompt: cfg.prices.promptPerM, priceCompletion: cfg.prices.completionPerM, officialOpenAI: official }),
+    limiter: new ConcurrencyLimiter(cfg.maxInFlight),
+    rateLimiter: new RateLimiter(cfg.rpm, cfg.tpm, deps.clock),
+    accumulator: acc,
+    clock: deps.clock,
+    random: deps.random,
+    onRetry: deps.onRetry,
+  });
+}
+
+/** No --model with a --base-url: use the server's model if it serves exactly one (vLLM, llama.cpp server). */
+async function discoverModel(cfg: OpenAIModelConfig): Promise<string> {
+  const url = cfg.baseURLs[0];
+  const label = safeEndpointLabel(url);
+  const client = new OpenAI({ apiKey: cfg.apiKey?.reveal() || PLACEHOLDER_KEY, baseURL: url, maxRetries: 0, timeout: cfg.requestTimeoutMs, logLevel: 'off' });
+  let ids: string[];
+  try {
+    ids = await withRetry(
+      async () => {
+        const page = await client.models.list();
+        return page.data.map((m) => m.id);
+      },
+      { ...cfg.retry, maxAttempts: Math.min(cfg.retry.maxAttempts, 3) },
+      { endpoint: label, model: '(none named)', apiKeyEnv: cfg.apiKeyEnv, hasKey: !!cfg.apiKey, redact: (s) => redact(s, [cfg.apiKey]) },
+    );
+  } catch (e) {
+    if (e instanceof InfraError || e instanceof FatalRunError) {
+      throw new ConfigError(`no --model given and the model list of ${label} could not be read (${e.message}); name the model with --model`);
+    }
+    throw e;
+  }
+  if (ids.length === 1) return ids[0];
+  throw new ConfigError(
+    ids.length
+      ? `no --model given and ${label} serves ${ids.length} models: name one with --model (${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', ...' : ''})`
+      : `no --model given and ${label} lists no models: name the model with --model`,
+  );
+}
+
+async function loadLlama(cfg: LlamaModelConfig): Promise<CompletionModel> {
+  let mod: typeof import('./llama.js');
+  try {
+    mod = await import('./llama.js');
+  } catch (e) {
+    const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    throw new ConfigError(`the embedded llama.cpp backend could not be loaded (${why}); run \`npm install node-llama-cpp\``);
+  }
+  return mod.createLlamaModel({ modelPath: cfg.modelPath, contextSize: cfg.contextSize, seed: cfg.seed });
+}
+
+/** --cache replay with --llm: nothing is loaded (no weights needed); every answer must come from the cache. */
+function replayOnlyLlama(cfg: LlamaModelConfig): CompletionModel {
+  return {
+    model: path.basename(cfg.modelPath),
+    describe: () => ({ ...describeModelConfig(cfg), loaded: false }),
+    complete: () => Promise.reject(new FatalRunError('--cache replay makes no model calls')),
+  };
+}
+
+/** Adds a local backend's tokens to the run totals (its cost is zero). */
+function meter(inner: CompletionModel, acc: LlmAccumulator): CompletionModel {
+  return {
+    get model() {
+      return inner.model;
+    },
+    describe: () => inner.describe(),
+    async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
+      acc.add({ inFlight: 1 });
+      try {
+        const r = await inner.complete(req, opts);
+        acc.add({
+          freshChoices: r.choices.length,
+          promptTokens: r.usage.promptTokens,
+          completionTokens: r.usage.completionTokens,
+          totalTokens: r.usage.totalTokens,
+        });
+        return { ...r, costUsd: 0 };
+      } finally {
+        acc.add({ inFlight: -1 });
+      }
+    },
+    close: () => inner.close?.() ?? Promise.resolve(),
+  };
+}
+
+/** Convenience for scripts: settings + environment → ready model. */
+export async function modelFromSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env, deps?: CreateModelDeps): Promise<LlmModel> {
+  return createCompletionModel(resolveModelConfig(flags, env), deps);
+}

@@ -1,0 +1,250 @@
+// The OpenAI-compatible backend (OpenAI, vLLM, llama.cpp server, Ollama) on the `openai` client, with
+// its own retries turned off: our retry policy (retry.ts), the run-wide limits (limits.ts), endpoint
+// balancing (endpoints.ts) and token/cost accounting (pricing.ts, stats.ts) wrap every HTTP request.
+// §3: the paper used the Completions API; `api: 'chat'` carries the same prompt as one user message
+// for chat-only models, a deviation that describe() reports.
+import OpenAI from 'openai';
+import { performance } from 'node:perf_hooks';
+import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
+import { systemClock, type Clock } from './clock.js';
+import { EndpointPool, safeEndpointLabel, type BalancePolicy, type Endpoint } from './endpoints.js';
+import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
+import { costUsd, type Prices } from './pricing.js';
+import { DEFAULT_RETRY, MalformedResponseError, withRetry, type ErrorContext, type RetryPolicy } from './retry.js';
+import { redact, Secret } from './secret.js';
+import { LlmAccumulator } from './stats.js';
+
+export type ApiMode = 'completions' | 'chat';
+
+/** Sent when no key is configured: local servers ignore it, and the client needs some value. */
+export const PLACEHOLDER_KEY = 'sk-no-key';
+
+export const CHAT_DEVIATION =
+  'api=chat: each completion prompt is sent as the single user message of a /v1/chat/completions request ' +
+  '(same stop sequences and sampling); the paper used the Completions API (§3), and the model sees its chat template around the prompt';
+
+export interface OpenAIModelOptions {
+  model: string;
+  baseURLs: string[];
+  apiKey?: Secret;
+  /** Name of the environment variable the key came from (for error messages). */
+  apiKeyEnv: string;
+  api: ApiMode;
+  balance: BalancePolicy;
+  requestTimeoutMs: number;
+  retry?: RetryPolicy;
+  prices: Prices & { source?: string };
+  /** Shared by the whole run; created from maxInFlight when absent. */
+  limiter?: ConcurrencyLimiter;
+  maxInFlight?: number;
+  rateLimiter?: RateLimiter;
+  rpm?: number;
+  tpm?: number;
+  accumulator?: LlmAccumulator;
+  clock?: Clock;
+  random?: () => number;
+  /** Retry notifications (reason and delay; never secrets). */
+  onRetry?: (info: { attempt: number; reason: string; delayMs: number; endpoint: string }) => void;
+}
+
+interface RawResult {
+  choices: CompletionChoice[];
+  usage?: TokenUsage;
+}
+
+export class OpenAICompatibleModel implements CompletionModel {
+  readonly model: string;
+  readonly accumulator: LlmAccumulator;
+  private readonly pool: EndpointPool<OpenAI>;
+  private readonly limiter: ConcurrencyLimiter;
+  private readonly rate: RateLimiter;
+  private readonly retry: RetryPolicy;
+  private readonly clock: Clock;
+
+  constructor(private readonly o: OpenAIModelOptions) {
+    this.model = o.model;
+    this.accumulator = o.accumulator ?? new LlmAccumulator();
+    this.retry = o.retry ?? DEFAULT_RETRY;
+    this.clock = o.clock ?? systemClock;
+    this.limiter = o.limiter ?? new ConcurrencyLimiter(o.maxInFlight ?? 64);
+    this.rate = o.rateLimiter ?? new RateLimiter(o.rpm, o.tpm, this.clock);
+    const key = o.apiKey?.reveal() || PLACEHOLDER_KEY;
+    this.pool = new EndpointPool(
+      o.baseURLs.map((url) => ({
+        label: safeEndpointLabel(url),
+        client: new OpenAI({
+          apiKey: key,
+          baseURL: url.replace(/\/+$/, ''),
+          maxRetries: 0, // our policy (retry.ts) decides
+          timeout: o.requestTimeoutMs,
+          logLevel: 'off', // the client's debug log would print request details
+        }),
+      })),
+      o.balance,
+    );
+  }
+
+  describe(): Record<string, unknown> {
+    const o = this.o;
+    return {
+      backend: 'openai-compatible',
+      model: this.model,
+      api: o.api,
+      endpoints: this.pool.endpoints.map((e) => e.label),
+      balance: o.balance,
+      apiKeyEnv: o.apiKeyEnv,
+      apiKeySet: !!o.apiKey,
+      requestTimeoutMs: o.requestTimeoutMs,
+      retry: { ...this.retry },
+      limits: { maxInFlight: this.limiter.max, rpm: this.rate.rpm ?? null, tpm: this.rate.tpm ?? null },
+      pricesUsdPer1M: { prompt: o.prices.promptPerM, completion: o.prices.completionPerM, source: o.prices.source ?? 'flags' },
+      deviations: o.api === 'chat' ? [CHAT_DEVIATION] : [],
+    };
+  }
+
+  /** Per-endpoint request counts (for progress and tests). */
+  endpointStats(): Array<{ endpoint: string; sent: number; inFlight: number }> {
+    return this.pool.endpoints.map((e) => ({ endpoint: e.label, sent: e.sent, inFlight: e.inFlight }));
+  }
+
+  async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
+    validateRequest(req);
+    const t0 = performance.now();
+    const choices: CompletionChoice[] = [];
+    const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    // Some servers (Ollama) ignore n and return one choice: ask again for the rest.
+    while (choices.length < req.n) {
+      const want = req.n - choices.length;
+      const raw = await this.request({ ...req, n: want }, opts.signal);
+      for (const c of raw.choices.slice(0, want)) choices.push({ ...c, index: choices.length });
+      if (raw.usage) {
+        usage.promptTokens += raw.usage.promptTokens;
+        usage.completionTokens += raw.usage.completionTokens;
+        usage.totalTokens += raw.usage.totalTokens;
+      }
+    }
+    const cost = costUsd(usage, this.o.prices);
+    this.accumulator.add({
+      freshChoices: choices.length,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      totalTokens: usage.totalTokens,
+      costUsd: cost,
+    });
+    return { choices, usage, costUsd: cost, cachedChoices: 0, latencyMs: performance.now() - t0 };
+  }
+
+  async close(): Promise<void> {}
+
+  private errorContext(): ErrorContext {
+    const key = this.o.apiKey;
+    return {
+      endpoint: this.pool.endpoints[0].label,
+      model: this.model,
+      apiKeyEnv: this.o.apiKeyEnv,
+      hasKey: !!key,
+      redact: (s) => redact(s, [key]),
+    };
+  }
+
+  private request(req: CompletionRequest, signal?: AbortSignal): Promise<RawResult> {
+    const ctx = this.errorContext();
+    let current: Endpoint<OpenAI> | undefined;
+    return withRetry(
+      async () => {
+        const release = await this.limiter.acquire(signal);
+        try {
+          const grant = this.rate.enabled
+            ? await this.rate.acquire(estimateTokens(req.prompt.length, req.maxTokens, req.n), signal)
+            : undefined;
+          const ep = (current = this.pool.pick(this.clock.now()));
+          ctx.endpoint = ep.label;
+          ep.inFlight++;
+          ep.sent++;
+          this.accumulator.add({ inFlight: 1, httpRequests: 1 });
+          try {
+            const raw = await this.send(ep.client, req, signal);
+            if (raw.usage) grant?.settle(raw.usage.totalTokens);
+            return raw;
+          } finally {
+            ep.inFlight--;
+            this.accumulator.add({ inFlight: -1 });
+          }
+        } finally {
+          release();
+        }
+      },
+      this.retry,
+      ctx,
+      {
+        clock: this.clock,
+        random: this.o.random,
+        signal,
+        onRetry: (info) => {
+          this.accumulator.add({ retries: 1 });
+          // Let a fleet route around the endpoint that just failed while it backs off.
+          if (current && this.pool.endpoints.length > 1) current.coolUntil = this.clock.now() + Math.max(info.delayMs, 1000);
+          this.o.onRetry?.({ ...info, endpoint: ctx.endpoint });
+        },
+      },
+    );
+  }
+
+  private async send(client: OpenAI, req: CompletionRequest, signal?: AbortSignal): Promise<RawResult> {
+    const common = {
+      model: this.model,
+      max_tokens: req.maxTokens,
+      temperature: req.temperature,
+      top_p: req.topP,
+      n: req.n,
+      frequency_penalty: req.frequencyPenalty,
+      presence_penalty: req.presencePenalty,
+      ...(req.stop && req.stop.length ? { stop: req.stop } : {}),
+      ...(req.seed !== undefined ? { seed: req.seed } : {}),
+    };
+    const reqOpts = { signal, timeout: this.o.requestTimeoutMs };
+    if (this.o.api === 'completions') {
+      const res: unknown = await client.completions.create({ ...common, prompt: req.prompt, stream: false }, reqOpts);
+      return parseResponse(res, (c) => c.text);
+    }
+    const res: unknown = await client.chat.completions.create(
+      { ...common, messages: [{ role: 'user', content: req.prompt }], stream: false },
+      reqOpts,
+    );
+    return parseResponse(res, (c) => {
+      const content = c.message?.content;
+      return content == null ? '' : content;
+    });
+  }
+}
+
+/** Checks the shape of a 200 body; anything unusable is a MalformedResponseError (retried). */
+function parseResponse(res: unknown, textOf: (c: any) => unknown): RawResult {
+  const body = res as { choices?: unknown; usage?: any };
+  if (!body || typeof body !== 'object' || !Array.isArray(body.choices) || body.choices.length === 0) {
+    throw new MalformedResponseError(typeof res === 'string' ? 'body is not JSON' : 'no choices');
+  }
+  const choices = (body.choices as any[])
+    .map((c, k) => {
+      const text = textOf(c);
+      if (typeof text !== 'string') throw new MalformedResponseError('a choice has no text');
+      return { index: typeof c.index === 'number' ? c.index : k, text, finishReason: String(c.finish_reason ?? 'stop') };
+    })
+    .sort((a, b) => a.index - b.index);
+  const u = body.usage;
+  const usage =
+    u && typeof u.prompt_tokens === 'number'
+      ? {
+          promptTokens: u.prompt_tokens,
+          completionTokens: u.completion_tokens ?? 0,
+          totalTokens: u.total_tokens ?? u.prompt_tokens + (u.completion_tokens ?? 0),
+        }
+      : undefined;
+  return { choices, usage };
+}
+
+export function validateRequest(req: CompletionRequest): void {
+  if (typeof req.prompt !== 'string') throw new TypeError('CompletionRequest.prompt must be a string');
+  if (!Number.isInteger(req.n) || req.n < 1) throw new RangeError(`CompletionRequest.n must be an integer >= 1 (got ${req.n})`);
+  if (!Number.isInteger(req.maxTokens) || req.maxTokens < 0) throw new RangeError(`CompletionRequest.maxTokens must be an integer >= 0 (got ${req.maxTokens})`);
+}

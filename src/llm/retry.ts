@@ -1,0 +1,185 @@
+// Our retry policy for model calls (the openai client's own retries are off): exponential backoff with
+// full jitter on 429, 408/409, 5xx, timeouts, dropped connections and malformed bodies; Retry-After
+// honoured but capped; a bounded number of attempts, then InfraError('llm'). Errors that every episode
+// would repeat (400, 401, 403, 404) abort at once with a FatalRunError saying what to fix.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { FatalRunError, InfraError } from '../errors.js';
+import { abortReason, systemClock, type Clock } from './clock.js';
+
+export interface RetryPolicy {
+  /** Total attempts per call, the first included (default 6). */
+  maxAttempts: number;
+  /** Upper bound on a server-requested wait (Retry-After), ms (default 60 000). */
+  retryAfterCapMs: number;
+  /** First backoff ceiling, ms; doubles per attempt (default 1000). */
+  baseDelayMs: number;
+  /** Largest backoff ceiling, ms (default 30 000). */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, retryAfterCapMs: 60_000, baseDelayMs: 1000, maxDelayMs: 30_000 };
+
+/** The prompt does not fit the model's context window: this episode fails, the run goes on. */
+export class ContextLengthError extends InfraError {
+  constructor(message: string) {
+    super(message, 'llm');
+  }
+}
+
+/** A 200 response whose body is not a usable completion (not JSON, no choices...). Retried. */
+export class MalformedResponseError extends Error {
+  override readonly name = 'MalformedResponseError';
+}
+
+export type Classified =
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  | { kind: 'fail'; error: Error }
+  | { kind: 'abort' }
+  | { kind: 'unknown' };
+
+/** What the error messages may mention (never the key itself). */
+export interface ErrorContext {
+  /** Base URL that answered (no credentials). */
+  endpoint: string;
+  model: string;
+  /** Name of the environment variable that holds the key. */
+  apiKeyEnv: string;
+  /** Whether a real key was sent (false: the placeholder). */
+  hasKey: boolean;
+  /** Makes server-supplied text safe to show (removes the key). */
+  redact: (s: string) => string;
+}
+
+/** Milliseconds the server asks us to wait: retry-after-ms, or Retry-After in seconds or as an HTTP date. */
+export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now: number): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms != null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const ra = headers.get('retry-after');
+  if (ra == null || ra.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return Number(ra) * 1000;
+  const at = Date.parse(ra);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/** Full jitter: uniform in [0, min(max, base * 2^(attempt-1))). */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+function oneLine(s: string, max = 300): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function serverMessage(e: APIError, ctx: ErrorContext): string {
+  const body = e.error as { message?: unknown } | undefined;
+  const m = typeof body?.message === 'string' ? body.message : e.message;
+  return oneLine(ctx.redact(String(m ?? '')));
+}
+
+const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function socketCode(e: unknown): string | undefined {
+  for (let c: any = e, depth = 0; c && depth < 5; c = c.cause, depth++) {
+    if (typeof c.code === 'string' && SOCKET_CODES.has(c.code)) return c.code;
+  }
+  return undefined;
+}
+
+export function classifyError(e: unknown, ctx: ErrorContext, now: number): Classified {
+  if (e instanceof APIUserAbortError) return { kind: 'abort' };
+  if (e instanceof APIConnectionTimeoutError) return { kind: 'retry', reason: 'request timed out' };
+  if (e instanceof APIConnectionError) {
+    const code = socketCode(e);
+    return { kind: 'retry', reason: `connection error${code ? ` (${code})` : ''}` };
+  }
+  if (e instanceof APIError && typeof e.status === 'number') {
+    const s = e.status;
+    const host = ctx.endpoint;
+    if (s === 429 || s === 408 || s === 409 || s >= 500) {
+      return { kind: 'retry', reason: `HTTP ${s}${s === 429 ? ' (rate limited)' : ''}`, retryAfterMs: parseRetryAfter(e.headers, now) };
+    }
+    const msg = serverMessage(e, ctx);
+    if (s === 401) {
+      return {
+        kind: 'fail',
+        error: new FatalRunError(
+          ctx.hasKey
+            ? `the model server ${host} rejected the API key (401): check the key in the environment variable ${ctx.apiKeyEnv} (--api-key-env names the variable)`
+            : `the model server ${host} needs an API key (401): set the environment variable ${ctx.apiKeyEnv} (or name another with --api-key-env)`,
+        ),
+      };
+    }
+    if (s === 403) {
+      return {
+        kind: 'fail',
+        error: new FatalRunError(`the model server ${host} refused access to model "${ctx.model}" (403): check that the key in ${ctx.apiKeyEnv} may use this model`),
+      };
+    }
+    if (s === 404) {
+      return {
+        kind: 'fail',
+        error: new FatalRunError(
+          `model "${ctx.model}" or the completions endpoint was not found at ${host} (404: ${msg}): check --model and --base-url (it must end in /v1)`,
+        ),
+      };
+    }
+    const code = (e as APIError).code;
+    if (s === 400 && (code === 'context_length_exceeded' || /maximum context length|context window|context length|too many tokens|exceeds the (available )?context/i.test(msg))) {
+      return { kind: 'fail', error: new ContextLengthError(`the prompt does not fit model "${ctx.model}" (400): ${msg}`) };
+    }
+    return { kind: 'fail', error: new FatalRunError(`the model server ${host} rejected the request (${s}): ${msg}`) };
+  }
+  if (e instanceof MalformedResponseError) return { kind: 'retry', reason: `malformed response (${e.message})` };
+  // The openai client parses the body after the status line: a body that is not JSON or a connection
+  // cut mid-body surfaces as a raw SyntaxError / fetch TypeError rather than an APIError.
+  if (e instanceof SyntaxError) return { kind: 'retry', reason: 'malformed JSON in the response body' };
+  if (e instanceof TypeError && (/terminated|fetch failed|socket|other side closed/i.test(e.message) || socketCode(e))) {
+    return { kind: 'retry', reason: `connection dropped (${socketCode(e) ?? e.message})` };
+  }
+  if (socketCode(e)) return { kind: 'retry', reason: `connection error (${socketCode(e)})` };
+  return { kind: 'unknown' };
+}
+
+export interface RetryHooks {
+  clock?: Clock;
+  random?: () => number;
+  signal?: AbortSignal;
+  /** Called before each backoff sleep. */
+  onRetry?: (info: { attempt: number; reason: string; delayMs: number }) => void;
+}
+
+/** Runs `attempt` until it succeeds, fails for good, or uses up the attempts (→ InfraError('llm')). */
+export async function withRetry<T>(
+  attempt: (n: number) => Promise<T>,
+  policy: RetryPolicy,
+  ctx: ErrorContext,
+  hooks: RetryHooks = {},
+): Promise<T> {
+  const clock = hooks.clock ?? systemClock;
+  let lastReason = '';
+  for (let n = 1; n <= policy.maxAttempts; n++) {
+    try {
+      return await attempt(n);
+    } catch (e) {
+      if (hooks.signal?.aborted) throw abortReason(hooks.signal);
+      const c = classifyError(e, ctx, clock.now());
+      if (c.kind === 'abort') throw e;
+      if (c.kind === 'fail') throw c.error;
+      if (c.kind === 'unknown') throw e;
+      lastReason = c.reason;
+      if (n === policy.maxAttempts) break;
+      const delayMs =
+        c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, policy.retryAfterCapMs) : backoffDelay(n, policy, hooks.random);
+      hooks.onRetry?.({ attempt: n, reason: c.reason, delayMs });
+      await clock.sleep(delayMs, hooks.signal);
+    }
+  }
+  throw new InfraError(
+    `model "${ctx.model}" at ${ctx.endpoint} failed after ${policy.maxAttempts} attempt${policy.maxAttempts === 1 ? '' : 's'}: ${lastReason}`,
+    'llm',
+  );
+}

@@ -1,0 +1,48 @@
+// Run-level totals of model use, read by the runner for progress lines and the run summary.
+
+export interface LlmTotals {
+  /** complete() calls that returned. */
+  calls: number;
+  /** complete() calls that failed (after retries). */
+  failedCalls: number;
+  /** HTTP requests sent (attempts, including retried ones). */
+  httpRequests: number;
+  /** Attempts that were retried (429, 5xx, timeouts, dropped connections, malformed bodies). */
+  retries: number;
+  /** Calls answered entirely from the cache. */
+  cacheHits: number;
+  cachedChoices: number;
+  freshChoices: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costUsd: number;
+  /** Requests in flight right now. */
+  inFlight: number;
+}
+
+export class LlmAccumulator {
+  private t: LlmTotals = {
+    calls: 0,
+    failedCalls: 0,
+    httpRequests: 0,
+    retries: 0,
+    cacheHits: 0,
+    cachedChoices: 0,
+    freshChoices: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    costUsd: 0,
+    inFlight: 0,
+  };
+
+  /** A copy of the totals. */
+  snapshot(): LlmTotals {
+    return { ...this.t };
+  }
+
+  add(delta: Partial<LlmTotals>): void {
+    for (const [k, v] of Object.entries(delta) as Array<[keyof LlmTotals, number]>) this.t[k] += v;
+  }
+}

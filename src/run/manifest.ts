@@ -1,0 +1,157 @@
+// manifest.json: everything needed to know what a run computed and to redo it (brief §2), and the
+// check that a resumed run still computes the same thing.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../paths.js';
+import { manifestSha } from '../data/manifest.js';
+import { UserError } from '../errors.js';
+import { canonicalJson } from './run-id.js';
+
+export const MANIFEST_SCHEMA = 1;
+
+export interface SessionInfo {
+  startedAt: string;
+  endedAt?: string;
+  status?: 'running' | 'complete' | 'interrupted' | 'failed' | 'partial';
+  written?: number;
+  retryErrors?: boolean;
+}
+
+export interface RunManifest {
+  schema: number;
+  runId: string;
+  /** 'run' (episodes computed here), 'combination' (from two base runs), 'merge' (from shards). */
+  kind: 'run' | 'combination' | 'merge';
+  task: string;
+  method: string;
+  split: string;
+  /** K/N or null. */
+  shard: string | null;
+  model: string;
+  /** Dataset indices this run covers, in split order (after --indices/--limit/--shard). */
+  indices: number[];
+  /** Sharded runs: the whole selection the shards divide (merge checks coverage against it). */
+  selection?: number[];
+  /** What determines the results: hashed into the run id, compared on resume and by merge. */
+  identity: Record<string, unknown>;
+  /** Every setting as resolved (flags, experiment file, defaults); no secrets. */
+  settings: Record<string, unknown>;
+  /** The choices where paper and released code differ, and our explicit framings (§4, §5). */
+  fidelity: Record<string, unknown>;
+  /** sha256 of prompt files, dataset file and wiki snapshot (data/manifest.json, backend describe()). */
+  inputs: Record<string, string | null>;
+  modelDescription: Record<string, unknown>;
+  wiki: Record<string, unknown> | null;
+  split_description?: string;
+  software: { package: string; version: string; git: { commit: string; dirty: boolean } | null; node: string; platform: string };
+  startedAt: string;
+  sessions: SessionInfo[];
+  /** Combinations: the base runs; merges: the shard runs. */
+  sources?: Record<string, unknown>[];
+}
+
+let gitCache: { commit: string; dirty: boolean } | null | undefined;
+
+/** git rev-parse HEAD and a dirty flag for the package's own checkout; null outside a git checkout. */
+export function gitInfo(): { commit: string; dirty: boolean } | null {
+  if (gitCache !== undefined) return gitCache;
+  try {
+    const opts = { cwd: repoRoot, encoding: 'utf8' as const, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] as ('ignore' | 'pipe')[] };
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], opts).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], opts);
+    gitCache = { commit, dirty: status.trim().length > 0 };
+  } catch {
+    gitCache = null;
+  }
+  return gitCache;
+}
+
+export function packageInfo(): { name: string; version: string } {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+    return { name: pkg.name, version: pkg.version };
+  } catch {
+    return { name: 'react-repro', version: 'unknown' };
+  }
+}
+
+export function softwareInfo(): RunManifest['software'] {
+  const pkg = packageInfo();
+  return { package: pkg.name, version: pkg.version, git: gitInfo(), node: process.version, platform: `${process.platform}-${process.arch}` };
+}
+
+/** Vendored files each task reads (paths as in data/manifest.json). */
+export const TASK_FILES: Record<string, { prompts: string[]; dataset: string }> = {
+  hotpotqa: { prompts: ['prompts/prompts_naive.json', 'prompts/hotpotqa_instruction.json'], dataset: 'data/hotpotqa/hotpot_dev_v1_simplified.json' },
+  fever: { prompts: ['prompts/fever.json'], dataset: 'data/fever/paper_dev.jsonl' },
+};
+export const WIKI_SNAPSHOT_FILE = 'envs/wikipedia/hotpotqa-2017/pages.jsonl';
+
+/** sha256 of the inputs, keyed by repo-relative path; `framings` is our own file (hashed here). */
+export function inputShas(task: string, opts: { wikiSnapshot: boolean; extraPrompts?: string[] }): Record<string, string | null> {
+  const files = TASK_FILES[task];
+  const out: Record<string, string | null> = {};
+  if (!files) return out;
+  for (const p of files.prompts) out[p] = safeSha(p);
+  for (const p of opts.extraPrompts ?? []) out[p] = safeSha(p);
+  out[files.dataset] = safeSha(files.dataset);
+  if (opts.wikiSnapshot) out[WIKI_SNAPSHOT_FILE] = safeSha(WIKI_SNAPSHOT_FILE);
+  return out;
+}
+
+function safeSha(rel: string): string | null {
+  try {
+    return manifestSha(rel) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** First path where two JSON values differ, e.g. "identity.model.model", or null when equal. */
+export function firstDifference(a: unknown, b: unknown, at = ''): string | null {
+  if (canonicalJson(a) === canonicalJson(b)) return null;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const k of keys) {
+      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k);
+      if (d) return d;
+    }
+  }
+  return at || '(top level)';
+}
+
+function getPath(obj: unknown, p: string): unknown {
+  let cur: unknown = obj;
+  for (const k of p.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
+  return cur;
+}
+
+function show(v: unknown): string {
+  const s = v === undefined ? '(absent)' : JSON.stringify(v);
+  return s.length > 80 ? s.slice(0, 77) + '...' : s;
+}
+
+/** Throws a UserError naming the first field where a resumed run's configuration differs from the stored one. */
+export function assertSameRun(stored: RunManifest, current: Pick<RunManifest, 'identity' | 'inputs' | 'indices'>, dir: string): void {
+  const checks: [string, unknown, unknown][] = [
+    ['identity', stored.identity, current.identity],
+    ['inputs', stored.inputs, current.inputs],
+    ['indices', stored.indices, current.indices],
+  ];
+  for (const [name, a, b] of checks) {
+    const d = firstDifference(a, b, name);
+    if (d) {
+      throw new UserError(
+        `${path.join(dir, 'manifest.json')}: cannot resume: ${d} differs (stored ${show(getPath({ [name]: a }, d))}, now ${show(getPath({ [name]: b }, d))}); start a new run or give the stored settings`,
+      );
+    }
+  }
+}
+
+/** Bug guard: refuses to write text that contains a secret value (API key) verbatim. */
+export function assertNoSecrets(text: string, secrets: (string | undefined)[], what: string): void {
+  for (const s of secrets) {
+    if (s && s.length >= 6 && text.includes(s)) throw new Error(`refusing to write ${what}: it contains a secret value`);
+  }
+}

@@ -1,0 +1,79 @@
+// The `run` command's own flags, and helpers to layer settings: option defaults < experiment file <
+// flags given on the command line. Other modules contribute their flags (llm, wiki, method) as yargs
+// option tables; we register them without yargs defaults so that "not given" stays undefined and an
+// experiment file's value is not overridden by a default.
+import type { Options } from 'yargs';
+
+export const METHOD_CHOICES = ['standard', 'cot', 'cot-sc', 'act', 'react', 'react-cot-sc', 'cot-sc-react'] as const;
+export const COMBINATIONS = ['react-cot-sc', 'cot-sc-react'] as const;
+
+export function isCombination(method: string): method is (typeof COMBINATIONS)[number] {
+  return (COMBINATIONS as readonly string[]).includes(method);
+}
+
+export const runOptions: Record<string, Options> = {
+  task: { type: 'string', choices: ['hotpotqa', 'fever'], describe: 'Task (default hotpotqa)' },
+  method: { type: 'string', choices: [...METHOD_CHOICES], describe: 'Method (default react)' },
+  split: {
+    type: 'string',
+    describe: 'Split: hotpotqa dev|react500|offline|offline500 (default offline500, covered by the shipped Wikipedia); fever dev|react500|react500-fixed (default react500)',
+  },
+  indices: { type: 'string', describe: 'Run exactly these dataset indices (comma list, e.g. 12,40,77) instead of a split' },
+  limit: { type: 'number', describe: 'Run only the first N questions of the split' },
+  shard: { type: 'string', describe: 'Run shard K of N (K/N): split positions p with p % N == K-1' },
+  concurrency: { type: 'number', default: 8, describe: 'Episodes run at once' },
+  'results-dir': { type: 'string', describe: 'Folder for run folders (default ./results)' },
+  resume: { type: 'string', describe: 'Resume this run id (its manifest supplies the settings you do not give)' },
+  'retry-errors': { type: 'boolean', describe: 'Re-run only the episodes recorded with an infrastructure error' },
+  'from-runs': {
+    type: 'string',
+    describe: 'Combinations: the existing CoT-SC and ReAct run folders to combine (comma list) instead of running them',
+  },
+};
+
+/** Flags that steer one invocation but are not settings of the run (never in an experiment file). */
+export const SESSION_ONLY = new Set(['resume', 'retryErrors']);
+/** Settings that do not change what a run computes: excluded from identity comparisons. */
+export const OPERATIONAL = new Set(['concurrency', 'resultsDir', 'resume', 'retryErrors', 'fromRuns']);
+
+export function camelCase(flag: string): string {
+  return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function kebabCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The same option table without defaults (we apply them ourselves after layering). */
+export function withoutDefaults(table: Record<string, Options>): Record<string, Options> {
+  const out: Record<string, Options> = {};
+  for (const [k, v] of Object.entries(table)) {
+    const { default: _d, ...rest } = v;
+    out[k] = rest;
+  }
+  return out;
+}
+
+/** Defaults of an option table keyed by camelCase name. */
+export function defaultsOf(table: Record<string, Options>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(table)) if (v.default !== undefined) out[camelCase(k)] = v.default;
+  return out;
+}
+
+/** The camelCase keys (from an option table and its aliases) -> option. */
+export function optionIndex(table: Record<string, Options>): Map<string, { flag: string; opt: Options }> {
+  const m = new Map<string, { flag: string; opt: Options }>();
+  for (const [flag, opt] of Object.entries(table)) m.set(camelCase(flag), { flag, opt });
+  return m;
+}
+
+/** Keeps only the options a user actually gave (camelCase keys), from a yargs argv. */
+export function givenFlags(argv: Record<string, unknown>, table: Record<string, Options>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const flag of Object.keys(table)) {
+    const key = camelCase(flag);
+    if (argv[key] !== undefined) out[key] = argv[key];
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+// Split machinery shared by the tasks: the paper's seed-233 shuffle (§2), limits, and the lazily built,
+// memoised index lists.
+import { UserError } from '../errors.js';
+import { shuffledRange } from '../util/python-random.js';
+import type { Split, TaskName } from './types.js';
+
+/** §2: the notebooks' seed and the HotpotQA dev size their shuffle is drawn over. */
+export const PAPER_SEED = 233;
+export const PAPER_RANGE = 7405;
+export const PAPER_SAMPLE_SIZE = 500;
+
+const shuffles = new Map<number, number[]>();
+/** `idxs = list(range(n)); random.Random(233).shuffle(idxs)`, computed once per n. */
+export function paperShuffle(n: number): readonly number[] {
+  let s = shuffles.get(n);
+  if (!s) {
+    s = shuffledRange(n, PAPER_SEED);
+    shuffles.set(n, s);
+  }
+  return s;
+}
+
+/** A --limit value: a positive integer (number or decimal string), or undefined for no limit. */
+export function parseLimit(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\+?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new UserError(`--limit must be a positive integer, got ${typeof raw === 'string' ? JSON.stringify(raw) : String(raw)}`);
+  }
+  return n;
+}
+
+export interface SplitDef {
+  name: string;
+  description: string;
+  /** Builds the dataset indices, in run order. Called once. */
+  build(): number[];
+}
+
+/** The split table of one task: lazy, memoised, limit-aware. */
+export class SplitTable {
+  private readonly built = new Map<string, number[]>();
+
+  constructor(
+    private readonly task: TaskName,
+    private readonly defs: readonly SplitDef[],
+  ) {}
+
+  names(): string[] {
+    return this.defs.map((d) => d.name);
+  }
+
+  describe(name: string): string {
+    return this.def(name).description;
+  }
+
+  get(name: string, opts: { limit?: number } = {}): Split {
+    const def = this.def(name);
+    const limit = parseLimit(opts.limit);
+    let indices = this.built.get(name);
+    if (!indices) {
+      indices = def.build();
+      this.built.set(name, indices);
+    }
+    // §2 order is the run order, so a limit takes a prefix.
+    return { task: this.task, name, description: def.description, indices: indices.slice(0, limit ?? indices.length) };
+  }
+
+  private def(name: string): SplitDef {
+    const def = this.defs.find((d) => d.name === name);
+    if (!def) throw new UserError(`unknown split "${name}" for task ${this.task}; known splits: ${this.names().join(', ')}`);
+    return def;
+  }
+}
