@@ -250,6 +250,76 @@ def main():
     dump("bs4.json", {"bs4": bs4.__version__, "cases": out})
 
     write_episodes()
+    write_dumps()
+    write_shipped_expectations()
+
+
+def write_shipped_expectations():
+    """Observations of the released logic on pages of the shipped 2017 snapshot (exact-title hits)."""
+    import html as htmllib
+    pages = {}
+    with open(os.path.join(ROOT, "envs", "wikipedia", "hotpotqa-2017", "pages.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            o = json.loads(line)
+            pages.setdefault(htmllib.unescape(o["title"]), "".join(o["sentences"]).strip())
+
+    out = []
+    for actions in [["search[Pavel Urysohn]", "lookup[Lemma]", "lookup[topology]", "lookup[Moscow]"],
+                    ["search[Leonid Levin]", "lookup[Kolmogorov]", "lookup[computer]", "lookup[computer]"],
+                    ['search["Q" Is for Quarry]', "lookup[Grafton]"]]:
+        env = PaperEnv(lambda e: None)
+        env.reset()
+        steps = []
+        for a in actions:
+            if a.startswith("search["):
+                title = a[len("search["):-1]
+                block = pages[title]
+                env.page = ""
+                if len(block.split(" ")) > 2:
+                    env.page = clean_str_keep(block) + "\n"
+                env.obs = " ".join(env.sentences(env.page)[:5])
+                env.lookup_keyword = env.lookup_list = env.cnt = None
+                env.steps += 1
+                steps.append({"action": a, "obs": env.obs})
+            else:
+                obs, _, _, _ = env.step(a)
+                steps.append({"action": a, "obs": obs})
+        out.append(steps)
+    dump("shipped_snapshot.json", out)
+
+
+def write_dumps():
+    """Small dumps in the three formats `react-repro wiki build` reads."""
+    import bz2
+    d = os.path.join(FIX, "dumps")
+    os.makedirs(os.path.join(d, "abstracts", "AA"), exist_ok=True)
+    os.makedirs(os.path.join(d, "fever"), exist_ok=True)
+    abstracts = [
+        {"id": "1", "url": "https://en.wikipedia.org/wiki?curid=1", "title": "Colorado orogeny",
+         "text": [["The <a href=\"Colorado%20orogeny\">Colorado orogeny</a> was an episode of mountain building "
+                   "(an <a href=\"orogeny\">orogeny</a>) in Colorado and surrounding areas."],
+                  ["This took place from 1780 to 1650 million years ago.", " The eastern sector extends into the High Plains."]]},
+        {"id": "2", "url": "https://en.wikipedia.org/wiki?curid=2", "title": "High Plains (United States)",
+         "text": [["The High Plains are a subregion of the Great Plains.", " They rise from 1,800 to 7,000 ft."]]},
+    ]
+    with bz2.open(os.path.join(d, "abstracts", "AA", "wiki_00.bz2"), "wt", encoding="utf-8") as f:
+        for a in abstracts:
+            f.write(json.dumps(a) + "\n")
+    with bz2.open(os.path.join(d, "abstracts", "AA", "wiki_01.bz2"), "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "3", "title": "AT&amp;T", "text": [["AT&T Inc. is an American telecommunications company."]]}) + "\n")
+    fever = [
+        {"id": "", "text": "", "lines": ""},
+        {"id": "Nikolaj_Coster-Waldau", "text": "Nikolaj William Coster-Waldau -LRB- born 27 July 1970 -RRB- is a Danish actor and producer .",
+         "lines": "0\tNikolaj William Coster-Waldau -LRB- born 27 July 1970 -RRB- is a Danish actor and producer ."},
+        {"id": "Beautiful_-LRB-Christina_Aguilera_song-RRB-", "text": "`` Beautiful '' is a song recorded by American singer Christina Aguilera .",
+         "lines": "0\t`` Beautiful '' is a song recorded by American singer Christina Aguilera ."},
+    ]
+    with open(os.path.join(d, "fever", "wiki-001.jsonl"), "w", encoding="utf-8") as f:
+        for x in fever:
+            f.write(json.dumps(x) + "\n")
+    with open(os.path.join(d, "bad.jsonl"), "w", encoding="utf-8") as f:
+        f.write(json.dumps({"title": "Fine", "sentences": ["A fine page."]}) + "\n")
+        f.write('{"title": "Broken", "sentences": [\n')
 
 
 # ---------------------------------------------------------------- the test site (mirrors wiki-server.ts)

@@ -25,10 +25,23 @@ export function readManifest(file = manifestPath): VendoredFile[] {
   try {
     parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new UserError(`${file}: cannot read the data manifest (${(e as Error).message})`);
+    throw new UserError(`${file}: cannot read the data manifest (${(e as Error).message.replace(/\s+/g, ' ')})`);
   }
   const files = (parsed as { files?: unknown }).files;
   if (!Array.isArray(files)) throw new UserError(`${file}: field "files" must be an array`);
+  files.forEach((f: unknown, i) => {
+    const e = f as Partial<VendoredFile> | null;
+    if (typeof e !== 'object' || e === null || typeof e.path !== 'string' || e.path === '') {
+      throw new UserError(`${file}: files[${i}].path must be a non-empty string`);
+    }
+    // Paths are relative to the repo root and stay inside it.
+    if (path.isAbsolute(e.path) || e.path.split(/[\\/]/).includes('..')) {
+      throw new UserError(`${file}: files[${i}].path must be relative to the repo root, got ${JSON.stringify(e.path)}`);
+    }
+    if (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(e.sha256)) {
+      throw new UserError(`${file}: files[${i}].sha256 must be 64 lowercase hex digits`);
+    }
+  });
   return files as VendoredFile[];
 }
 

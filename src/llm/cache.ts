@@ -240,7 +240,14 @@ export class CachedCompletionModel implements CompletionModel {
 
   async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
     try {
-      const r = this.cache ? await this.withKeyLock(cacheKey(this.model, this.o.api, req), () => this.viaCache(req, opts)) : await this.inner.complete(req, opts);
+      let r: CompletionResult;
+      if (this.cache) {
+        const canonical = canonicalRequest(this.model, this.o.api, req);
+        const key = sha256(canonical);
+        r = await this.withKeyLock(key, () => this.viaCache(req, key, canonical, opts));
+      } else {
+        r = await this.inner.complete(req, opts);
+      }
       this.accumulator.add({ calls: 1, cachedChoices: r.cachedChoices, cacheHits: r.cachedChoices === r.choices.length && r.choices.length > 0 ? 1 : 0 });
       return r;
     } catch (e) {
@@ -249,11 +256,9 @@ export class CachedCompletionModel implements CompletionModel {
     }
   }
 
-  private async viaCache(req: CompletionRequest, opts: { signal?: AbortSignal }): Promise<CompletionResult> {
+  private async viaCache(req: CompletionRequest, key: string, canonical: string, opts: { signal?: AbortSignal }): Promise<CompletionResult> {
     const t0 = performance.now();
     const cache = this.cache!;
-    const canonical = canonicalRequest(this.model, this.o.api, req);
-    const key = sha256(canonical);
     const have = cache.get(key);
     if (have.length >= req.n) {
       return {

@@ -99,6 +99,10 @@ export function classifyError(e: unknown, ctx: ErrorContext, now: number): Class
   if (e instanceof APIError && typeof e.status === 'number') {
     const s = e.status;
     const host = ctx.endpoint;
+    if (s === 429 && (e.code === 'insufficient_quota' || (e.error as { type?: unknown } | undefined)?.type === 'insufficient_quota')) {
+      // OpenAI uses 429 for an exhausted account too: no wait will fix that.
+      return { kind: 'fail', error: new FatalRunError(`the model server ${host} says the account is out of quota (429 insufficient_quota): check the plan and billing of the key in ${ctx.apiKeyEnv}`) };
+    }
     if (s === 429 || s === 408 || s === 409 || s >= 500) {
       return { kind: 'retry', reason: `HTTP ${s}${s === 429 ? ' (rate limited)' : ''}`, retryAfterMs: parseRetryAfter(e.headers, now) };
     }

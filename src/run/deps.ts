@@ -5,37 +5,19 @@ import { createMethod, methodOptionsFromArgv, methodCliOptions, combinationCliOp
 import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
 import { QAEpisodeEnv } from '../tasks/episode-env.js';
 import { WikiEnv } from '../envs/wikipedia/wiki-env.js';
-import type { WikiBackend } from '../envs/wikipedia/backend.js';
+import { wikiCliOptions, wikiBackendFromArgv } from '../envs/wikipedia/index.js';
 import type { TaskName } from '../tasks/types.js';
 import type { MethodName } from '../methods/types.js';
-import { UserError } from '../errors.js';
 import type { EnvFactory, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { runOptions } from './options.js';
-
-// The Wikipedia module is written concurrently; until src/envs/wikipedia/index.ts exists it is loaded
-// dynamically so that the methods without an environment still run.
-interface WikiModule {
-  wikiCliOptions: Record<string, Options>;
-  createWikiBackend(spec: string, opts: Record<string, unknown>): WikiBackend | Promise<WikiBackend>;
-}
-const WIKI_MODULE = '../envs/wikipedia/index.js';
-const wiki: WikiModule | null = await import(/* @vite-ignore */ WIKI_MODULE).then(
-  (m) => m as WikiModule,
-  () => null,
-);
-
-const fallbackWikiOptions: Record<string, Options> = {
-  wiki: { type: 'string', default: 'snapshot', describe: 'Wikipedia backend: snapshot | live | api | record:FILE | replay:FILE' },
-  'wiki-url': { type: 'string', describe: 'Base URL of the Wikipedia site (live/api backends)' },
-};
 
 /** Every option `run` accepts (and an experiment file may set), with their yargs defaults. */
 export function allRunOptions(): Record<string, Options> {
   return {
     ...runOptions,
     ...(llmCliOptions as Record<string, Options>),
-    ...(wiki?.wikiCliOptions ?? fallbackWikiOptions),
+    ...(wikiCliOptions as Record<string, Options>),
     ...(methodCliOptions as Record<string, Options>),
     ...(combinationCliOptions as Record<string, Options>),
   };
@@ -47,9 +29,12 @@ export const realDeps: RunDeps = {
     createMethod(name, { ...methodOptionsFromArgv(settings), task: task.name }),
   createModel: async (settings: Settings) => createCompletionModel(resolveModelConfig(settings, process.env)),
   createEnvFactory: async (settings: Settings, task): Promise<EnvFactory> => {
-    if (!wiki) throw new UserError('--wiki: the Wikipedia environment module is not available in this build');
-    const spec = String(settings.wiki ?? 'snapshot');
-    const backend = await wiki.createWikiBackend(spec, settings);
+    const backend = await wikiBackendFromArgv({
+      wiki: settings.wiki as string | undefined,
+      'wiki-url': settings.wikiUrl as string | undefined,
+      'wiki-snapshot': settings.wikiSnapshot as string | undefined,
+      'wiki-timeout': settings.wikiTimeout as number | undefined,
+    });
     return {
       makeEnv: (ex) => new QAEpisodeEnv(new WikiEnv(backend), task, ex),
       describe: () => backend.describe(),

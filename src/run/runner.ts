@@ -1,6 +1,7 @@
 // Runs a method over examples with bounded concurrency, appending each finished episode to the store.
 // Interrupts (SIGINT) abort in-flight episodes, which are then not written; a FatalRunError stops the
 // whole run; an InfraError becomes an error record (brief §3).
+import { setMaxListeners } from 'node:events';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
@@ -49,6 +50,7 @@ export function countingModel(inner: CompletionModel, stats: CallStats): Complet
 
 export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult> {
   const runAbort = new AbortController();
+  setMaxListeners(0, runAbort.signal); // every in-flight call listens for the interrupt
   const onOuterAbort = () => runAbort.abort(o.signal?.reason);
   if (o.signal?.aborted) runAbort.abort(o.signal.reason);
   o.signal?.addEventListener('abort', onOuterAbort, { once: true });

@@ -25,7 +25,8 @@ function parseJson(text: string, file: string, where = ''): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new UserError(`${file}${where}: invalid JSON (${(e as Error).message})`);
+    // Newer V8 messages quote a snippet of the input, which may span lines: keep the error on one line.
+    throw new UserError(`${file}${where}: invalid JSON (${(e as Error).message.replace(/\s+/g, ' ')})`);
   }
 }
 

@@ -1,5 +1,6 @@
 // Settings → ModelConfig: the rules for picking a backend, the one-line errors, experiment files, the
 // yargs options, model discovery, and that no key ever shows.
+import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import yargs from 'yargs';
@@ -60,7 +61,7 @@ describe('which backend', () => {
   it('--llm selects the embedded backend and excludes --base-url', () => {
     const dir = tmpDir();
     const file = path.join(dir, 'm.gguf');
-    require('node:fs').writeFileSync(file, 'GGUF');
+    fs.writeFileSync(file, 'GGUF');
     expect(resolveModelConfig({ llm: `llama:${file}`, llmContextSize: 2048 }, {})).toMatchObject({ kind: 'llama', modelPath: file, contextSize: 2048 });
     expect(() => resolveModelConfig({ llm: `llama:${file}`, baseUrl: 'http://a/v1' }, {})).toThrow(/--llm and --base-url exclude each other/);
     expect(() => resolveModelConfig({ llm: `llama:${dir}/none.gguf` }, {})).toThrow(/--llm: model file not found/);
@@ -208,9 +209,9 @@ describe('embedded llama.cpp backend loading', () => {
     });
     const dir = tmpDir();
     const file = path.join(dir, 'm.gguf');
-    require('node:fs').writeFileSync(file, 'GGUF');
+    fs.writeFileSync(file, 'GGUF');
     const fresh = await import('../../src/llm/index.js');
-    const e = await fresh.createCompletionModel(fresh.resolveModelConfig({ llm: `llama:${file}`, cache: 'off' }, {})).catch((x: unknown) => x as Error);
+    const e = await fresh.createCompletionModel(fresh.resolveModelConfig({ llm: `llama:${file}`, cache: 'off' }, {})).then(() => new Error('no error'), (x: unknown) => x as Error);
     expect(e).toBeInstanceOf(Error);
     expect(e.name).toBe('UserError');
     expect(e.message).toMatch(/npm install node-llama-cpp/);

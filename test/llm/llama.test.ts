@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InfraError } from '../../src/errors.js';
 import { createLlamaModel, type LlamaCompletionModel } from '../../src/llm/llama.js';
 import { PAPER_SAMPLING, type CompletionRequest } from '../../src/llm/types.js';
-import { writeTinyLlamaGguf } from '../support/gguf/tiny-llama.js';
+import { DEFAULT_TINY_LLAMA, writeTinyLlamaGguf } from '../support/gguf/tiny-llama.js';
 
 const SKIP = process.env.REACT_REPRO_SKIP_LLAMA === '1';
 
@@ -68,8 +68,11 @@ describe.skipIf(SKIP)('llama.cpp backend on a self-written tiny GGUF model', () 
   });
 
   it('a stop sequence the model produces cuts the text before it, with finish reason "stop"', async () => {
-    // Pick a 2-character stop from the second half of the greedy text; cut at its first occurrence.
-    const stop = greedy.slice(Math.floor(greedy.length / 2), Math.floor(greedy.length / 2) + 2);
+    // Pick a 2-character stop from the second half of the greedy text whose first occurrence is not
+    // at the very start; the text must be cut at that first occurrence.
+    let p = Math.floor(greedy.length / 2);
+    while (p < greedy.length - 2 && greedy.indexOf(greedy.slice(p, p + 2)) === 0) p++;
+    const stop = greedy.slice(p, p + 2);
     const at = greedy.indexOf(stop);
     expect(at).toBeGreaterThan(0);
     const r = await m.complete(req({ stop: [stop] }));
@@ -194,5 +197,37 @@ describe.skipIf(SKIP)('llama.cpp backend on a self-written tiny GGUF model', () 
     expect(y.choices[0].finishReason).toBe('length');
     expect(greedy.startsWith(z.choices[0].text)).toBe(true);
     expect(z.usage.completionTokens).toBe(7);
+  });
+});
+
+describe.skipIf(SKIP)('llama.cpp backend on a SentencePiece (llama-style) tiny model', () => {
+  // A model whose greedy output is always "▁the": the completion of "...Thought 1:" must keep the
+  // leading space a SentencePiece detokenizer strips at the start of a text (the completion
+  // continues the prompt; ReAct strips it itself where the released code does).
+  let dir: string;
+  let m: LlamaCompletionModel;
+  beforeAll(async () => {
+    const w = writeTinyLlamaGguf(undefined, { ...DEFAULT_TINY_LLAMA, tokenizer: 'spm', forceToken: '▁the' });
+    dir = w.dir;
+    m = await createLlamaModel({ modelPath: w.modelPath, contextSize: 256, threads: 1 });
+  });
+  afterAll(async () => {
+    await m?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loads an SPM vocabulary with byte fallback and adds the SentencePiece space prefix', () => {
+    expect(m.describe()).toMatchObject({ modelPath: 'tiny-llama-spm.gguf' });
+    const the = m.tokenize(' the');
+    expect(m.tokenize('the the').length).toBe(2); // "▁the▁the"
+    expect(the.length).toBe(2); // "▁" + "▁the"
+  });
+
+  it('keeps the leading space of a completion and cuts stops in the continued text', async () => {
+    const r = await m.complete(req({ prompt: 'Question: x?\nThought 1:', maxTokens: 4 }));
+    expect(r.choices[0]).toEqual({ index: 0, text: ' the the the the', finishReason: 'length' });
+    const s = await m.complete(req({ prompt: 'Question: x?\nThought 1:', maxTokens: 10, stop: ['e t'] }));
+    expect(s.choices[0]).toEqual({ index: 0, text: ' th', finishReason: 'stop' });
+    expect(s.usage.completionTokens).toBe(2);
   });
 });

@@ -168,3 +168,23 @@ describe('VirtualClock', () => {
     expect(c.now()).toBe(1500);
   });
 });
+
+describe('429 insufficient_quota', () => {
+  it('is fatal at once (no wait fixes an exhausted account)', async () => {
+    const http = await import('node:http');
+    let calls = 0;
+    const server = http.createServer((_q, s) => {
+      calls++;
+      s.writeHead(429, { 'content-type': 'application/json' });
+      s.end(JSON.stringify({ error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { model } = await modelOn(`http://127.0.0.1:${(server.address() as any).port}/v1`);
+    const e = await model.complete(req('q')).catch((x) => x);
+    expect(e).toBeInstanceOf(FatalRunError);
+    expect(e.message).toMatch(/out of quota/);
+    expect(calls).toBe(1);
+    await model.close();
+    await new Promise((r) => server.close(r));
+  });
+});

@@ -113,8 +113,17 @@ const showCommand: CommandModule<object, ShowArgs> = {
   },
 };
 
+/**
+ * Usage errors under `data` stop the parse with one UserError line. (The program-wide fail handler
+ * only records them, and yargs would then still run the handler with missing arguments.)
+ */
+function failFast(msg: string | null, err: Error | undefined): never {
+  if (err) throw err;
+  throw new UserError(`${msg ?? 'invalid arguments'} (see react-repro data --help)`);
+}
+
 export const dataCommand: CommandModule = {
-  command: 'data <command>',
+  command: 'data',
   describe: 'Vendored data: verify checksums, list splits, print sample indices and examples',
   builder: (y) =>
     y
@@ -122,6 +131,7 @@ export const dataCommand: CommandModule = {
       .command(sampleCommand as CommandModule)
       .command(splitsCommand as CommandModule)
       .command(showCommand as CommandModule)
-      .demandCommand(1, 'Name a data command: verify, sample, splits or show (see data --help).'),
+      .demandCommand(1, 'Name a data command: verify, sample, splits or show')
+      .fail(failFast),
   handler: () => {},
 };

@@ -1,10 +1,100 @@
-// PLACEHOLDER: replaced by the module that implements `react-repro wiki`.
-import type { CommandModule } from 'yargs';
+// `react-repro wiki`: try the Wikipedia environment by hand (search, lookup, step), build and inspect
+// offline snapshots. Observations are printed exactly as the agent sees them, each followed by one
+// newline (or as JSON lines with --json).
+import path from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { UserError } from '../../errors.js';
+import { cacheDir } from '../../paths.js';
+import { WikiEnv, buildSnapshot, wikiBackendFromArgv, wikiCliOptions, SnapshotBackend, ensureShippedSnapshot, SHIPPED_PAGES } from '../../envs/wikipedia/index.js';
+
+type WikiArgs = { wiki?: string; 'wiki-url'?: string; 'wiki-snapshot'?: string; 'wiki-timeout'?: number; json?: boolean };
+
+const progress = (pages: number, done: boolean) => {
+  if (process.stderr.isTTY || done) process.stderr.write(`\rwiki snapshot: ${pages} pages${done ? ' done\n' : ''}`);
+};
+
+async function runActions(argv: WikiArgs, actions: string[]): Promise<void> {
+  const backend = await wikiBackendFromArgv(argv, { onBuildProgress: progress });
+  try {
+    const env = new WikiEnv(backend);
+    await env.reset();
+    for (const action of actions) {
+      const r = await env.step(action);
+      if (argv.json) process.stdout.write(JSON.stringify({ action, observation: r.observation, done: r.done, info: r.info }) + '\n');
+      else process.stdout.write(r.observation + '\n');
+    }
+  } finally {
+    await backend.close?.();
+  }
+}
+
+const withWiki = <T>(y: Argv<T>) =>
+  y.options(wikiCliOptions).option('json', { type: 'boolean', default: false, describe: 'Print {action, observation, done, info} JSON lines' });
 
 export const wikiCommand: CommandModule = {
-  command: 'wiki',
-  describe: '(not yet implemented)',
-  handler: () => {
-    throw new Error('not implemented');
-  },
+  command: 'wiki <command>',
+  describe: 'Use the Wikipedia environment by hand; build and inspect offline snapshots',
+  builder: (y) =>
+    y
+      .command({
+        command: 'search <entity>',
+        describe: 'Observation of search[<entity>]',
+        builder: (yy) => withWiki(yy).positional('entity', { type: 'string', demandOption: true }),
+        handler: (a) => runActions(a as WikiArgs, [`search[${a.entity as string}]`]),
+      })
+      .command({
+        command: 'lookup <entity> <keyword>',
+        describe: 'Observations of search[<entity>] then lookup[<keyword>]',
+        builder: (yy) => withWiki(yy).positional('entity', { type: 'string', demandOption: true }).positional('keyword', { type: 'string', demandOption: true }),
+        handler: (a) => runActions(a as WikiArgs, [`search[${a.entity as string}]`, `lookup[${a.keyword as string}]`]),
+      })
+      .command({
+        command: 'step <actions..>',
+        describe: 'Observations of a sequence of actions, e.g. wiki step "search[Pavel Urysohn]" "lookup[Moscow]"',
+        builder: (yy) => withWiki(yy).positional('actions', { type: 'string', array: true, demandOption: true }),
+        handler: (a) => runActions(a as WikiArgs, (a.actions as unknown[]).map(String)),
+      })
+      .command({
+        command: 'build',
+        describe: 'Build an offline snapshot (SQLite + FTS5) from page dumps',
+        builder: (yy) =>
+          yy
+            .option('from', {
+              type: 'string',
+              array: true,
+              describe: 'HotpotQA pages.jsonl, a HotpotQA abstracts directory (.bz2) or FEVER wiki-pages (default: the shipped 2017 pages)',
+            })
+            .option('out', { type: 'string', describe: 'Database file to write (default: under the cache directory)' }),
+        handler: async (a) => {
+          const from = (a.from as string[] | undefined) ?? [SHIPPED_PAGES];
+          let out = a.out as string | undefined;
+          if (!out && !a.from) {
+            out = await ensureShippedSnapshot(progress);
+            const b = new SnapshotBackend(out);
+            process.stdout.write(`${out}\npages ${b.info.pages}\nsource sha256 ${b.info.sourceSha256}\n`);
+            await b.close();
+            return;
+          }
+          out ??= path.join(cacheDir(), 'wiki', `${path.basename(from[0]).replace(/\.[^.]*$/, '') || 'snapshot'}.sqlite`);
+          if (path.extname(out) === '') throw new UserError(`--out ${out}: expected a database file name such as wiki.sqlite`);
+          const r = await buildSnapshot({ from, out, onProgress: progress });
+          process.stdout.write(
+            `${r.path}\npages ${r.pages}\nsource sha256 ${r.sourceSha256}\nseconds ${r.seconds.toFixed(1)} (${Math.round(r.pages / r.seconds)} pages/s)\nbytes ${r.bytes}\n`,
+          );
+        },
+      })
+      .command({
+        command: 'info',
+        describe: 'The snapshot in use: path, page count, source sha256',
+        builder: (yy) => yy.option('wiki-snapshot', wikiCliOptions['wiki-snapshot']),
+        handler: async (a) => {
+          const p = (a['wiki-snapshot'] as string | undefined) ?? (await ensureShippedSnapshot(progress));
+          const b = new SnapshotBackend(p);
+          const i = b.info;
+          process.stdout.write(`path ${i.path}\npages ${i.pages}\nsource sha256 ${i.sourceSha256}\nsources ${i.sources.join(', ')}\nbuilt ${i.builtAt}\n`);
+          await b.close();
+        },
+      })
+      .demandCommand(1, 'Name a wiki command: search, lookup, step, build or info.'),
+  handler: () => {},
 };

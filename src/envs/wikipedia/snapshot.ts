@@ -4,8 +4,7 @@
 //   letter upper-cased), else a case-insensitive title match → 'page' with the page's paragraphs;
 // - otherwise 'similar' with the best 20 titles by BM25 over title and text (title weighted 10×),
 //   ties broken by rowid (insertion order). Query tokens are quoted, so punctuation cannot break FTS5.
-//   Very frequent tokens (in more than 5% of pages) are dropped while a rarer one remains, and all
-//   remaining tokens must match; when nothing matches, any token may (OR).
+//   Very frequent tokens are dropped while a rarer one remains (see similarTitles).
 // - no match at all → the page MediaWiki shows for a search without hits (offline-pages.ts).
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
@@ -176,6 +175,7 @@ export class SnapshotBackend implements WikiBackend {
   private readonly byLower: Database.Statement;
   private readonly df: Database.Statement;
   private readonly ftsSearch: Database.Statement;
+  private readonly ftsFirst: Database.Statement;
 
   constructor(readonly dbPath: string) {
     if (!existsSync(dbPath)) throw new UserError(`--wiki-snapshot ${dbPath}: no such file (build one with \`react-repro wiki build\`)`);
@@ -195,6 +195,9 @@ export class SnapshotBackend implements WikiBackend {
       `SELECT p.title FROM (SELECT rowid, bm25(pages_fts, 10.0, 1.0) AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score, rowid LIMIT ?) AS hit
        JOIN pages p ON p.id = hit.rowid ORDER BY hit.score, hit.rowid`,
     );
+    this.ftsFirst = this.db.prepare(
+      `SELECT p.title FROM (SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? LIMIT ?) AS hit JOIN pages p ON p.id = hit.rowid ORDER BY hit.rowid`,
+    );
   }
 
   /** The page for a term, if a title matches (exact after normalisation, then case-insensitive). */
@@ -205,19 +208,28 @@ export class SnapshotBackend implements WikiBackend {
     return row ? { title: row.title, paragraphs: JSON.parse(row.paragraphs) } : undefined;
   }
 
-  /** BM25 titles for a term (up to `limit`). */
+  /**
+   * BM25 titles for a term (up to `limit`). Tokens in more than 0.5% of pages (at least 200) carry
+   * little weight in BM25 and cost the most, so they are dropped while a rarer token remains; all
+   * remaining tokens must match (then any of them). A query made only of such frequent tokens
+   * ("the", "at") matches titles holding all of them, in rowid order (no scoring: bounded time).
+   */
   similarTitles(term: string, limit = 20): string[] {
-    let toks = queryTokens(term);
+    const toks = queryTokens(term);
     if (toks.length === 0) return [];
-    const maxDf = Math.max(50, this.info.pages * 0.05);
-    const withDf = toks.map((t) => ({ t, df: ((this.df.get(t) as { doc: number } | undefined)?.doc ?? 0) }));
+    const maxDf = Math.max(200, this.info.pages * 0.005);
+    const withDf = toks.map((t) => ({ t, df: (this.df.get(t) as { doc: number } | undefined)?.doc ?? 0 }));
     if (withDf.every((x) => x.df === 0)) return [];
-    const rare = withDf.filter((x) => x.df > 0 && x.df <= maxDf);
-    toks = rare.length ? rare.map((x) => x.t) : [withDf.filter((x) => x.df > 0).sort((a, b) => a.df - b.df)[0].t];
-    const run = (q: string) => (this.ftsSearch.all(q, limit) as { title: string }[]).map((r) => r.title);
-    let hits = run(toks.map(quote).join(' AND '));
-    if (hits.length === 0 && toks.length > 1) hits = run(toks.map(quote).join(' OR '));
-    return hits;
+    const rare = withDf.filter((x) => x.df > 0 && x.df <= maxDf).map((x) => x.t);
+    const scored = (q: string) => (this.ftsSearch.all(q, limit) as { title: string }[]).map((r) => r.title);
+    if (rare.length > 0) {
+      const hits = scored(rare.map(quote).join(' AND '));
+      if (hits.length > 0 || rare.length === 1) return hits;
+      return scored(rare.map(quote).join(' OR '));
+    }
+    const present = withDf.filter((x) => x.df > 0).map((x) => x.t);
+    const titleOnly = `{title} : (${present.map(quote).join(' AND ')})`;
+    return (this.ftsFirst.all(titleOnly, limit) as { title: string }[]).map((r) => r.title);
   }
 
   async search(entity: string): Promise<SearchOutcome> {

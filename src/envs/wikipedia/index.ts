@@ -1,0 +1,79 @@
+// The Wikipedia environment (§6) and its backends: snapshot (default, offline), live (the paper's
+// index.php scraping), api (MediaWiki Action API), record:FILE and replay:FILE.
+import type { Options } from 'yargs';
+import type { WikiBackend } from './backend.js';
+import { UserError } from '../../errors.js';
+import { ApiBackend } from './api-backend.js';
+import { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
+import { RecordingBackend, ReplayBackend } from './record-replay.js';
+import { SnapshotBackend, ensureShippedSnapshot } from './snapshot.js';
+
+export { WikiEnv, WIKI_RESET_OBSERVATION, WikiCleanStrError, WikiDisambiguationLoopError, type WikiEnvOptions } from './wiki-env.js';
+export type { WikiBackend, SearchOutcome } from './backend.js';
+export { SnapshotBackend, buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES } from './snapshot.js';
+export { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
+export { ApiBackend } from './api-backend.js';
+export { RecordingBackend, ReplayBackend } from './record-replay.js';
+export { cleanStr } from './clean-str.js';
+export { pyListRepr, pyStrRepr } from './python-repr.js';
+
+export interface WikiBackendOptions {
+  /** Base URL for live/api/record (default https://en.wikipedia.org). */
+  wikiUrl?: string;
+  /** A snapshot database for `snapshot` (default: the shipped 2017 pages, built on first use). */
+  snapshotPath?: string;
+  /** Seconds per request attempt (live/api/record). */
+  timeoutSeconds?: number;
+  /** Attempts on timeouts (default 10, as the notebook). */
+  attempts?: number;
+  /** Progress of a first-use snapshot build. */
+  onBuildProgress?: (pages: number, done: boolean) => void;
+}
+
+const SPECS = 'snapshot, live, api, record:FILE or replay:FILE';
+
+export async function createWikiBackend(spec: string, opts: WikiBackendOptions = {}): Promise<WikiBackend> {
+  const http = {
+    baseUrl: opts.wikiUrl ?? DEFAULT_WIKI_URL,
+    timeoutMs: opts.timeoutSeconds !== undefined ? Math.round(opts.timeoutSeconds * 1000) : undefined,
+    attempts: opts.attempts,
+  };
+  if (opts.wikiUrl !== undefined) {
+    try {
+      const u = new URL(opts.wikiUrl);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    } catch {
+      throw new UserError(`--wiki-url ${opts.wikiUrl}: expected an http(s) base URL such as ${DEFAULT_WIKI_URL}`);
+    }
+  }
+  if (spec === 'snapshot') {
+    return new SnapshotBackend(opts.snapshotPath ?? (await ensureShippedSnapshot(opts.onBuildProgress)));
+  }
+  if (spec === 'live') return new LiveHtmlBackend(http);
+  if (spec === 'api') return new ApiBackend(http);
+  const m = /^(record|replay):(.+)$/.exec(spec);
+  if (m) return m[1] === 'record' ? new RecordingBackend(m[2], http) : new ReplayBackend(m[2]);
+  throw new UserError(`--wiki ${spec}: expected ${SPECS}`);
+}
+
+/** The yargs options of the Wikipedia backend, spread into `run` and `wiki`. */
+export const wikiCliOptions = {
+  wiki: {
+    type: 'string',
+    default: 'snapshot',
+    describe: `Wikipedia backend: ${SPECS} (snapshot = offline 2017 pages; live = the paper's index.php scraping)`,
+  },
+  'wiki-url': { type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL})` },
+  'wiki-snapshot': { type: 'string', describe: 'Snapshot database for --wiki snapshot (default: the shipped 2017 pages, built on first use)' },
+  'wiki-timeout': { type: 'number', default: 30, describe: 'Seconds per Wikipedia request before it is retried (up to 10 attempts)' },
+} as const satisfies Record<string, Options>;
+
+/** createWikiBackend from parsed wikiCliOptions. */
+export function wikiBackendFromArgv(
+  argv: { wiki?: string; 'wiki-url'?: string; 'wiki-snapshot'?: string; 'wiki-timeout'?: number },
+  extra: Pick<WikiBackendOptions, 'onBuildProgress'> = {},
+): Promise<WikiBackend> {
+  const t = argv['wiki-timeout'];
+  if (t !== undefined && !(t > 0)) throw new UserError(`--wiki-timeout ${t}: expected a positive number of seconds`);
+  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, ...extra });
+}

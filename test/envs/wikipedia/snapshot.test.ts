@@ -1,0 +1,127 @@
+// The offline snapshot backend: building from the three dump formats, title matching, BM25 fallback,
+// atomic builds, and the shipped 2017 pages answering the paper-style exemplars (§6).
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES, SnapshotBackend, normalizeTitle, queryTokens } from '../../../src/envs/wikipedia/snapshot.js';
+import { WikiEnv } from '../../../src/envs/wikipedia/wiki-env.js';
+import { createWikiBackend } from '../../../src/envs/wikipedia/index.js';
+import { UserError } from '../../../src/errors.js';
+import { feverTitle } from '../../../src/envs/wikipedia/snapshot-sources.js';
+
+// One cache for every test file and run: the shipped snapshot is built once (atomically) and reused.
+process.env.REACT_REPRO_CACHE_DIR = path.join(os.tmpdir(), 'react-repro-test-cache');
+const DUMPS = path.join(__dirname, '../../fixtures/wikipedia/dumps');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'wiki-snap-'));
+
+describe('building from dumps', () => {
+  let b: SnapshotBackend;
+  beforeAll(async () => {
+    const r = await buildSnapshot({ from: [path.join(DUMPS, 'abstracts'), path.join(DUMPS, 'fever')], out: path.join(tmp, 'small.sqlite') });
+    expect(r.pages).toBe(5);
+    b = new SnapshotBackend(r.path);
+  });
+  afterAll(async () => b.close());
+
+  it('reads HotpotQA .bz2 abstracts (links stripped, paragraphs kept) and FEVER pages (ids converted)', () => {
+    expect(b.lookupTitle('Colorado orogeny')).toEqual({
+      title: 'Colorado orogeny',
+      paragraphs: [
+        'The Colorado orogeny was an episode of mountain building (an orogeny) in Colorado and surrounding areas.',
+        'This took place from 1780 to 1650 million years ago. The eastern sector extends into the High Plains.',
+      ],
+    });
+    expect(b.lookupTitle('AT&T')?.title).toBe('AT&T');
+    expect(b.lookupTitle('Beautiful (Christina Aguilera song)')?.paragraphs).toEqual([
+      "`` Beautiful '' is a song recorded by American singer Christina Aguilera .",
+    ]);
+    expect(b.lookupTitle('Nikolaj Coster-Waldau')?.paragraphs[0]).toContain('( born 27 July 1970 )');
+    expect(feverTitle('Foo_-LSB-bar-RSB-_-COLON-_x')).toBe('Foo [bar] : x');
+  });
+
+  it('matches titles like MediaWiki: underscores, first letter, then case-insensitively', () => {
+    expect(normalizeTitle('  high_plains__(United States) ')).toBe('High plains (United States)');
+    expect(b.lookupTitle('high_Plains_(United_States)')?.title).toBe('High Plains (United States)');
+    expect(b.lookupTitle('COLORADO OROGENY')?.title).toBe('Colorado orogeny');
+  });
+
+  it('answers misses with BM25 titles (title weighted), deterministic, and never crashes FTS5', async () => {
+    expect(await b.search('eastern sector plains')).toEqual({ kind: 'similar', titles: ['Colorado orogeny'] });
+    const o = await b.search('Great Plains subregion');
+    expect(o).toEqual({ kind: 'similar', titles: ['High Plains (United States)'] });
+    // "plains" is in two pages; the one with it in the title ranks first
+    expect(await b.search('plains')).toEqual({ kind: 'similar', titles: ['High Plains (United States)', 'Colorado orogeny'] });
+    for (const q of ['', '#', '!!!', '"', 'AND', 'OR NOT', '*', '^x', 'a:b', '(', 'NEAR(a b)', '""""']) {
+      await expect(b.search(q)).resolves.toBeDefined();
+    }
+    expect(queryTokens('NEAR(a "b") c*')).toEqual(['near', 'a', 'b', 'c']);
+  });
+
+  it('sees the query the live site would see: "AT&T" searches "AT", "#" searches ""', async () => {
+    expect(await b.search('#')).toEqual({ kind: 'page', blocks: [] });
+    expect(await b.search('zzzz')).toEqual({ kind: 'page', blocks: ['There were no results matching the query.'] });
+    const env = new WikiEnv(b);
+    await env.reset();
+    expect((await env.step('search[zzzz]')).observation).toBe('There were no results matching the query..');
+  });
+
+  it('a malformed line is a UserError naming file and line, and leaves no database behind', async () => {
+    const out = path.join(tmp, 'bad.sqlite');
+    const err = await buildSnapshot({ from: [path.join(DUMPS, 'bad.jsonl')], out }).catch((e) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toMatch(/bad\.jsonl:2: not a JSON line/);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('bad.sqlite'))).toEqual([]);
+  });
+
+  it('refuses files that are not snapshots', () => {
+    expect(() => new SnapshotBackend(path.join(tmp, 'nope.sqlite'))).toThrow(UserError);
+    expect(() => new SnapshotBackend(SHIPPED_PAGES)).toThrow(/not a react-repro Wikipedia snapshot/);
+  });
+});
+
+describe('the shipped 2017 snapshot', () => {
+  let dbPath: string;
+  let backend: SnapshotBackend;
+  beforeAll(async () => {
+    dbPath = await ensureShippedSnapshot();
+    backend = new SnapshotBackend(dbPath);
+  });
+  afterAll(async () => backend.close());
+
+  it('is built once into the cache, keyed by the pages file sha256', async () => {
+    const sha = createHash('sha256').update(readFileSync(SHIPPED_PAGES)).digest('hex');
+    expect(path.basename(dbPath)).toBe(`hotpotqa-2017-${sha.slice(0, 16)}.sqlite`);
+    const mtime = statSync(dbPath).mtimeMs;
+    expect(await ensureShippedSnapshot()).toBe(dbPath);
+    expect(statSync(dbPath).mtimeMs).toBe(mtime);
+    expect(backend.describe()).toMatchObject({ kind: 'snapshot', pages: 21897, sourceSha256: sha });
+  });
+
+  it('gives the released logic\'s observations on exemplar entities (CPython fixtures)', async () => {
+    const episodes: { action: string; obs: string }[][] = JSON.parse(
+      readFileSync(path.join(__dirname, '../../fixtures/wikipedia/shipped_snapshot.json'), 'utf8'),
+    );
+    for (const ep of episodes) {
+      const env = new WikiEnv(backend);
+      await env.reset();
+      for (const s of ep) expect((await env.step(s.action)).observation, s.action).toBe(s.obs);
+    }
+  });
+
+  it('answers a miss deterministically, through createWikiBackend too', async () => {
+    const env1 = new WikiEnv(backend);
+    const env2 = new WikiEnv(await createWikiBackend('snapshot'));
+    await env1.reset();
+    await env2.reset();
+    const a = await env1.step('search[Colorado orogeny]');
+    const b = await env2.step('search[Colorado orogeny]');
+    expect(a.observation).toMatch(/^Could not find Colorado orogeny\. Similar: \['Taconic orogeny', /);
+    expect(b.observation).toBe(a.observation);
+    // the notebook URL makes "Hall & Oates" a search for "Hall"
+    const hall = (await env1.step('search[Hall]')).observation;
+    expect(hall).toMatch(/^Could not find Hall\. Similar: /);
+    expect((await env1.step('search[Hall & Oates]')).observation).toBe(hall.replace('Hall.', 'Hall & Oates.'));
+  });
+});

@@ -1,0 +1,77 @@
+// Spawning the real CLI (./bin/react-repro.js) for end-to-end tests, and a prompt-scripted model server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ServerCompletionRequest } from '../servers/openai-server.js';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const bin = path.join(repo, 'bin/react-repro.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A clean environment: no model settings inherited from the developer's shell. */
+export function cleanEnv(extra: Record<string, string> = {}, cacheDir?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^OPENAI_|API_KEY|^REACT_REPRO_/.test(k)) env[k] = v;
+  if (cacheDir) env.REACT_REPRO_CACHE_DIR = cacheDir;
+  return { ...env, CI: 'true', ...extra };
+}
+
+export function startCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+  return startCli(args, opts).done;
+}
+
+/** Polls until the file has at least n complete lines. */
+export async function waitForLines(file: string, n: number, timeoutMs = 30_000): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (text.split('\n').length - 1 >= n) return;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${n} lines in ${file}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function runDirs(resultsDir: string): string[] {
+  return fs.existsSync(resultsDir) ? fs.readdirSync(resultsDir).filter((d) => fs.existsSync(path.join(resultsDir, d, 'manifest.json'))).sort() : [];
+}
+
+export function readLines(file: string): any[] {
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/**
+ * Answers by what the prompt ends with, the way a model following the exemplars would:
+ * ReAct/Act turns search the question's first capitalised word, then finish with "yes";
+ * Standard/CoT/CoT-SC answer "yes" (CoT-SC samples alternate yes/no so majorities are not trivial).
+ */
+export function scriptedRespond(req: ServerCompletionRequest, sample: number): string {
+  const p = req.prompt;
+  let m = /Thought (\d+):$/.exec(p);
+  if (m) {
+    const i = Number(m[1]);
+    if (i === 1) return ` I need to search Scott Derrickson.\nAction 1: Search[Scott Derrickson]\nObservation 1: made up`;
+    return ` The answer is yes.\nAction ${i}: Finish[yes]\nObservation ${i}: made up`;
+  }
+  m = /Action (\d+):$/.exec(p);
+  if (m) return Number(m[1]) === 1 ? ' Search[Scott Derrickson]\n' : ' Finish[yes]\n';
+  if (p.endsWith('Answer:')) return ' yes\nQuestion: next';
+  if (p.endsWith('Thought:')) return ` Let's think step by step. So the answer is ${sample % 3 === 2 ? 'no' : 'yes'}.\nAnswer: ${sample % 3 === 2 ? 'no' : 'yes'}\nQuestion: next`;
+  return ' yes';
+}
