@@ -1,7 +1,7 @@
 // The react-repro command line: one yargs program, one module per subcommand (src/cli/commands).
 import yargs from 'yargs';
 import type { CommandModule } from 'yargs';
-import { isUserFacing } from '../errors.js';
+import { isUserFacing, UserError } from '../errors.js';
 import { dataCommand } from './commands/data.js';
 import { wikiCommand } from './commands/wiki.js';
 import { runCommand } from './commands/run.js';
@@ -21,22 +21,20 @@ export function reportError(e: unknown): number {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let failed: number | undefined;
   const cli = yargs(argv)
     .scriptName('react-repro')
     .usage('$0 <command> [options]\n\nReproduce ReAct (Yao et al., ICLR 2023) faithfully, on any OpenAI-compatible endpoint or a local GGUF model.')
     .command(commands)
-    .demandCommand(1, 'Name a command: run, report, merge, data or wiki (see --help).')
+    .demandCommand(1, 'Name a command: run, report, merge, data or wiki')
     .strict()
     .recommendCommands()
     .help()
     .alias('h', 'help')
     .version()
     .wrap(Math.min(110, process.stdout.columns || 110))
+    // Throwing stops yargs before any handler runs; main() prints the one line (no stack).
     .fail((msg, err) => {
-      if (err) throw err;
-      process.stderr.write(`react-repro: ${msg}\nRun with --help for usage.\n`);
-      failed = 2;
+      throw err ?? new UserError(`${msg} (see --help)`);
     })
     .exitProcess(false);
   try {
@@ -44,5 +42,5 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     return reportError(e);
   }
-  return failed ?? (typeof process.exitCode === 'number' ? process.exitCode : 0);
+  return typeof process.exitCode === 'number' ? process.exitCode : 0;
 }

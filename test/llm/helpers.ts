@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { createCompletionModel, resolveModelConfig, VirtualClock, type LlmModel } from '../../src/llm/index.js';
 import { PAPER_SAMPLING, type CompletionRequest } from '../../src/llm/types.js';
 
@@ -11,8 +12,16 @@ export function req(prompt: string, over: Partial<CompletionRequest> = {}): Comp
   return { ...PAPER_SAMPLING, prompt, ...over };
 }
 
+const made: string[] = [];
+// Registered in every test file that imports the helpers: remove the temporary folders afterwards.
+afterAll(() => {
+  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
 export function tmpDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'react-repro-llm-'));
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'react-repro-llm-'));
+  made.push(d);
+  return d;
 }
 
 export async function modelOn(

@@ -138,6 +138,7 @@ describe('missing and malformed files', () => {
   it('HotpotQA file: missing, bad JSON, wrong shape, bad field', () => {
     expect(userError(() => loadHotpotQA(path.join(tmp, 'nope.json')))).toMatch(/nope\.json: cannot read the HotpotQA data \(file not found\)/);
     expect(userError(() => loadHotpotQA(write('bad.json', '[{"question": "q", ')))).toMatch(/bad\.json: invalid JSON/);
+    expect(userError(() => loadHotpotQA(write('multi.json', '[\n  {"question": "q",\n   "answer": }\n]\n')))).toMatch(/multi\.json: invalid JSON/);
     expect(userError(() => loadHotpotQA(write('obj.json', '{"question": "q"}')))).toMatch(/obj\.json: expected a JSON array/);
     expect(userError(() => loadHotpotQA(write('field.json', '[{"question": "q", "answer": "a"}, {"question": "q2", "answer": 3}]')))).toMatch(
       /field\.json: entry 1: "answer" must be a string/,
@@ -162,6 +163,14 @@ describe('missing and malformed files', () => {
     const small = createHotpotQATask({ dataFile: write('small.json', '[{"question": "q", "answer": "a"}]') });
     expect(small.split('dev').indices).toEqual([0]);
     expect(userError(() => small.split('react500'))).toMatch(/small\.json: split react500 needs at least 7405 examples, the file has 1/);
+  });
+  it('a task reads its file once', () => {
+    const f = write('once.json', '[{"question": "q", "answer": "a", "type": "bridge"}]');
+    const t = createHotpotQATask({ dataFile: f });
+    expect(t.size).toBe(1);
+    fs.rmSync(f);
+    expect(t.example(0)).toEqual({ index: 0, question: 'q', answer: 'a', meta: { type: 'bridge' } });
+    expect(t.split('dev').indices).toEqual([0]);
   });
   it('parseLimit accepts positive integers only', () => {
     expect(parseLimit(undefined)).toBeUndefined();

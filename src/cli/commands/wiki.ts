@@ -3,7 +3,7 @@
 // newline (or as JSON lines with --json).
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { UserError } from '../../errors.js';
+import { InfraError, UserError } from '../../errors.js';
 import { cacheDir } from '../../paths.js';
 import { WikiEnv, buildSnapshot, wikiBackendFromArgv, wikiCliOptions, SnapshotBackend, ensureShippedSnapshot, SHIPPED_PAGES } from '../../envs/wikipedia/index.js';
 
@@ -23,6 +23,10 @@ async function runActions(argv: WikiArgs, actions: string[]): Promise<void> {
       if (argv.json) process.stdout.write(JSON.stringify({ action, observation: r.observation, done: r.done, info: r.info }) + '\n');
       else process.stdout.write(r.observation + '\n');
     }
+  } catch (e) {
+    // An outage while trying the env by hand: one line, exit 1 (the runner records InfraError per episode).
+    if (e instanceof InfraError) throw new UserError(`Wikipedia (${backend.kind}): ${e.message}`, 1);
+    throw e;
   } finally {
     await backend.close?.();
   }

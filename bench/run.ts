@@ -1,0 +1,72 @@
+// Runner benchmark (npx tsx bench/run.ts): ReAct on hotpotqa offline500 through the offline Wikipedia
+// against a scripted test server. (1) instant server: harness time per step (median over episodes of
+// episode wall time / steps; includes HTTP to 127.0.0.1, the snapshot search, scoring and the fsync'ed
+// append); target <= 2 ms. (2) a 200 ms server at concurrency 1, 8, 32: throughput vs linear (>= 0.8).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startOpenAIServer, type ServerCompletionRequest } from '../test/servers/openai-server.js';
+import { executeRun } from '../src/run/execute.js';
+import { realDeps } from '../src/run/deps.js';
+import { loadEpisodes } from '../src/run/store.js';
+
+function respond(req: ServerCompletionRequest): string {
+  const p = req.prompt;
+  const q = /Question: ([^\n]*)\n(?![\s\S]*Question: )/.exec(p)?.[1] ?? 'Wikipedia';
+  const m = /Thought (\d+):$/.exec(p) ?? /Action (\d+):$/.exec(p);
+  const i = m ? Number(m[1]) : 1;
+  const entity = q.replace(/[?"]/g, '').split(' ').slice(0, 4).join(' ');
+  if (i === 1) return ` I need to search ${entity}.\nAction 1: Search[${entity}]\nObservation 1: x`;
+  if (i === 2) return ` Let me look up the.\nAction 2: Lookup[the]\nObservation 2: x`;
+  return ` So the answer is yes.\nAction ${i}: Finish[yes]\nObservation ${i}: x`;
+}
+
+const quiet = { progress: { write: () => {}, isTTY: false }, log: () => {} };
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));
+
+async function run(baseURL: string, limit: number, concurrency: number, tag: string) {
+  const t0 = performance.now();
+  const r = await executeRun(
+    { task: 'hotpotqa', method: 'react', split: 'offline500', limit, baseUrl: baseURL, model: 'bench-model', cache: 'off', concurrency, wiki: 'snapshot', resultsDir: path.join(tmp, tag) },
+    realDeps,
+    quiet,
+  );
+  const wall = (performance.now() - t0) / 1000;
+  const eps = [...loadEpisodes(path.join(r.dir, 'episodes.jsonl')).records.values()];
+  return { wall, eps, summary: r.summary };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const lines: string[] = [];
+const say = (s: string) => {
+  console.log(s);
+  lines.push(s);
+};
+
+const instant = await startOpenAIServer({ respond });
+// Warm-up (builds the snapshot database on first use, JIT).
+await run(instant.baseURL, 10, 8, 'warm');
+for (const c of [1, 8]) {
+  const { wall, eps } = await run(instant.baseURL, 500, c, `instant-c${c}`);
+  const steps = eps.reduce((a, e) => a + e.steps.length, 0);
+  const perStep = median(eps.map((e) => e.latency_ms / Math.max(1, e.steps.length)));
+  const errs = eps.filter((e) => e.error).length;
+  say(`instant server, 500 questions, concurrency ${c}: ${steps} steps (${(steps / eps.length).toFixed(2)}/episode), wall ${wall.toFixed(2)} s, ${(wall * 1000 / steps).toFixed(3)} ms/step wall, median episode ms/step ${perStep.toFixed(3)}, errors ${errs}`);
+}
+await instant.close();
+
+const slow = await startOpenAIServer({ respond, latencyMs: 200 });
+const rates: Record<number, number> = {};
+for (const [c, n] of [[1, 40], [8, 160], [32, 500]] as const) {
+  const { wall, eps } = await run(slow.baseURL, n, c, `slow-c${c}`);
+  rates[c] = eps.length / wall;
+  const lin = c === 1 ? 1 : rates[c] / (rates[1] * c);
+  say(`200 ms server, ${n} questions, concurrency ${c}: wall ${wall.toFixed(2)} s, ${rates[c].toFixed(2)} episodes/s, ${lin.toFixed(2)} x linear, errors ${eps.filter((e) => e.error).length}`);
+}
+await slow.close();
+fs.rmSync(tmp, { recursive: true, force: true });
+say(`machine: ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, ${os.platform()} ${os.release()}`);

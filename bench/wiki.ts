@@ -1,0 +1,167 @@
+// Wikipedia snapshot benchmark: build throughput, database size, search latency (p50/p99 over a mix of
+// exact hits and misses that need BM25) and peak RSS while serving, on the shipped 2017 pages and on a
+// generated snapshot of synthetic pages (Zipf-distributed words, abstract-sized pages).
+//   npx tsx bench/wiki.ts [--pages 1000000] [--queries 2000] [--out bench/results-wiki.md]
+// Serving is measured in a child process so its peak RSS is not the builder's.
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSnapshot, SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
+import { readSourceFile } from '../src/envs/wikipedia/snapshot-sources.js';
+
+const here = fileURLToPath(import.meta.url);
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Synthetic pages: a 200,000-word vocabulary drawn with Zipf (s = 1.0), 30-150 words a page. */
+async function writeSynthetic(file: string, pages: number): Promise<void> {
+  const r = rng(2023);
+  const V = 200_000;
+  const syll = ['ka', 'lo', 'mi', 'ne', 'ra', 'to', 'su', 'vi', 'de', 'an', 'or', 'el', 'is', 'um', 'ber', 'ton', 'ville', 'son', 'land', 'ia'];
+  const vocab: string[] = [];
+  for (let i = 0; i < V; i++) {
+    let w = '';
+    let x = i + 1;
+    do {
+      w += syll[x % syll.length];
+      x = Math.floor(x / syll.length);
+    } while (x > 0);
+    vocab.push(w);
+  }
+  // cumulative Zipf weights for inverse-CDF sampling
+  const cdf = new Float64Array(V);
+  let sum = 0;
+  for (let i = 0; i < V; i++) cdf[i] = sum += 1 / (i + 1);
+  const word = () => {
+    const u = r() * sum;
+    let lo = 0;
+    let hi = V - 1;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (cdf[m] < u) lo = m + 1;
+      else hi = m;
+    }
+    return vocab[lo];
+  };
+  const cap = (w: string) => w[0].toUpperCase() + w.slice(1);
+  const out = createWriteStream(file);
+  for (let p = 0; p < pages; p++) {
+    const tw = 1 + Math.floor(r() * 3);
+    const title = Array.from({ length: tw }, () => cap(vocab[100 + Math.floor(r() * (V - 100))])).join(' ') + (r() < 0.3 ? ` (${word()})` : '');
+    const n = 30 + Math.floor(r() * 121);
+    const sentences: string[] = [];
+    let s: string[] = [title];
+    for (let k = 0; k < n; k++) {
+      s.push(word());
+      if (s.length > 12 && r() < 0.15) {
+        sentences.push((sentences.length ? ' ' : '') + s.join(' ') + '.');
+        s = [cap(word())];
+      }
+    }
+    sentences.push((sentences.length ? ' ' : '') + s.join(' ') + '.');
+    if (!out.write(JSON.stringify({ title, sentences }) + '\n')) await new Promise((res) => out.once('drain', res));
+  }
+  await new Promise<void>((res) => out.end(res));
+}
+
+/** Child: serve `queries` searches on a database, print latencies and peak RSS as JSON. */
+async function serve(db: string, titlesFile: string, queries: number): Promise<void> {
+  const titles: string[] = [];
+  for await (const p of readSourceFile(titlesFile)) titles.push(p.title);
+  const r = rng(7);
+  const pick = () => titles[Math.floor(r() * titles.length)];
+  const words = (t: string) => t.split(/\s+/).filter(Boolean);
+  const mix: { q: string; kind: string }[] = [];
+  for (let i = 0; i < queries; i++) {
+    const t = pick();
+    const k = i % 4;
+    if (k === 0) mix.push({ q: t, kind: 'exact' });
+    else if (k === 1) mix.push({ q: t.toLowerCase(), kind: 'case' });
+    else if (k === 2) mix.push({ q: [...words(t).slice(0, 1), ...words(pick()).slice(-1), 'zzqx'].join(' '), kind: 'miss' });
+    else mix.push({ q: words(t).slice(-2).join(' ') + ' ' + words(pick())[0], kind: 'miss' });
+  }
+  const b = new SnapshotBackend(db);
+  for (const m of mix.slice(0, 50)) await b.search(m.q); // warm-up
+  const lat: number[] = [];
+  const kinds: Record<string, number> = {};
+  for (const m of mix) {
+    const t0 = process.hrtime.bigint();
+    const o = await b.search(m.q);
+    lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    kinds[o.kind] = (kinds[o.kind] ?? 0) + 1;
+  }
+  lat.sort((x, y) => x - y);
+  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+  process.stdout.write(JSON.stringify({ p50: q(0.5), p99: q(0.99), max: lat[lat.length - 1], kinds, rssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+}
+
+async function benchOne(label: string, source: string, tmp: string, queries: number) {
+  const out = path.join(tmp, `${label}.sqlite`);
+  const r = await buildSnapshot({ from: [source], out, progressEvery: 100_000, onProgress: (n, done) => !done && process.stderr.write(`  ${label}: ${n} pages\n`) });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', here, '--serve', out, '--titles', source, '--queries', String(queries)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
+  if (child.status !== 0) throw new Error(`serving child failed: ${child.stderr}`);
+  const s = JSON.parse(child.stdout.trim().split('\n').pop()!);
+  return { label, pages: r.pages, seconds: r.seconds, pagesPerSec: r.pages / r.seconds, sizeMB: statSync(out).size / 2 ** 20, ...s };
+}
+
+async function main() {
+  if (process.argv.includes('--serve')) return serve(arg('serve', ''), arg('titles', ''), Number(arg('queries', '2000')));
+  const pages = Number(arg('pages', '1000000'));
+  const queries = Number(arg('queries', '2000'));
+  const outFile = arg('out', path.join(path.dirname(here), 'results-wiki.md'));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'wiki-bench-'));
+  try {
+    const rows = [await benchOne('shipped-2017', SHIPPED_PAGES, tmp, queries)];
+    if (pages > 0) {
+      const synth = path.join(tmp, 'synthetic.jsonl');
+      const t0 = Date.now();
+      await writeSynthetic(synth, pages);
+      process.stderr.write(`  synthetic pages written in ${((Date.now() - t0) / 1000).toFixed(1)} s (${(statSync(synth).size / 2 ** 20).toFixed(0)} MB)\n`);
+      rows.push(await benchOne(`synthetic-${pages}`, synth, tmp, queries));
+    }
+    const cpu = os.cpus()[0]?.model ?? 'unknown';
+    const lines = [
+      '# Wikipedia snapshot benchmark (bench/wiki.ts)',
+      '',
+      `Machine: ${os.availableParallelism()} cores (nproc), ${cpu}, Node ${process.version}, ${os.platform()} ${os.release()}; ${new Date().toISOString().slice(0, 10)}.`,
+      `Command: \`npx tsx bench/wiki.ts --pages ${pages} --queries ${queries}\`. Queries: 1/4 exact titles, 1/4 lower-cased titles,`,
+      '1/2 misses (words of two titles, some with an unknown word) that go to BM25. Serving runs in a fresh process.',
+      'Targets: build ≥ 20,000 pages/s; at 1M pages search p50 ≤ 2 ms, p99 ≤ 20 ms; serving RSS ≤ 300 MB.',
+      '',
+      '| snapshot | pages | build s | build pages/s | db MB | search p50 ms | p99 ms | max ms | outcomes | peak RSS MB (serving) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+      ...rows.map(
+        (r) =>
+          `| ${r.label} | ${r.pages} | ${r.seconds.toFixed(1)} | ${Math.round(r.pagesPerSec)} | ${r.sizeMB.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${Object.entries(r.kinds).map(([k, v]) => `${k} ${v}`).join(', ')} | ${r.rssMB.toFixed(0)} |`,
+      ),
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+    writeFileSync(outFile, lines.join('\n'));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e?.stack ?? e}\n`);
+  process.exit(1);
+});

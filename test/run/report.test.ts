@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/cli/commands/report.js';
+import { loadRuns } from '../../src/report/load.js';
+import { buildSweeps } from '../../src/report/sweep.js';
+import { renderTrajectories } from '../../src/report/trajectories.js';
+import type { EpisodeRecord } from '../../src/run/record.js';
+
+let dir: string;
+
+function rec(i: number, answer: string | null, gold: string, extra: Partial<EpisodeRecord> = {}): EpisodeRecord {
+  const em = answer !== null && answer.toLowerCase() === gold.toLowerCase() ? 1 : 0;
+  return { question_idx: i, question: `q${i}`, gold, answer, em, f1: em, reward: em, traj: `Question: q${i}\nThought 1: ...`, steps: [], n_calls: 2, n_badcalls: 0, usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 }, cost: 0.01, latency_ms: 5, cached_calls: 0, error: null, ...extra };
+}
+
+function writeRun(id: string, task: string, method: string, records: EpisodeRecord[], indices = records.map((r) => r.question_idx)) {
+  const d = path.join(dir, id);
+  fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(d, 'manifest.json'), JSON.stringify({ schema: 1, runId: id, kind: 'run', task, method, split: 'offline500', shard: null, model: 'my-model', indices, identity: {}, settings: {}, fidelity: {}, inputs: {}, modelDescription: {}, wiki: null, software: {}, startedAt: '', sessions: [{ startedAt: '', status: 'complete' }] }));
+  fs.writeFileSync(path.join(d, 'episodes.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'report-'));
+  // ReAct: right on 0 and 1, wrong on 2, forced finish on 3 (no answer).
+  writeRun('hotpotqa-react', 'hotpotqa', 'react', [rec(0, 'a', 'a'), rec(1, 'b', 'b'), rec(2, 'x', 'c'), rec(3, '', 'd', { forced_finish: true })]);
+  // CoT-SC with 4 samples: majority at k=1..4.
+  writeRun('hotpotqa-cot-sc', 'hotpotqa', 'cot-sc', [
+    rec(0, 'a', 'a', { samples: ['z', 'a', 'a', 'a'] }),
+    rec(1, 'y', 'b', { samples: ['y', 'y', 'b', 'b'] }),
+    rec(2, 'c', 'c', { samples: ['c', 'c', 'c', 'q'] }),
+    rec(3, 'd', 'd', { samples: ['d', 'e', 'e', 'd'] }),
+  ]);
+  // FEVER CoT with one infrastructure error among 3 planned.
+  writeRun('fever-cot', 'fever', 'cot', [rec(5, 'SUPPORTS', 'SUPPORTS'), rec(6, 'REFUTES', 'SUPPORTS'), rec(7, null, 'REFUTES', { error: { source: 'llm', message: '503' } })], [5, 6, 7, 8]);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('report', () => {
+  it('Markdown: Table 1 rows with ours beside PaLM-540B and GPT-3, n and errors', () => {
+    const md = renderReport([dir], 'md');
+    expect(md).toContain('| Method | Model | HotpotQA EM (ours) | n | errors | PaLM-540B | GPT-3 | FEVER Acc (ours) | n | errors | PaLM-540B | GPT-3 |');
+    expect(md).toContain('| ReAct | my-model | 50.0 | 4/4 | 0 | 27.4 | 30.8 | — | — | — | 60.9 | 54.0 |');
+    expect(md).toContain('| CoT | my-model | — | — | — | 29.4 | — | 50.0 | 2/4 | 1 | 56.3 | — |');
+    expect(md).toContain('| CoT-SC | my-model | 75.0 | 4/4 | 0 | 33.4 | — |');
+    expect(md).toContain('| Standard | — | — | — | — | 28.7 | — | — | — | — | 57.1 | — |');
+    expect(md.indexOf('| Standard')).toBeLessThan(md.indexOf('| CoT |'));
+    expect(md).toContain('Supervised SoTA (paper): HotpotQA 67.5, FEVER 89.5');
+    expect(md).toContain('| fever-cot | fever | CoT | offline500 | my-model | 3/4 | 1 | 50.0 | 50.0 | 6 | 330 | 0.0300 | 0 | complete |');
+  });
+
+  it('Figure 2 sweep: CoT-SC majority at k and both combinations', () => {
+    const [s] = buildSweeps(loadRuns([dir]));
+    expect(s.n).toBe(4);
+    expect(s.series.map((x) => x.name)).toEqual(['CoT-SC', 'ReAct→CoT-SC', 'CoT-SC→ReAct']);
+    // k=1: z,y,c,d → c,d right = 50; k=2: z|a tie→z, y, c, d|e→d = 50; k=3: a, y, c, e = 50; k=4: a, y|b tie→y, c, d|e tie→d = 75.
+    expect(s.series[0].em).toEqual([50, 50, 50, 75]);
+    // ReAct→CoT-SC: ReAct answers 0,1 (right), 2 (wrong); 3 forced → CoT-SC majority (d at k=1,2,4; e at k=3).
+    expect(s.series[1].em).toEqual([75, 75, 50, 75]);
+    expect(s.refs).toEqual([{ name: 'ReAct', em: 50 }]);
+  });
+
+  it('LaTeX uses booktabs, escapes, and marks error counts', () => {
+    const tex = renderReport([dir], 'tex');
+    expect(tex).toContain('\\toprule');
+    expect(tex).toContain('\\midrule');
+    expect(tex).toContain('\\bottomrule');
+    expect(tex).toContain('ReAct & my-model & 50.0 & 27.4 & 30.8 & -- & 60.9 & 54.0 \\\\');
+    expect(tex).toContain('CoT & my-model & -- & 29.4 & -- & 50.0$^{1}$ & 56.3 & -- \\\\');
+    expect(tex).toContain('CoT-SC $\\rightarrow$ ReAct');
+    expect(tex).toContain('hotpotqa-cot-sc');
+  });
+
+  it('CSV has one row per run; HTML is self-contained with the SVG sweep', () => {
+    const csv = renderReport([dir], 'csv').trim().split('\n');
+    expect(csv[0]).toBe('run_id,task,method,split,model,shard,n_planned,n_done,n_scored,n_errors,em,f1,n_calls,prompt_tokens,completion_tokens,total_tokens,cost_usd,cached_calls,paper_palm540b,paper_gpt3');
+    expect(csv).toHaveLength(4);
+    expect(csv).toContain('fever-cot,fever,cot,offline500,my-model,,4,3,2,1,50,50,6,300,30,330,0.03,0,56.3,');
+    const html = renderReport([path.join(dir, 'hotpotqa-react'), path.join(dir, 'hotpotqa-cot-sc')], 'html');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
+    expect(html).toContain('<polyline');
+    expect(html).not.toMatch(/<script|<link|src="http/);
+  });
+
+  it('trajectories, and one-line errors for bad input', () => {
+    const [react] = loadRuns([path.join(dir, 'hotpotqa-react')]);
+    const t = renderTrajectories(react, [2]);
+    expect(t).toBe('=== question 2 · answer "x" gold "c" em 0 f1 0 · calls 2 (bad 0)\nQuestion: q2\nThought 1: ...\n');
+    expect(() => renderTrajectories(react, [9])).toThrow(/--indices: question 9 has no episode/);
+    expect(() => renderReport([path.join(dir, 'nope')], 'md')).toThrow(/report: .*nope is not a folder/);
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'empty-'));
+    expect(() => renderReport([empty], 'md')).toThrow(/holds no runs/);
+    fs.rmSync(empty, { recursive: true });
+  });
+});
