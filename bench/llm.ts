@@ -1,15 +1,15 @@
 // Benchmark of the language-model layer (run: npx tsx bench/llm.ts). Against the test server on
-// loopback: per-call overhead of the client + cache (a cache hit; a miss that goes over HTTP and is
+// loopback, in its own process: per-call overhead of the client + cache (a cache hit; a miss that goes over HTTP and is
 // stored), and throughput at concurrency 1, 8, 32 against a server that answers in 200 ms.
 // Targets: hit < 1 ms, miss < 5 ms (median); ≥ 0.8 × linear speedup. Writes bench/results-llm.md.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
 import { createCompletionModel, resolveModelConfig } from '../src/llm/index.js';
 import { PAPER_SAMPLING, type CompletionRequest } from '../src/llm/types.js';
-import { startOpenAIServer } from '../test/servers/openai-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROMPT = 'Solve a question answering task with interleaving Thought, Action, Observation steps. '.repeat(60); // ~5 KB, a ReAct-sized prompt
@@ -19,6 +19,27 @@ const req = (i: number, over: Partial<CompletionRequest> = {}): CompletionReques
   stop: ['\nObservation 1:'],
   ...over,
 });
+
+/** The test server in its own process (as a real server would be), so its CPU time is not ours. */
+async function childServer(opts: { latencyMs?: number }): Promise<{ baseURL: string; close: () => void }> {
+  const serverModule = pathToFileURL(path.join(here, '../test/servers/openai-server.ts')).href;
+  const code = `
+    const { startOpenAIServer } = await import(${JSON.stringify(serverModule)});
+    const s = await startOpenAIServer({ latencyMs: ${opts.latencyMs ?? 0}, respond: () => ' I need to search X.\\nAction 1: Search[X]\\nObservation 1: ...' });
+    process.stdout.write(s.baseURL + '\\n');
+    process.stdin.on('end', () => s.close().then(() => process.exit(0)));
+    process.stdin.resume();`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const baseURL = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.on('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
+  });
+  return { baseURL, close: () => child.stdin.end() };
+}
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,7 +57,7 @@ function machine(): string {
 export async function benchLlm(): Promise<string> {
   const desc = machine();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-repro-bench-llm-'));
-  const instant = await startOpenAIServer({ respond: () => ' I need to search X.\nAction 1: Search[X]\nObservation 1: ...' });
+  const instant = await childServer({});
   const flags = { model: 'bench-model', baseUrl: instant.baseURL, cachePath: path.join(dir, 'c.sqlite') };
 
   // Miss over loopback (distinct prompts: an HTTP request + one cache insert) interleaved with the same
@@ -67,10 +88,10 @@ export async function benchLlm(): Promise<string> {
     }
   await rw.close();
   await off.close();
-  await instant.close();
+  instant.close();
 
   // Throughput against a 200 ms server: each level sends 8 rounds of `c` requests.
-  const slow = await startOpenAIServer({ respond: () => ' ok', latencyMs: 200 });
+  const slow = await childServer({ latencyMs: 200 });
   const tm = await createCompletionModel(resolveModelConfig({ model: 'bench-model', baseUrl: slow.baseURL, cache: 'off', maxInFlight: 64 }, {}));
   const levels = [1, 8, 32];
   const thr: Record<number, number> = {};
@@ -90,14 +111,14 @@ export async function benchLlm(): Promise<string> {
     thr[c] = total / ((performance.now() - t) / 1000);
   }
   await tm.close();
-  await slow.close();
+  slow.close();
   fs.rmSync(dir, { recursive: true, force: true });
 
   const f = (x: number) => x.toFixed(3);
   const lines = [
     '## llm',
     '',
-    `Machine: ${desc}. Command: \`npx tsx bench/llm.ts\`. Test server on 127.0.0.1 in the same process (its time is included).`,
+    `Machine: ${desc}. Command: \`npx tsx bench/llm.ts\`. Test server (test/servers/openai-server.ts) on 127.0.0.1 in a child process.`,
     `Prompt ~${Math.round(PROMPT.length / 1000)} KB, stop ["\\nObservation 1:"], max_tokens 100.`,
     '',
     '| measurement | median ms | p99 ms | target |',

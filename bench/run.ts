@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startOpenAIServer, type ServerCompletionRequest } from '../test/servers/openai-server.js';
-import { executeRun } from '../src/run/execute.js';
+import { applyLimits, startOpenAIServer, type ServerCompletionRequest } from '../test/servers/openai-server.js';
+import { executeRun, type RunDeps } from '../src/run/execute.js';
 import { realDeps } from '../src/run/deps.js';
 import { loadEpisodes } from '../src/run/store.js';
 
@@ -24,11 +24,24 @@ function respond(req: ServerCompletionRequest): string {
 const quiet = { progress: { write: () => {}, isTTY: false }, log: () => {} };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));
 
-async function run(baseURL: string, limit: number, concurrency: number, tag: string) {
+/** The model without HTTP: isolates the harness and the offline Wikipedia from the test server's own work. */
+const directDeps: RunDeps = {
+  ...realDeps,
+  createModel: async () => ({
+    model: 'bench-direct',
+    describe: () => ({ backend: 'direct' }),
+    async complete(req) {
+      const text = applyLimits(respond({ prompt: req.prompt } as ServerCompletionRequest), req.stop ?? [], req.maxTokens).text;
+      return { choices: [{ index: 0, text, finishReason: 'stop' }], usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0, cachedChoices: 0, latencyMs: 0 };
+    },
+  }),
+};
+
+async function run(baseURL: string, limit: number, concurrency: number, tag: string, deps: RunDeps = realDeps) {
   const t0 = performance.now();
   const r = await executeRun(
     { task: 'hotpotqa', method: 'react', split: 'offline500', limit, baseUrl: baseURL, model: 'bench-model', cache: 'off', concurrency, wiki: 'snapshot', resultsDir: path.join(tmp, tag) },
-    realDeps,
+    deps,
     quiet,
   );
   const wall = (performance.now() - t0) / 1000;
@@ -58,6 +71,12 @@ for (const c of [1, 8]) {
   say(`instant server, 500 questions, concurrency ${c}: ${steps} steps (${(steps / eps.length).toFixed(2)}/episode), wall ${wall.toFixed(2)} s, ${(wall * 1000 / steps).toFixed(3)} ms/step wall, median episode ms/step ${perStep.toFixed(3)}, errors ${errs}`);
 }
 await instant.close();
+{
+  await run('http://127.0.0.1:9/v1', 10, 1, 'direct-warm', directDeps);
+  const { wall, eps } = await run('http://127.0.0.1:9/v1', 500, 1, 'direct', directDeps);
+  const steps = eps.reduce((a, e) => a + e.steps.length, 0);
+  say(`in-process model (no HTTP), 500 questions, concurrency 1: ${steps} steps, wall ${wall.toFixed(2)} s, ${(wall * 1000 / steps).toFixed(3)} ms/step (harness + offline Wikipedia + scoring + fsync'ed append), median episode ms/step ${median(eps.map((e) => e.latency_ms / Math.max(1, e.steps.length))).toFixed(3)}`);
+}
 
 const slow = await startOpenAIServer({ respond, latencyMs: 200 });
 const rates: Record<number, number> = {};

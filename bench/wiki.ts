@@ -74,7 +74,7 @@ async function writeSynthetic(file: string, pages: number): Promise<void> {
       }
     }
     sentences.push((sentences.length ? ' ' : '') + s.join(' ') + '.');
-    if (!out.write(JSON.stringify({ title, sentences }) + '\n')) await new Promise((res) => out.once('drain', res));
+    if (!out.write(JSON.stringify({ title, sentences }) + '\n')) await new Promise<void>((res) => out.once('drain', () => res()));
   }
   await new Promise<void>((res) => out.end(res));
 }

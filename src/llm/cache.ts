@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { FatalRunError } from '../errors.js';
+import { ConfigError, FatalRunError } from '../errors.js';
 import { sha256 } from '../util/hash.js';
 import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
 import { LlmAccumulator } from './stats.js';
@@ -227,7 +227,13 @@ export class CachedCompletionModel implements CompletionModel {
     if (o.mode === 'replay' && !fs.existsSync(o.path)) {
       throw new CacheMissError(`--cache replay: the cache file ${o.path} does not exist (replay mode makes no model calls; fill it with --cache rw first)`);
     }
-    if (o.mode !== 'off') this.cache = CompletionCache.open(o.path);
+    if (o.mode !== 'off') {
+      try {
+        this.cache = CompletionCache.open(o.path);
+      } catch (e) {
+        throw new ConfigError(`--cache-path: cannot use ${o.path} as the completion cache (${(e as Error).message.split('\n')[0]})`);
+      }
+    }
   }
 
   get model(): string {

@@ -231,22 +231,28 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
   const keyValue = env[apiKeyEnv]?.trim() || undefined;
   let baseURLs = flagURLs.length ? flagURLs : env.OPENAI_BASE_URL?.trim() ? splitURLs([env.OPENAI_BASE_URL], 'OPENAI_BASE_URL') : [];
 
+  const replay = cache.mode === 'replay';
   if (!baseURLs.length) {
-    if (!keyValue) {
+    // Replaying a recorded run needs only the model name (it is part of every cache key): no endpoint, no key.
+    if (replay && s.model) {
+      baseURLs = [OPENAI_BASE_URL];
+    } else if (!keyValue) {
       throw new ConfigError(
         noModelMessage(
-          s.model
-            ? `--model ${s.model} needs an endpoint (no --base-url, OPENAI_BASE_URL or ${apiKeyEnv} is set)`
-            : 'no language model configured',
+          s.model ? `--model ${s.model} needs an endpoint (no --base-url, OPENAI_BASE_URL or ${apiKeyEnv} is set)` : 'no language model configured',
         ),
       );
+    } else if (!s.model) {
+      throw new ConfigError(
+        `${apiKeyEnv} is set but no model is named: add --model gpt-3.5-turbo-instruct (or another OpenAI completion model), or see --help for --base-url and --llm`,
+      );
+    } else {
+      baseURLs = [OPENAI_BASE_URL];
     }
-    if (!s.model) throw new ConfigError(`${apiKeyEnv} is set but no model is named: add --model gpt-3.5-turbo-instruct (or another OpenAI completion model), or see --help for --base-url and --llm`);
-    baseURLs = [OPENAI_BASE_URL];
   }
-  if (s.apiKeyEnv && !keyValue) throw new ConfigError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
+  if (s.apiKeyEnv && !keyValue && !replay) throw new ConfigError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
   const official = baseURLs.some((u) => new URL(u).hostname === 'api.openai.com');
-  if (official && !keyValue) throw new ConfigError(`api.openai.com needs an API key: set the environment variable ${apiKeyEnv}`);
+  if (official && !keyValue && !replay) throw new ConfigError(`api.openai.com needs an API key: set the environment variable ${apiKeyEnv}`);
 
   return {
     kind: 'openai',

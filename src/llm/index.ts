@@ -9,7 +9,7 @@ import type { Clock } from './clock.js';
 import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
 import { safeEndpointLabel } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter } from './limits.js';
-import { OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
+import { normalizingFetch, OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
 import { resolvePrices } from './pricing.js';
 import { redact } from './secret.js';
 import { LlmAccumulator, type LlmTotals } from './stats.js';
@@ -81,7 +81,7 @@ async function createOpenAIModel(cfg: OpenAIModelConfig, acc: LlmAccumulator, de
 async function discoverModel(cfg: OpenAIModelConfig): Promise<string> {
   const url = cfg.baseURLs[0];
   const label = safeEndpointLabel(url);
-  const client = new OpenAI({ apiKey: cfg.apiKey?.reveal() || PLACEHOLDER_KEY, baseURL: url, maxRetries: 0, timeout: cfg.requestTimeoutMs, logLevel: 'off' });
+  const client = new OpenAI({ apiKey: cfg.apiKey?.reveal() || PLACEHOLDER_KEY, baseURL: url, maxRetries: 0, timeout: cfg.requestTimeoutMs, logLevel: 'off', fetch: normalizingFetch });
   let ids: string[];
   try {
     ids = await withRetry(

@@ -78,6 +78,7 @@ export class OpenAICompatibleModel implements CompletionModel {
           maxRetries: 0, // our policy (retry.ts) decides
           timeout: o.requestTimeoutMs,
           logLevel: 'off', // the client's debug log would print request details
+          fetch: normalizingFetch,
         }),
       })),
       o.balance,
@@ -248,3 +249,44 @@ export function validateRequest(req: CompletionRequest): void {
   if (!Number.isInteger(req.n) || req.n < 1) throw new RangeError(`CompletionRequest.n must be an integer >= 1 (got ${req.n})`);
   if (!Number.isInteger(req.maxTokens) || req.maxTokens < 0) throw new RangeError(`CompletionRequest.maxTokens must be an integer >= 0 (got ${req.maxTokens})`);
 }
+
+/**
+ * Error bodies in OpenAI's shape ({"error": {"message", "type", "code"}}), whatever the server: the
+ * openai client reads only that shape, and would otherwise drop the message of vLLM
+ * ({"object": "error", "message"...}), Ollama ({"error": "text"}) or FastAPI ({"detail"...}), which is
+ * what tells a context-length 400 from a bad-parameter 400.
+ */
+export function normalizeErrorBody(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b = body as Record<string, unknown>;
+  if (b.error && typeof b.error === 'object') return body;
+  const wrap = (message: unknown) => ({
+    error: {
+      message: typeof message === 'string' ? message : JSON.stringify(message),
+      type: typeof b.type === 'string' ? b.type : null,
+      param: typeof b.param === 'string' ? b.param : null,
+      code: typeof b.code === 'string' || typeof b.code === 'number' ? b.code : null,
+    },
+  });
+  if (typeof b.error === 'string') return wrap(b.error);
+  if (typeof b.message === 'string') return wrap(b.message);
+  if (b.detail !== undefined) return wrap(b.detail);
+  return body;
+}
+
+export const normalizingFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (res.status < 400) return res;
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  const out = parsed === undefined ? text : JSON.stringify(normalizeErrorBody(parsed));
+  return new Response(out, { status: res.status, statusText: res.statusText, headers });
+};

@@ -176,6 +176,22 @@ describe('replay mode', () => {
     await model.close();
   });
 
+  it('replaying a run made on OpenAI needs only --model: no endpoint, no key, no network', async () => {
+    const file = path.join(tmpDir(), 'c.sqlite');
+    const r = req('from openai');
+    const cache = CompletionCache.open(file);
+    cache.put(cacheKey('gpt-3.5-turbo-instruct', 'completions', r), '{}', 'gpt-3.5-turbo-instruct', 0, [{ text: ' recorded', finishReason: 'stop' }], undefined, 1);
+    cache.close();
+    const cfg = resolveModelConfig({ model: 'gpt-3.5-turbo-instruct', cache: 'replay', cachePath: file }, {});
+    expect(cfg).toMatchObject({ kind: 'openai', baseURLs: ['https://api.openai.com/v1'], apiKey: undefined });
+    const model = await createCompletionModel(cfg);
+    expect((await model.complete(r)).choices[0].text).toBe(' recorded');
+    await expect(model.complete(req('not recorded'))).rejects.toBeInstanceOf(CacheMissError);
+    expect(model.totals().httpRequests).toBe(0);
+    await model.close();
+    expect(() => resolveModelConfig({ cache: 'replay', cachePath: file }, {})).toThrow(/no language model configured/);
+  });
+
   it('a replay cache file that does not exist is an error at start-up', async () => {
     const file = path.join(tmpDir(), 'missing.sqlite');
     const cfg = resolveModelConfig({ model: 'm', baseUrl: srv.baseURL, cache: 'replay', cachePath: file }, {});
@@ -257,5 +273,16 @@ describe('several processes, one file', () => {
     const { model } = await cached(file);
     expect((await model.complete(req('after crash'))).cachedChoices).toBe(0);
     await model.close();
+  });
+});
+
+describe('unusable cache file', () => {
+  it('a file that is not a SQLite database is a one-line ConfigError naming it', async () => {
+    const file = path.join(tmpDir(), 'junk.sqlite');
+    (await import('node:fs')).writeFileSync(file, 'this is not a database, just text that is long enough to have a header'.repeat(20));
+    const cfg = resolveModelConfig({ model: 'm', baseUrl: srv.baseURL, cachePath: file }, {});
+    const e = await createCompletionModel(cfg).catch((x) => x);
+    expect(e.name).toBe('UserError');
+    expect(e.message).toMatch(/^--cache-path: cannot use .*junk\.sqlite as the completion cache \(file is not a database\)$/);
   });
 });

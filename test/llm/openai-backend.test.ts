@@ -256,3 +256,42 @@ describe('authentication and fatal errors', () => {
     await s.close();
   });
 });
+
+describe('error bodies of other servers', () => {
+  it('vLLM\'s {"object":"error","message"} 400 about the context is recognised', async () => {
+    const s = await startOpenAIServer();
+    s.enqueueFaults({
+      kind: 'status',
+      status: 400,
+      body: { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 4197 tokens (4097 in the messages, 100 in the completion).", type: 'BadRequestError', param: null, code: 400 },
+    });
+    const { model } = await modelOn(s.baseURL);
+    const e = await model.complete(req('q')).catch((x) => x);
+    expect(e).toBeInstanceOf(InfraError);
+    expect(e.message).toMatch(/maximum context length is 4096/);
+    await model.close();
+    await s.close();
+  });
+
+  it('Ollama\'s {"error":"text"} 404 keeps its message', async () => {
+    const s = await startOpenAIServer();
+    s.enqueueFaults({ kind: 'status', status: 404, body: { error: "model 'llama9' not found, try pulling it first" } });
+    const { model } = await modelOn(s.baseURL, { model: 'llama9' });
+    const e = await model.complete(req('q')).catch((x) => x);
+    expect(e).toBeInstanceOf(FatalRunError);
+    expect(e.message).toMatch(/404: model 'llama9' not found, try pulling it first\)/);
+    await model.close();
+    await s.close();
+  });
+
+  it('a FastAPI {"detail"} 400 shows the detail', async () => {
+    const s = await startOpenAIServer();
+    s.enqueueFaults({ kind: 'status', status: 400, body: { detail: 'top_p must be in (0, 1]' } });
+    const { model } = await modelOn(s.baseURL);
+    const e = await model.complete(req('q')).catch((x) => x);
+    expect(e).toBeInstanceOf(FatalRunError);
+    expect(e.message).toMatch(/\(400\): top_p must be in \(0, 1\]$/);
+    await model.close();
+    await s.close();
+  });
+});

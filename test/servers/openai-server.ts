@@ -49,7 +49,7 @@ export type RespondFn = (req: ServerCompletionRequest, sampleIndex: number) => R
 
 export type Fault =
   /** Answer with this HTTP status and OpenAI's error body; optional Retry-After / retry-after-ms headers. */
-  | { kind: 'status'; status: number; retryAfter?: string; retryAfterMs?: number; message?: string }
+  | { kind: 'status'; status: number; retryAfter?: string; retryAfterMs?: number; message?: string; /** Send this JSON body instead of OpenAI's error shape (to imitate vLLM, Ollama...). */ body?: unknown }
   /** Wait this long before answering normally (use with a client timeout to provoke a timeout). */
   | { kind: 'delay'; ms: number }
   /** Destroy the socket: before any byte of the response, or after the headers and part of the body. */
@@ -208,7 +208,7 @@ export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise
       const headers: Record<string, string> = {};
       if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
       if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs);
-      sendJSON(res, fault.status, openAIError(fault.message ?? info.message, info.type, null, info.code), headers);
+      sendJSON(res, fault.status, fault.body ?? openAIError(fault.message ?? info.message, info.type, null, info.code), headers);
       return;
     }
 

@@ -177,7 +177,14 @@ export class SnapshotBackend implements WikiBackend {
   private readonly ftsSearch: Database.Statement;
   private readonly ftsFirst: Database.Statement;
 
-  constructor(readonly dbPath: string) {
+  /**
+   * query 'notebook-url' (default, faithful): search for what the live site read from the notebook's
+   * URL ("AT&T" → "AT"); 'verbatim': search for the entity as written.
+   */
+  constructor(
+    readonly dbPath: string,
+    readonly opts: { query?: 'notebook-url' | 'verbatim' } = {},
+  ) {
     if (!existsSync(dbPath)) throw new UserError(`--wiki-snapshot ${dbPath}: no such file (build one with \`react-repro wiki build\`)`);
     try {
       this.db = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -233,7 +240,7 @@ export class SnapshotBackend implements WikiBackend {
   }
 
   async search(entity: string): Promise<SearchOutcome> {
-    const term = effectiveSearchTerm(entity);
+    const term = this.opts.query === 'verbatim' ? entity.trim() : effectiveSearchTerm(entity);
     if (!term) return { kind: 'page', blocks: [] };
     const page = this.lookupTitle(term);
     if (page) return { kind: 'page', blocks: page.paragraphs.map(pyStrip), title: page.title };
@@ -249,7 +256,7 @@ export class SnapshotBackend implements WikiBackend {
       sourceSha256: this.info.sourceSha256,
       sources: this.info.sources,
       ranking: 'exact title, case-insensitive title, then FTS5 bm25(title×10, text) ties by rowid',
-      query: 'the term the notebook URL makes the site see (AT&T → AT)',
+      query: this.opts.query === 'verbatim' ? 'verbatim entity' : 'notebook-url: the term the notebook URL makes the site see (AT&T → AT)',
     };
   }
 

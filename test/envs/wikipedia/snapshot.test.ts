@@ -125,3 +125,17 @@ describe('the shipped 2017 snapshot', () => {
     expect((await env1.step('search[Hall & Oates]')).observation).toBe(hall.replace('Hall.', 'Hall & Oates.'));
   });
 });
+
+describe('verbatim queries (opt-in)', () => {
+  it('searches the entity as written', async () => {
+    const out = path.join(tmp, 'verbatim.sqlite');
+    await buildSnapshot({ from: [path.join(DUMPS, 'abstracts')], out });
+    const faithful = new SnapshotBackend(out);
+    const verbatim = new SnapshotBackend(out, { query: 'verbatim' });
+    expect((await verbatim.search('AT&T')).kind).toBe('page');
+    expect(await faithful.search('AT&T')).toEqual({ kind: 'similar', titles: ['AT&T'] }); // searched "AT"
+    expect(verbatim.describe().query).toBe('verbatim entity');
+    await faithful.close();
+    await verbatim.close();
+  });
+});
