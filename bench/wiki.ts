@@ -1,7 +1,7 @@
 // Wikipedia snapshot benchmark: build throughput, database size, search latency (p50/p99 over a mix of
 // exact hits and misses that need BM25) and peak RSS while serving, on the shipped 2017 pages and on a
 // generated snapshot of synthetic pages (Zipf-distributed words, abstract-sized pages).
-//   npx tsx bench/wiki.ts [--pages 1000000] [--queries 2000] [--out bench/results-wiki.md]
+//   npx tsx bench/wiki.ts [--pages 1000000] [--queries 2000] [--out bench/results-wiki.md] [--keep]
 // Serving is measured in a child process so its peak RSS is not the builder's.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSnapshot, SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
-import { readSourceFile } from '../src/envs/wikipedia/snapshot-sources.js';
+import Database from 'better-sqlite3';
 
 const here = fileURLToPath(import.meta.url);
 const arg = (name: string, dflt: string) => {
@@ -80,10 +80,15 @@ async function writeSynthetic(file: string, pages: number): Promise<void> {
 }
 
 /** Child: serve `queries` searches on a database, print latencies and peak RSS as JSON. */
-async function serve(db: string, titlesFile: string, queries: number): Promise<void> {
-  const titles: string[] = [];
-  for await (const p of readSourceFile(titlesFile)) titles.push(p.title);
+async function serve(db: string, queries: number): Promise<void> {
+  const b = new SnapshotBackend(db);
+  // query titles are sampled from the database itself (a separate read-only handle, closed before timing)
+  const side = new Database(db, { readonly: true });
+  const byId = side.prepare('SELECT title FROM pages WHERE id = ?');
   const r = rng(7);
+  const titles: string[] = [];
+  for (let i = 0; i < 2 * queries; i++) titles.push((byId.get(1 + Math.floor(r() * b.info.pages)) as { title: string }).title);
+  side.close();
   const pick = () => titles[Math.floor(r() * titles.length)];
   const words = (t: string) => t.split(/\s+/).filter(Boolean);
   const mix: { q: string; kind: string }[] = [];
@@ -95,7 +100,6 @@ async function serve(db: string, titlesFile: string, queries: number): Promise<v
     else if (k === 2) mix.push({ q: [...words(t).slice(0, 1), ...words(pick()).slice(-1), 'zzqx'].join(' '), kind: 'miss' });
     else mix.push({ q: words(t).slice(-2).join(' ') + ' ' + words(pick())[0], kind: 'miss' });
   }
-  const b = new SnapshotBackend(db);
   for (const m of mix.slice(0, 50)) await b.search(m.q); // warm-up
   const lat: number[] = [];
   const kinds: Record<string, number> = {};
@@ -113,7 +117,7 @@ async function serve(db: string, titlesFile: string, queries: number): Promise<v
 async function benchOne(label: string, source: string, tmp: string, queries: number) {
   const out = path.join(tmp, `${label}.sqlite`);
   const r = await buildSnapshot({ from: [source], out, progressEvery: 100_000, onProgress: (n, done) => !done && process.stderr.write(`  ${label}: ${n} pages\n`) });
-  const child = spawnSync(process.execPath, ['--import', 'tsx', here, '--serve', out, '--titles', source, '--queries', String(queries)], {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', here, '--serve', out, '--queries', String(queries)], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
   });
@@ -123,10 +127,11 @@ async function benchOne(label: string, source: string, tmp: string, queries: num
 }
 
 async function main() {
-  if (process.argv.includes('--serve')) return serve(arg('serve', ''), arg('titles', ''), Number(arg('queries', '2000')));
+  if (process.argv.includes('--serve')) return serve(arg('serve', ''), Number(arg('queries', '2000')));
   const pages = Number(arg('pages', '1000000'));
   const queries = Number(arg('queries', '2000'));
   const outFile = arg('out', path.join(path.dirname(here), 'results-wiki.md'));
+  const keep = process.argv.includes('--keep');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'wiki-bench-'));
   try {
     const rows = [await benchOne('shipped-2017', SHIPPED_PAGES, tmp, queries)];
@@ -157,7 +162,8 @@ async function main() {
     process.stdout.write(lines.join('\n'));
     writeFileSync(outFile, lines.join('\n'));
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    if (keep) process.stderr.write(`  kept ${tmp}\n`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
 }
 

@@ -24,6 +24,7 @@ export interface LlmSettings {
   llm?: string;
   llmContextSize?: number;
   llmSeed?: number;
+  llmThreads?: number;
   apiKeyEnv?: string;
   cache?: string;
   cachePath?: string;
@@ -65,6 +66,7 @@ export interface LlamaModelConfig extends CommonConfig {
   modelPath: string;
   contextSize?: number;
   seed?: number;
+  threads?: number;
 }
 
 export type ModelConfig = OpenAIModelConfig | LlamaModelConfig;
@@ -83,6 +85,7 @@ export const llmCliOptions = {
   llm: { type: 'string', group, describe: 'Embedded llama.cpp model instead of an endpoint: llama:/path/to/model.gguf (needs node-llama-cpp)' },
   'llm-context-size': { type: 'number', group, describe: 'Context size for --llm (tokens) [default: the model\'s]' },
   'llm-seed': { type: 'number', group, describe: 'Sampling seed for --llm' },
+  'llm-threads': { type: 'number', group, describe: 'CPU threads for --llm [default: node-llama-cpp\'s choice]' },
   'api-key-env': { type: 'string', group, describe: 'NAME of the environment variable that holds the API key (the key is never a flag) [default: OPENAI_API_KEY]' },
   cache: { type: 'string', group, choices: ['rw', 'off', 'replay'], describe: 'Completion cache: rw (read and write), off, replay (cache only, no model calls) [default: rw]' },
   'cache-path': { type: 'string', group, describe: 'Completion cache file (SQLite) [default: <cache dir>/completions.sqlite]' },
@@ -105,6 +108,7 @@ const SPEC: Record<keyof LlmSettings, { kind: Kind; choices?: string[]; min?: nu
   llm: { kind: 'string' },
   llmContextSize: { kind: 'int', min: 1 },
   llmSeed: { kind: 'int', min: 0 },
+  llmThreads: { kind: 'int', min: 1 },
   apiKeyEnv: { kind: 'string' },
   cache: { kind: 'string', choices: ['rw', 'off', 'replay'] },
   cachePath: { kind: 'string' },
@@ -220,7 +224,7 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
     if (flagURLs.length) throw new UserError('--llm and --base-url exclude each other: use one model backend');
     const modelPath = parseLlamaSpec(s.llm);
     if (cache.mode !== 'replay' && !fs.existsSync(modelPath)) throw new UserError(`--llm: model file not found: ${modelPath}`);
-    return { kind: 'llama', modelPath, contextSize: s.llmContextSize, seed: s.llmSeed, cache };
+    return { kind: 'llama', modelPath, contextSize: s.llmContextSize, seed: s.llmSeed, threads: s.llmThreads, cache };
   }
 
   const apiKeyEnv = s.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
@@ -279,7 +283,7 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
 /** The configuration as it may be shown or written to a manifest: no key, endpoints without credentials. */
 export function describeModelConfig(cfg: ModelConfig): Record<string, unknown> {
   if (cfg.kind === 'llama') {
-    return { backend: 'llama.cpp (embedded)', modelFile: path.basename(cfg.modelPath), modelPath: cfg.modelPath, contextSize: cfg.contextSize ?? null, seed: cfg.seed ?? null, cache: { ...cfg.cache } };
+    return { backend: 'llama.cpp (embedded)', modelFile: path.basename(cfg.modelPath), contextSize: cfg.contextSize ?? null, seed: cfg.seed ?? null, cache: { ...cfg.cache } };
   }
   return {
     backend: 'openai-compatible',

@@ -2,7 +2,9 @@
 // accounting and the persistent cache. The runner uses resolveModelConfig + createCompletionModel and
 // reads `totals()` for progress.
 import OpenAI from 'openai';
+import fs from 'node:fs';
 import path from 'node:path';
+import { sha256File } from '../util/hash.js';
 import { ConfigError, FatalRunError, InfraError } from '../errors.js';
 import { CachedCompletionModel } from './cache.js';
 import type { Clock } from './clock.js';
@@ -44,8 +46,10 @@ export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelD
   let inner: CompletionModel;
   let api: string;
   if (cfg.kind === 'llama') {
-    api = cfg.seed !== undefined ? `llama;seed=${cfg.seed}` : 'llama';
-    inner = cfg.cache.mode === 'replay' ? replayOnlyLlama(cfg) : meter(await loadLlama(cfg), acc);
+    inner = cfg.cache.mode === 'replay' ? await replayOnlyLlama(cfg) : meter(await loadLlama(cfg), acc);
+    // Two GGUF files may share a basename: the file's sha256 keeps their cache entries apart.
+    const sha = String(inner.describe().sha256 ?? '');
+    api = `llama;sha256=${sha}` + (cfg.seed !== undefined ? `;seed=${cfg.seed}` : '');
   } else {
     api = cfg.api;
     inner = await createOpenAIModel(cfg, acc, deps);
@@ -114,14 +118,21 @@ async function loadLlama(cfg: LlamaModelConfig): Promise<CompletionModel> {
     const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
     throw new ConfigError(`the embedded llama.cpp backend could not be loaded (${why}); run \`npm install node-llama-cpp\``);
   }
-  return mod.createLlamaModel({ modelPath: cfg.modelPath, contextSize: cfg.contextSize, seed: cfg.seed });
+  return mod.createLlamaModel({ modelPath: cfg.modelPath, contextSize: cfg.contextSize, seed: cfg.seed, threads: cfg.threads });
 }
 
-/** --cache replay with --llm: nothing is loaded (no weights needed); every answer must come from the cache. */
-function replayOnlyLlama(cfg: LlamaModelConfig): CompletionModel {
+/**
+ * --cache replay with --llm: the weights are not loaded; every answer must come from the cache. The file
+ * is still read once for its sha256, which is part of every llama cache key.
+ */
+async function replayOnlyLlama(cfg: LlamaModelConfig): Promise<CompletionModel> {
+  if (!fs.existsSync(cfg.modelPath)) {
+    throw new ConfigError(`--llm: ${cfg.modelPath} not found; replay needs the GGUF file to identify its cache entries (by sha256)`);
+  }
+  const sha256 = await sha256File(cfg.modelPath);
   return {
     model: path.basename(cfg.modelPath),
-    describe: () => ({ ...describeModelConfig(cfg), loaded: false }),
+    describe: () => ({ ...describeModelConfig(cfg), sha256, loaded: false }),
     complete: () => Promise.reject(new FatalRunError('--cache replay makes no model calls')),
   };
 }

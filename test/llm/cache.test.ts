@@ -1,6 +1,8 @@
 // The persistent completion cache: hits without HTTP, per-sample rows (fewer served from cache, more
 // asks only for the missing ones), replay mode, several processes writing one file, kill -9.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,20 +200,30 @@ describe('replay mode', () => {
     await expect(createCompletionModel(cfg)).rejects.toThrow(/does not exist.*replay mode makes no model calls/);
   });
 
-  it('replay with --llm needs no model file to be loaded', async () => {
+  it('replay with --llm loads no weights; the GGUF sha256 keys its entries', async () => {
     const dir = tmpDir();
     const file = path.join(dir, 'c.sqlite');
-    const cfg = resolveModelConfig({ llm: `llama:${dir}/absent.gguf`, cache: 'replay', cachePath: file }, {});
-    // Fill the cache as the llama backend would have (model name = file name, api llama).
+    const gguf = path.join(dir, 'tiny.gguf');
+    fs.writeFileSync(gguf, 'not a real model: replay never loads it');
+    const sha = createHash('sha256').update(fs.readFileSync(gguf)).digest('hex');
+    const cfg = resolveModelConfig({ llm: `llama:${gguf}`, cache: 'replay', cachePath: file }, {});
+    // Fill the cache as the llama backend would have (model name = file name, api carries the sha256).
     const cache = CompletionCache.open(file);
     const r = req('hello');
-    const key = cacheKey('absent.gguf', 'llama', r);
-    cache.put(key, '{}', 'absent.gguf', 0, [{ text: ' world', finishReason: 'stop' }], undefined, 1);
+    cache.put(cacheKey('tiny.gguf', `llama;sha256=${sha}`, r), '{}', 'tiny.gguf', 0, [{ text: ' world', finishReason: 'stop' }], undefined, 1);
+    // An entry of another GGUF file with the same basename must not be served.
+    cache.put(cacheKey('tiny.gguf', 'llama;sha256=' + '0'.repeat(64), req('other')), '{}', 'tiny.gguf', 0, [{ text: ' nope', finishReason: 'stop' }], undefined, 1);
     cache.close();
     const model = await createCompletionModel(cfg);
     expect((await model.complete(r)).choices[0].text).toBe(' world');
     await expect(model.complete(req('other'))).rejects.toBeInstanceOf(CacheMissError);
     await model.close();
+  });
+
+  it('replay with --llm and no GGUF file is a one-line ConfigError', async () => {
+    const dir = tmpDir();
+    const cfg = resolveModelConfig({ llm: `llama:${dir}/absent.gguf`, cache: 'replay', cachePath: path.join(dir, 'c.sqlite') }, {});
+    await expect(createCompletionModel(cfg)).rejects.toThrow(/absent\.gguf not found; replay needs the GGUF file/);
   });
 });
 

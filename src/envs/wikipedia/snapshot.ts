@@ -51,6 +51,8 @@ export interface BuildOptions {
   progressEvery?: number;
   /** Pages per transaction. */
   batch?: number;
+  /** FTS5 in-memory term buffer before a segment is written (default 256 MB). */
+  hashBytes?: number;
 }
 
 export interface BuildResult {
@@ -97,6 +99,13 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -200000');
     createSchema(db);
+    // Build-time FTS5 tuning: a large in-memory term buffer (fewer, bigger level-0 segments) and no
+    // incremental merging; one 'optimize' at the end merges everything into a single segment.
+    const tune = db.prepare(`INSERT INTO pages_fts(pages_fts, rank) VALUES (?, ?)`);
+    // (FTS5 only accepts integer values: bind BigInts, JS numbers bind as REAL)
+    tune.run('hashsize', BigInt(opts.hashBytes ?? 256 * 1024 * 1024));
+    tune.run('automerge', 0n);
+    tune.run('crisismerge', 64n);
     const insPage = db.prepare('INSERT INTO pages(id, title, norm, lower, paragraphs) VALUES (?, ?, ?, ?, ?)');
     const insFts = db.prepare('INSERT INTO pages_fts(rowid, title, body) VALUES (?, ?, ?)');
     const flush = db.transaction((rows: SourcePage[]) => {
@@ -107,7 +116,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
         insFts.run(pages, r.title, r.paragraphs.join('\n'));
       }
     });
-    const batchSize = opts.batch ?? 5000;
+    const batchSize = opts.batch ?? 20_000;
     const every = opts.progressEvery ?? 50_000;
     let batch: SourcePage[] = [];
     let nextReport = every;
@@ -216,7 +225,7 @@ export class SnapshotBackend implements WikiBackend {
   }
 
   /**
-   * BM25 titles for a term (up to `limit`). Tokens in more than 0.5% of pages (at least 200) carry
+   * BM25 titles for a term (up to `limit`). Tokens in more than 0.1% of pages (at least 200) carry
    * little weight in BM25 and cost the most, so they are dropped while a rarer token remains; all
    * remaining tokens must match (then any of them). A query made only of such frequent tokens
    * ("the", "at") matches titles holding all of them, in rowid order (no scoring: bounded time).
@@ -224,7 +233,7 @@ export class SnapshotBackend implements WikiBackend {
   similarTitles(term: string, limit = 20): string[] {
     const toks = queryTokens(term);
     if (toks.length === 0) return [];
-    const maxDf = Math.max(200, this.info.pages * 0.005);
+    const maxDf = Math.max(200, this.info.pages * 0.001);
     const withDf = toks.map((t) => ({ t, df: (this.df.get(t) as { doc: number } | undefined)?.doc ?? 0 }));
     if (withDf.every((x) => x.df === 0)) return [];
     const rare = withDf.filter((x) => x.df > 0 && x.df <= maxDf).map((x) => x.t);
