@@ -2,7 +2,8 @@
 """Generate the Wikipedia environment's expectations with CPython (paper-protocol.md §6).
 
 Run from the repository root:  python3 scripts/gen_wiki_fixtures.py
-Needs CPython 3.11, requests and BeautifulSoup 4.11 (Debian: python3-requests python3-bs4).
+Needs CPython 3.11, requests and BeautifulSoup 4.11 (Debian: python3-requests python3-bs4; with a
+separate interpreter: PYTHONPATH=/usr/lib/python3/dist-packages python3 scripts/gen_wiki_fixtures.py).
 Tests never run Python: they read what this script writes.
 
 Writes
@@ -14,6 +15,8 @@ Writes
   test/fixtures/wikipedia/urls.json       the URL requests.get sends for a search[...] entity
   test/fixtures/wikipedia/bs4.json        what BeautifulSoup(html.parser) sees in HTML snippets
   test/fixtures/wikipedia/episodes.json   observations of the released env logic on the test site
+  test/fixtures/wikipedia/shipped_snapshot.json  the same on pages of the shipped 2017 snapshot
+  test/fixtures/wikipedia/dumps/          tiny dumps in the three formats `wiki build` reads
 
 The env logic below is a restatement of the released wikienv.py behaviour (paper-protocol.md §6),
 run against the same test site that test/servers/wiki-server.ts serves.

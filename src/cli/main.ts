@@ -1,7 +1,7 @@
 // The react-repro command line: one yargs program, one module per subcommand (src/cli/commands).
 import yargs from 'yargs';
 import type { CommandModule } from 'yargs';
-import { isUserFacing, UserError } from '../errors.js';
+import { InfraError, isUserFacing, UserError } from '../errors.js';
 import { dataCommand } from './commands/data.js';
 import { wikiCommand } from './commands/wiki.js';
 import { runCommand } from './commands/run.js';
@@ -15,6 +15,10 @@ export function reportError(e: unknown): number {
   if (isUserFacing(e)) {
     process.stderr.write(`react-repro: ${e.message}\n`);
     return 'exitCode' in e && typeof e.exitCode === 'number' ? e.exitCode : 1;
+  }
+  if (e instanceof InfraError) {
+    process.stderr.write(`react-repro: ${e.source === 'llm' ? 'model endpoint' : 'Wikipedia'} unavailable: ${e.message}\n`);
+    return 1;
   }
   process.stderr.write(`react-repro: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
   return 70;

@@ -135,7 +135,6 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     }
     flush(batch);
     db.exec('CREATE INDEX pages_norm ON pages(norm, id); CREATE INDEX pages_lower ON pages(lower, id);');
-    db.exec(`CREATE VIRTUAL TABLE pages_vocab USING fts5vocab(pages_fts, 'row');`);
     db.exec(`INSERT INTO pages_fts(pages_fts) VALUES('optimize');`);
     const meta = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
     meta.run('format', String(SNAPSHOT_FORMAT));
@@ -206,7 +205,8 @@ export class SnapshotBackend implements WikiBackend {
     this.db.pragma('cache_size = -32000'); // 32 MB page cache keeps serving RSS small
     this.byNorm = this.db.prepare('SELECT title, paragraphs FROM pages WHERE norm = ? ORDER BY id LIMIT 1');
     this.byLower = this.db.prepare('SELECT title, paragraphs FROM pages WHERE lower = ? ORDER BY id LIMIT 1');
-    this.df = this.db.prepare('SELECT doc FROM pages_vocab WHERE term = ?');
+    // Document frequency, counted only up to a cap: fts5vocab would read a frequent term's whole doclist.
+    this.df = this.db.prepare('SELECT count(*) AS doc FROM (SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? LIMIT ?)');
     this.ftsSearch = this.db.prepare(
       `SELECT p.title FROM (SELECT rowid, bm25(pages_fts, 10.0, 1.0) AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score, rowid LIMIT ?) AS hit
        JOIN pages p ON p.id = hit.rowid ORDER BY hit.score, hit.rowid`,
@@ -234,7 +234,7 @@ export class SnapshotBackend implements WikiBackend {
     const toks = queryTokens(term);
     if (toks.length === 0) return [];
     const maxDf = Math.max(200, this.info.pages * 0.001);
-    const withDf = toks.map((t) => ({ t, df: (this.df.get(t) as { doc: number } | undefined)?.doc ?? 0 }));
+    const withDf = toks.map((t) => ({ t, df: (this.df.get(quote(t), maxDf + 1) as { doc: number }).doc }));
     if (withDf.every((x) => x.df === 0)) return [];
     const rare = withDf.filter((x) => x.df > 0 && x.df <= maxDf).map((x) => x.t);
     const scored = (q: string) => (this.ftsSearch.all(q, limit) as { title: string }[]).map((r) => r.title);
@@ -244,6 +244,7 @@ export class SnapshotBackend implements WikiBackend {
       return scored(rare.map(quote).join(' OR '));
     }
     const present = withDf.filter((x) => x.df > 0).map((x) => x.t);
+    // only frequent tokens: titles holding all of them, in rowid order (no scoring, stops at `limit`)
     const titleOnly = `{title} : (${present.map(quote).join(' AND ')})`;
     return (this.ftsFirst.all(titleOnly, limit) as { title: string }[]).map((r) => r.title);
   }

@@ -39,6 +39,7 @@ export class WikiEnv implements Env {
   private answer: string | null = null;
   /** clean_str failures seen in the current step (reported in info, then reset). */
   private cleanErrors = 0;
+  /** The searches of the current episode (entity as sent, outcome kind), for logs and manifests. */
   readonly searches: { entity: string; outcome: SearchOutcome['kind'] }[] = [];
   private readonly opts: Required<WikiEnvOptions>;
 
@@ -57,6 +58,7 @@ export class WikiEnv implements Env {
     this.cnt = 0;
     this.steps = 0;
     this.answer = null;
+    this.searches.length = 0;
     return this.obs;
   }
 
