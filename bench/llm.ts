@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { childOpenAIServer } from './support/child-server.js';
 import { createCompletionModel, resolveModelConfig } from '../src/llm/index.js';
 import { PAPER_SAMPLING, type CompletionRequest } from '../src/llm/types.js';
 
@@ -19,27 +19,6 @@ const req = (i: number, over: Partial<CompletionRequest> = {}): CompletionReques
   stop: ['\nObservation 1:'],
   ...over,
 });
-
-/** The test server in its own process (as a real server would be), so its CPU time is not ours. */
-async function childServer(opts: { latencyMs?: number }): Promise<{ baseURL: string; close: () => void }> {
-  const serverModule = pathToFileURL(path.join(here, '../test/servers/openai-server.ts')).href;
-  const code = `
-    const { startOpenAIServer } = await import(${JSON.stringify(serverModule)});
-    const s = await startOpenAIServer({ latencyMs: ${opts.latencyMs ?? 0}, respond: () => ' I need to search X.\\nAction 1: Search[X]\\nObservation 1: ...' });
-    process.stdout.write(s.baseURL + '\\n');
-    process.stdin.on('end', () => s.close().then(() => process.exit(0)));
-    process.stdin.resume();`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const baseURL = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    child.on('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
-  });
-  return { baseURL, close: () => child.stdin.end() };
-}
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -57,7 +36,7 @@ function machine(): string {
 export async function benchLlm(): Promise<string> {
   const desc = machine();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-repro-bench-llm-'));
-  const instant = await childServer({});
+  const instant = await childOpenAIServer({ script: 'searchX' });
   const flags = { model: 'bench-model', baseUrl: instant.baseURL, cachePath: path.join(dir, 'c.sqlite') };
 
   // Miss over loopback (distinct prompts: an HTTP request + one cache insert) interleaved with the same
@@ -91,7 +70,7 @@ export async function benchLlm(): Promise<string> {
   instant.close();
 
   // Throughput against a 200 ms server: each level sends 8 rounds of `c` requests.
-  const slow = await childServer({ latencyMs: 200 });
+  const slow = await childOpenAIServer({ script: 'searchX', latencyMs: 200 });
   const tm = await createCompletionModel(resolveModelConfig({ model: 'bench-model', baseUrl: slow.baseURL, cache: 'off', maxInFlight: 64 }, {}));
   const levels = [1, 8, 32];
   const thr: Record<number, number> = {};

@@ -5,21 +5,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyLimits, startOpenAIServer, type ServerCompletionRequest } from '../test/servers/openai-server.js';
+import { applyLimits } from '../test/servers/openai-server.js';
+import { childOpenAIServer } from './support/child-server.js';
+import { reactEpisode } from './support/scripts.js';
 import { executeRun, type RunDeps } from '../src/run/execute.js';
 import { realDeps } from '../src/run/deps.js';
 import { loadEpisodes } from '../src/run/store.js';
-
-function respond(req: ServerCompletionRequest): string {
-  const p = req.prompt;
-  const q = /Question: ([^\n]*)\n(?![\s\S]*Question: )/.exec(p)?.[1] ?? 'Wikipedia';
-  const m = /Thought (\d+):$/.exec(p) ?? /Action (\d+):$/.exec(p);
-  const i = m ? Number(m[1]) : 1;
-  const entity = q.replace(/[?"]/g, '').split(' ').slice(0, 4).join(' ');
-  if (i === 1) return ` I need to search ${entity}.\nAction 1: Search[${entity}]\nObservation 1: x`;
-  if (i === 2) return ` Let me look up the.\nAction 2: Lookup[the]\nObservation 2: x`;
-  return ` So the answer is yes.\nAction ${i}: Finish[yes]\nObservation ${i}: x`;
-}
 
 const quiet = { progress: { write: () => {}, isTTY: false }, log: () => {} };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));
@@ -31,7 +22,7 @@ const directDeps: RunDeps = {
     model: 'bench-direct',
     describe: () => ({ backend: 'direct' }),
     async complete(req) {
-      const text = applyLimits(respond({ prompt: req.prompt } as ServerCompletionRequest), req.stop ?? [], req.maxTokens).text;
+      const text = applyLimits(reactEpisode({ prompt: req.prompt }), req.stop ?? [], req.maxTokens).text;
       return { choices: [{ index: 0, text, finishReason: 'stop' }], usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0, cachedChoices: 0, latencyMs: 0 };
     },
   }),
@@ -60,7 +51,7 @@ const say = (s: string) => {
   lines.push(s);
 };
 
-const instant = await startOpenAIServer({ respond });
+const instant = await childOpenAIServer({ script: 'reactEpisode' });
 // Warm-up (builds the snapshot database on first use, JIT).
 await run(instant.baseURL, 10, 8, 'warm');
 for (const c of [1, 8]) {
@@ -70,7 +61,7 @@ for (const c of [1, 8]) {
   const errs = eps.filter((e) => e.error).length;
   say(`instant server, 500 questions, concurrency ${c}: ${steps} steps (${(steps / eps.length).toFixed(2)}/episode), wall ${wall.toFixed(2)} s, ${(wall * 1000 / steps).toFixed(3)} ms/step wall, median episode ms/step ${perStep.toFixed(3)}, errors ${errs}`);
 }
-await instant.close();
+instant.close();
 {
   await run('http://127.0.0.1:9/v1', 10, 1, 'direct-warm', directDeps);
   const { wall, eps } = await run('http://127.0.0.1:9/v1', 500, 1, 'direct', directDeps);
@@ -78,7 +69,7 @@ await instant.close();
   say(`in-process model (no HTTP), 500 questions, concurrency 1: ${steps} steps, wall ${wall.toFixed(2)} s, ${(wall * 1000 / steps).toFixed(3)} ms/step (harness + offline Wikipedia + scoring + fsync'ed append), median episode ms/step ${median(eps.map((e) => e.latency_ms / Math.max(1, e.steps.length))).toFixed(3)}`);
 }
 
-const slow = await startOpenAIServer({ respond, latencyMs: 200 });
+const slow = await childOpenAIServer({ script: 'reactEpisode', latencyMs: 200 });
 const rates: Record<number, number> = {};
 for (const [c, n] of [[1, 40], [8, 160], [32, 500]] as const) {
   const { wall, eps } = await run(slow.baseURL, n, c, `slow-c${c}`);
@@ -86,6 +77,6 @@ for (const [c, n] of [[1, 40], [8, 160], [32, 500]] as const) {
   const lin = c === 1 ? 1 : rates[c] / (rates[1] * c);
   say(`200 ms server, ${n} questions, concurrency ${c}: wall ${wall.toFixed(2)} s, ${rates[c].toFixed(2)} episodes/s, ${lin.toFixed(2)} x linear, errors ${eps.filter((e) => e.error).length}`);
 }
-await slow.close();
+slow.close();
 fs.rmSync(tmp, { recursive: true, force: true });
 say(`machine: ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, ${os.platform()} ${os.release()}`);

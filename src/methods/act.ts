@@ -6,7 +6,7 @@
 import type { Example, TaskName } from '../tasks/types.js';
 import type { EpisodeOutcome, Method, MethodContext } from './types.js';
 import { runInteractive, type Turn } from './interactive.js';
-import { pythonStrip } from './pystr.js';
+import { pyStrip } from '../util/python-str.js';
 import type { CallLedger } from './episode.js';
 import { PAPER_SAMPLING } from '../llm/types.js';
 import { resolveMaxSteps, resolvedSteps, type ResolvedMethodOptions } from './options.js';
@@ -15,7 +15,7 @@ import { checkTask, describePrompts } from './describe.js';
 
 export async function actTurn(prompt: string, i: number, ledger: CallLedger): Promise<Turn> {
   const completion = await ledger.llm(prompt + `Action ${i}:`, [`\nObservation ${i}:`]);
-  return { action: pythonStrip(completion) };
+  return { action: pyStrip(completion) };
 }
 
 export function actStepText(i: number, turn: Turn, obs: string): string {

@@ -4,7 +4,7 @@ import type { Env, StepResult } from '../envs/types.js';
 import type { Example } from '../tasks/types.js';
 import type { EpisodeOutcome, MethodContext } from './types.js';
 import { CallLedger, infoAnswer, infoNumber, type QaStepRecord } from './episode.js';
-import { lowerFirstCodePoint } from './pystr.js';
+import { lowerFirstCodePoint } from '../util/python-str.js';
 import type { EmptyActionHandling } from './options.js';
 
 export interface Turn {

@@ -7,7 +7,7 @@ import { promptsDir } from '../paths.js';
 import { sha256 } from '../util/hash.js';
 import type { TaskName } from '../tasks/types.js';
 import type { MethodName } from './types.js';
-import { pythonStrip } from './pystr.js';
+import { pyStrip } from '../util/python-str.js';
 
 /** The paper's prompt files (vendored, read-only) and ours. */
 export const PROMPT_FILES = {
@@ -279,7 +279,7 @@ export function qaPrompt(p: MethodPrompt, label: 'Question' | 'Claim', question:
 export function parseQaAnswer(text: string): string | null {
   const at = text.lastIndexOf('Answer:');
   if (at === -1) return null;
-  const rest = pythonStrip(text.slice(at + 'Answer:'.length));
-  const line = pythonStrip(rest.split('\n')[0]);
+  const rest = pyStrip(text.slice(at + 'Answer:'.length));
+  const line = pyStrip(rest.split('\n')[0]);
   return line === '' ? null : line;
 }

@@ -2,7 +2,7 @@
 import type { Example, TaskName } from '../tasks/types.js';
 import type { EpisodeOutcome, Method, MethodContext } from './types.js';
 import { runInteractive, type Turn } from './interactive.js';
-import { countOccurrences, pythonStrip } from './pystr.js';
+import { countOccurrences, pyStrip } from '../util/python-str.js';
 import type { CallLedger } from './episode.js';
 import { PAPER_SAMPLING } from '../llm/types.js';
 import { resolveMaxSteps, resolvedSteps, type ResolvedMethodOptions } from './options.js';
@@ -12,7 +12,7 @@ import { checkTask, describePrompts } from './describe.js';
 /** One webthink turn: thought and action from one completion, or the bad-call fallback (§4 step 2). */
 export async function reactTurn(prompt: string, i: number, ledger: CallLedger): Promise<Turn> {
   const thoughtAction = await ledger.llm(prompt + `Thought ${i}:`, [`\nObservation ${i}:`]);
-  const stripped = pythonStrip(thoughtAction);
+  const stripped = pyStrip(thoughtAction);
   const sep = `\nAction ${i}: `;
   // Python: `thought, action = s.split(sep)` succeeds only when sep occurs exactly once.
   if (countOccurrences(stripped, sep) === 1) {
@@ -20,7 +20,7 @@ export async function reactTurn(prompt: string, i: number, ledger: CallLedger): 
     return { thought, action };
   }
   const thought = stripped.split('\n')[0];
-  const action = pythonStrip(await ledger.llm(prompt + `Thought ${i}: ${thought}\nAction ${i}:`, ['\n']));
+  const action = pyStrip(await ledger.llm(prompt + `Thought ${i}: ${thought}\nAction ${i}:`, ['\n']));
   return { thought, action, badcall: true };
 }
 

@@ -4,7 +4,7 @@ import { getTask } from '../tasks/index.js';
 import { createMethod, methodOptionsFromArgv, methodCliOptions, combinationCliOptions } from '../methods/index.js';
 import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
 import { QAEpisodeEnv } from '../tasks/episode-env.js';
-import { WikiEnv } from '../envs/wikipedia/wiki-env.js';
+import { WikiEnv, describeWikiEnv, type WikiEnvOptions } from '../envs/wikipedia/wiki-env.js';
 import { wikiCliOptions, wikiBackendFromArgv } from '../envs/wikipedia/index.js';
 import type { TaskName } from '../tasks/types.js';
 import type { MethodName } from '../methods/types.js';
@@ -35,9 +35,11 @@ export const realDeps: RunDeps = {
       'wiki-snapshot': settings.wikiSnapshot as string | undefined,
       'wiki-timeout': settings.wikiTimeout as number | undefined,
     });
+    const envOptions: WikiEnvOptions = {};
     return {
-      makeEnv: (ex) => new QAEpisodeEnv(new WikiEnv(backend), task, ex),
-      describe: () => backend.describe(),
+      makeEnv: (ex) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, ex),
+      // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).
+      describe: () => ({ ...backend.describe(), env: describeWikiEnv(envOptions) }),
       close: async () => backend.close?.(),
     };
   },

@@ -135,6 +135,9 @@ export function resumeDir(settings: Settings): string {
 
 export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {
   const plan = planEpisodes(settings, deps);
+  // Checked before the run folder is created: bad input must leave nothing half-written.
+  const concurrency = Number(settings.concurrency ?? 8);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`--concurrency: expected a positive integer, got ${settings.concurrency}`);
   const taskName = plan.task.name;
   const methodName = (settings.method ?? 'react') as MethodName;
   const method = deps.createMethod(methodName, settings, plan.task);
@@ -189,10 +192,9 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
           model: model.model,
           indices: plan.indices,
           ...(plan.shard ? { selection: plan.selection } : {}),
-          ...(plan.shard ? { selection: plan.selection } : {}),
           identity,
           settings: recordableSettings(settings),
-          fidelity: fidelityOf(methodDesc, modelDesc, plan),
+          fidelity: fidelityOf(methodDesc, modelDesc, wikiDesc, plan),
           inputs,
           modelDescription: modelDesc,
           wiki: wikiDesc,
@@ -223,8 +225,6 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
         tokens: initial.total_tokens,
         cost: initial.cost_usd,
       }, io.progress);
-      const concurrency = Number(settings.concurrency ?? 8);
-      if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`--concurrency: expected a positive integer, got ${settings.concurrency}`);
       const res = await executeEpisodes({
         store,
         examples,
@@ -283,14 +283,21 @@ function writeManifest(store: RunStore, manifest: RunManifest, secrets: string[]
   store.writeManifest(manifest);
 }
 
-/** The fidelity switches in one place (brief §2): method options, FEVER sample, API mode. */
-function fidelityOf(methodDesc: Record<string, unknown>, modelDesc: Record<string, unknown>, plan: Plan): Record<string, unknown> {
+/** The fidelity switches in one place (brief §2): method options, FEVER sample, API mode, Wikipedia env. */
+function fidelityOf(
+  methodDesc: Record<string, unknown>,
+  modelDesc: Record<string, unknown>,
+  wikiDesc: Record<string, unknown> | null,
+  plan: Plan,
+): Record<string, unknown> {
   const api = modelDesc.api ?? modelDesc.apiMode ?? modelDesc.mode;
   return {
     method: methodDesc,
     split: { name: plan.split, description: plan.splitDescription },
     api: api ?? null,
     modelDeviations: modelDesc.deviations ?? [],
+    // §6: the Wikipedia backend and WikiEnv's deviations (null for methods without an environment).
+    wiki: wikiDesc ? { backend: wikiDesc.kind ?? null, env: wikiDesc.env ?? null } : null,
   };
 }
 

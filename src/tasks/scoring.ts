@@ -1,7 +1,7 @@
 // §7 scoring, as the released wrappers.py computes it: normalize_answer, exact match and token F1, and
 // the per-task scores that HotPotQAWrapper / FeverWrapper attach when an episode ends.
 import type { Score } from './types.js';
-import { pyLower, pySplit, pyWhitespaceFix, removeArticles, removePunctuation } from './python-str.js';
+import { pyLower, pySplit, pyWhitespaceFix, removeArticles, removePunctuation } from '../util/python-str.js';
 
 /** normalize_answer(s) = white_space_fix(remove_articles(remove_punc(lower(s)))). */
 export function normalizeAnswer(s: string): string {

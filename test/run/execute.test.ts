@@ -153,6 +153,14 @@ describe('executeRun', () => {
     expect(() => mergeRuns([s1.dir, s2.dir, s3.dir], path.join(dir, 'm1'))).toThrow(/shard 2\/3 .* is unfinished: 4 of 7 episodes missing/);
   });
 
+  it('refuses a bad --concurrency before anything is written', async () => {
+    const { io } = quietIO();
+    for (const concurrency of [0, -2, 1.5]) {
+      await expect(executeRun({ ...base(), limit: 2, concurrency }, fakeDeps(), io)).rejects.toThrow(/^--concurrency: expected a positive integer, got /);
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   it('never writes a secret value, and runs exactly --indices', async () => {
     const { io } = quietIO();
     const r = await executeRun({ ...base(), indices: '12,4,7' }, fakeDeps({}, { secrets: ['sk-test-SECRET-123'] }), io);

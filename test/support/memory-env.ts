@@ -2,7 +2,7 @@
 // lookup[k] is not modelled (scripted observations instead), finish[a] ends the episode with answer a,
 // anything else is "Invalid action: <a>". Records every action it receives.
 import type { Env, StepResult } from '../../src/envs/types.js';
-import { pythonStrip } from '../../src/methods/pystr.js';
+import { pyStrip } from '../../src/util/python-str.js';
 
 export class MemoryEnv implements Env {
   readonly actions: string[] = [];
@@ -21,7 +21,7 @@ export class MemoryEnv implements Env {
 
   async step(raw: string): Promise<StepResult> {
     this.actions.push(raw);
-    const action = pythonStrip(raw); // wikienv: action.strip()
+    const action = pyStrip(raw); // wikienv: action.strip()
     let done = false;
     let obs: string;
     const scripted = this.observe(raw);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { exactMatch, f1Components, f1Score, normalizeAnswer, scoreFever, scoreHotpotQA } from '../../src/tasks/scoring.js';
-import { pyLower, pySplit, removeArticles } from '../../src/tasks/python-str.js';
+import { pyLower, pySplit, removeArticles } from '../../src/util/python-str.js';
 
 const dir = path.join(import.meta.dirname, '..', 'fixtures', 'scoring');
 

@@ -29,6 +29,20 @@ export class WikiDisambiguationLoopError extends Error {
   override readonly name = 'WikiDisambiguationLoopError';
 }
 
+/** The env's deviations from the released wikienv.py, secret-free, for the run manifest (brief: every deviation recorded). */
+export function describeWikiEnv(opts: WikiEnvOptions = {}): Record<string, unknown> {
+  const cleanStrErrors = opts.cleanStrErrors ?? 'keep';
+  return {
+    cleanStrErrors,
+    cleanStrErrorsMeaning:
+      cleanStrErrors === 'keep'
+        ? 'where the released clean_str raises (and crashes the run), keep the text unchanged and count it in info.clean_str_errors'
+        : 'where the released clean_str raises, the episode fails with an environment error',
+    maxDisambiguationRetries: opts.maxDisambiguationRetries ?? 20,
+    maxDisambiguationRetriesMeaning: 'bracketed "may refer to:" re-searches before the episode fails (the released code recurses without limit)',
+  };
+}
+
 export class WikiEnv implements Env {
   private obs = WIKI_RESET_OBSERVATION;
   private page: string | null = null;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { countOccurrences, lowerFirstCodePoint, pythonStrip } from '../../src/methods/pystr.js';
+import { countOccurrences, lowerFirstCodePoint, pyStrip } from '../../src/util/python-str.js';
 
 describe('Python str helpers', () => {
-  it('pythonStrip uses Python whitespace: \\x1c-\\x1f and \\x85 stripped, \\ufeff kept', () => {
-    expect(pythonStrip('\u001c\u001d\u001e\u001f\u0085 a b \t\n\u000b\u000c\r\u00a0\u3000')).toBe('a b');
-    expect(pythonStrip('\ufeffa\ufeff')).toBe('\ufeffa\ufeff');
+  it('pyStrip uses Python whitespace: \\x1c-\\x1f and \\x85 stripped, \\ufeff kept', () => {
+    expect(pyStrip('\u001c\u001d\u001e\u001f\u0085 a b \t\n\u000b\u000c\r\u00a0\u3000')).toBe('a b');
+    expect(pyStrip('\ufeffa\ufeff')).toBe('\ufeffa\ufeff');
     expect('\ufeffa\ufeff'.trim()).toBe('a'); // the difference that matters
-    expect(pythonStrip('')).toBe('');
-    expect(pythonStrip(' \n ')).toBe('');
+    expect(pyStrip('')).toBe('');
+    expect(pyStrip(' \n ')).toBe('');
   });
 
   it('lowerFirstCodePoint lowers one code point, like action[0].lower() + action[1:]', () => {

@@ -1,6 +1,7 @@
-// The few Python str/re behaviours that normalize_answer (§7) depends on, reproduced on Unicode input:
-// str.lower() (full mappings, final sigma), re's \b for str patterns, and str.split() with no
-// arguments. JavaScript's toLowerCase, \b, \w and \s differ from Python 3.11 (other Unicode version,
+// Python 3.11 str/re behaviours the released code relies on, reproduced on Unicode input, in one place:
+// str.strip()/isspace() (§4 webthink, §6 wikienv), str.lower() (full mappings, final sigma: §6 lookup,
+// §7 normalize_answer, §4 action[0].lower()), re's \b for str patterns and str.split() (§7).
+// JavaScript's trim, toLowerCase, \b, \w and \s differ from Python 3.11 (other Unicode version,
 // ASCII-only \b, another whitespace set), so the character classes come from tables generated with
 // CPython (scripts/gen_python_unicode_tables.py).
 import {
@@ -139,6 +140,42 @@ export function removeArticles(text: string): string {
     }
   }
   return last === 0 ? text : out + text.slice(last);
+}
+
+const SPACE = new Set<number>(SPACE_CODEPOINTS);
+
+/** Python's str.isspace() for one code point (includes \x1c-\x1f and \x85, unlike JS trim; excludes U+FEFF). */
+export function pyIsSpace(cp: number): boolean {
+  return SPACE.has(cp);
+}
+
+/** Python's s.strip() with no argument. (Every Python whitespace code point is a single UTF-16 unit.) */
+export function pyStrip(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && SPACE.has(s.charCodeAt(start))) start++;
+  while (end > start && SPACE.has(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
+}
+
+/**
+ * The notebook's `action[0].lower() + action[1:]`: Python indexes code points, not UTF-16 units, and
+ * lower() may give two code points (U+0130). The empty string has no action[0] (the released code
+ * raises IndexError); callers decide.
+ */
+export function lowerFirstCodePoint(s: string): string {
+  const cp = s.codePointAt(0);
+  if (cp === undefined) return s;
+  const width = cp > 0xffff ? 2 : 1;
+  return pyLower(s.slice(0, width)) + s.slice(width);
+}
+
+/** Python's `len(s.split(sep)) - 1` for a non-empty separator: how many times sep occurs, left to right. */
+export function countOccurrences(s: string, sep: string): number {
+  if (sep === '') throw new RangeError('empty separator');
+  let n = 0;
+  for (let i = s.indexOf(sep); i !== -1; i = s.indexOf(sep, i + sep.length)) n++;
+  return n;
 }
 
 let spaceRe: RegExp | undefined;
