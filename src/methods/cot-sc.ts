@@ -10,7 +10,7 @@ import { PAPER_SAMPLING, type CompletionRequest } from '../llm/types.js';
 import { normalizeAnswer } from '../tasks/scoring.js';
 import { CallLedger } from './episode.js';
 import type { ResolvedMethodOptions } from './options.js';
-import { buildMethodPrompt, getFraming, parseQaAnswer, qaPrompt, type MethodPrompt, type PromptLibrary } from './prompts.js';
+import { buildTaskPrompts, getFraming, parseQaAnswer, qaPrompt, type MethodPrompt, type PromptLibrary } from './prompts.js';
 import { checkTask, describePrompts } from './describe.js';
 
 export interface MajorityResult {
@@ -66,10 +66,7 @@ export class CotScMethod implements Method {
     lib: PromptLibrary,
   ) {
     this.framingName = getFraming(lib, opts.framing).name;
-    this.prompts = {
-      hotpotqa: buildMethodPrompt(lib, 'cot-sc', 'hotpotqa', this.framingName),
-      fever: buildMethodPrompt(lib, 'cot-sc', 'fever', this.framingName),
-    };
+    this.prompts = buildTaskPrompts(lib, 'cot-sc', this.framingName);
   }
 
   private sampling(): Omit<CompletionRequest, 'prompt' | 'stop'> {

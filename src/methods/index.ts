@@ -3,8 +3,9 @@ import { UserError } from '../errors.js';
 import type { Method, MethodName } from './types.js';
 import { resolveMethodOptions, type MethodOptions } from './options.js';
 import { loadPromptLibrary } from './prompts.js';
-import { ReactMethod } from './react.js';
-import { ActMethod } from './act.js';
+import { InteractiveMethod } from './interactive.js';
+import { REACT_LOOP } from './react.js';
+import { ACT_LOOP } from './act.js';
 import { SingleCompletionMethod } from './single.js';
 import { CotScMethod } from './cot-sc.js';
 
@@ -19,9 +20,9 @@ export function createMethod(name: string, options: MethodOptions = {}): Method 
   const lib = loadPromptLibrary(opts.promptsDir);
   switch (name as MethodName) {
     case 'react':
-      return new ReactMethod(opts, lib);
+      return new InteractiveMethod(REACT_LOOP, opts, lib);
     case 'act':
-      return new ActMethod(opts, lib);
+      return new InteractiveMethod(ACT_LOOP, opts, lib);
     case 'standard':
       return new SingleCompletionMethod('standard', opts, lib);
     case 'cot':

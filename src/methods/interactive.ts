@@ -1,11 +1,14 @@
 // The released webthink loop (§4) shared by ReAct and Act: reset, up to maxSteps model turns each
 // followed by one environment step, then a forced finish[] that is not written into the prompt.
 import type { Env, StepResult } from '../envs/types.js';
-import type { Example } from '../tasks/types.js';
-import type { EpisodeOutcome, MethodContext } from './types.js';
+import type { Example, TaskName } from '../tasks/types.js';
+import type { EpisodeOutcome, Method, MethodContext } from './types.js';
 import { CallLedger, infoAnswer, infoNumber, type QaStepRecord } from './episode.js';
 import { lowerFirstCodePoint } from '../util/python-str.js';
-import type { EmptyActionHandling } from './options.js';
+import { PAPER_SAMPLING } from '../llm/types.js';
+import { resolveMaxSteps, resolvedSteps, type ResolvedMethodOptions } from './options.js';
+import { buildTaskPrompts, getFraming, type MethodPrompt, type PromptLibrary } from './prompts.js';
+import { checkTask, describePrompts } from './describe.js';
 
 export interface Turn {
   thought?: string;
@@ -14,14 +17,70 @@ export interface Turn {
   badcall?: boolean;
 }
 
-export interface InteractiveSpec {
-  head: string;
-  maxSteps: number;
-  emptyAction: EmptyActionHandling;
+/** What distinguishes ReAct from Act: how a turn is asked for and how it is written into the prompt. */
+export interface TurnProtocol {
   /** Asks the model for turn i given the prompt so far. */
   turn(prompt: string, i: number, ledger: CallLedger): Promise<Turn>;
   /** The text appended to the prompt after the environment step. */
   stepText(i: number, turn: Turn, observation: string): string;
+}
+
+export interface InteractiveSpec extends TurnProtocol {
+  head: string;
+  maxSteps: number;
+}
+
+/** A ReAct-style method: the protocol plus what the manifest says about it. */
+export interface LoopDefinition extends TurnProtocol {
+  name: 'react' | 'act';
+  /** Manifest text: where the loop comes from. */
+  loop: string;
+  /** Manifest: the stop sequences of each call. */
+  stop: Record<string, string[]>;
+  /** ReAct uses the released prompt as is; Act needs a framing of ours (prompts/framings.json). */
+  usesFraming: boolean;
+}
+
+export class InteractiveMethod implements Method {
+  readonly needsEnv = true;
+  readonly name: 'react' | 'act';
+  private readonly prompts: Record<TaskName, MethodPrompt>;
+  private readonly framingName?: string;
+
+  constructor(
+    private readonly def: LoopDefinition,
+    private readonly opts: ResolvedMethodOptions,
+    lib: PromptLibrary,
+  ) {
+    this.name = def.name;
+    if (def.usesFraming) this.framingName = getFraming(lib, opts.framing).name;
+    this.prompts = buildTaskPrompts(lib, def.name, this.framingName);
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      method: this.name,
+      loop: this.def.loop,
+      ...(this.framingName !== undefined ? { framing: this.framingName } : {}),
+      maxSteps: this.opts.maxSteps,
+      maxStepsResolved: resolvedSteps(this.opts),
+      emptyAction: this.opts.emptyAction,
+      sampling: { ...PAPER_SAMPLING },
+      stop: this.def.stop,
+      prompts: describePrompts(this.prompts, this.opts.task),
+    };
+  }
+
+  run(example: Example, ctx: MethodContext): Promise<EpisodeOutcome> {
+    checkTask(this.opts.task, ctx.task.name, this.name);
+    const spec: InteractiveSpec = {
+      head: this.prompts[ctx.task.name].head,
+      maxSteps: resolveMaxSteps(this.opts.maxSteps, ctx.task.name),
+      turn: this.def.turn,
+      stepText: this.def.stepText,
+    };
+    return runInteractive(spec, example, ctx);
+  }
 }
 
 export async function runInteractive(spec: InteractiveSpec, example: Example, ctx: MethodContext): Promise<EpisodeOutcome> {

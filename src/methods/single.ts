@@ -6,7 +6,7 @@ import type { EpisodeOutcome, Method, MethodContext } from './types.js';
 import { PAPER_SAMPLING } from '../llm/types.js';
 import { CallLedger, greedyRequest } from './episode.js';
 import type { ResolvedMethodOptions } from './options.js';
-import { buildMethodPrompt, getFraming, parseQaAnswer, qaPrompt, type MethodPrompt, type PromptLibrary } from './prompts.js';
+import { buildTaskPrompts, getFraming, parseQaAnswer, qaPrompt, type MethodPrompt, type PromptLibrary } from './prompts.js';
 import { checkTask, describePrompts } from './describe.js';
 
 export class SingleCompletionMethod implements Method {
@@ -20,10 +20,7 @@ export class SingleCompletionMethod implements Method {
     lib: PromptLibrary,
   ) {
     this.framingName = getFraming(lib, opts.framing).name;
-    this.prompts = {
-      hotpotqa: buildMethodPrompt(lib, name, 'hotpotqa', this.framingName),
-      fever: buildMethodPrompt(lib, name, 'fever', this.framingName),
-    };
+    this.prompts = buildTaskPrompts(lib, name, this.framingName);
   }
 
   describe(): Record<string, unknown> {
