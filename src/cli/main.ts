@@ -38,7 +38,8 @@ export async function main(argv: string[]): Promise<number> {
     .wrap(Math.min(110, process.stdout.columns || 110))
     // Throwing stops yargs before any handler runs; main() prints the one line (no stack).
     .fail((msg, err) => {
-      throw err ?? new UserError(`${msg} (see --help)`);
+      // yargs writes some messages (invalid choices) over several lines: one line is the contract.
+      throw err ?? new UserError(`${msg.replace(/\s*\n\s*/g, ' ')} (see --help)`);
     })
     .exitProcess(false);
   try {

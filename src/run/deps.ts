@@ -5,7 +5,7 @@ import { createMethod, methodOptionsFromArgv, methodCliOptions, combinationCliOp
 import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
 import { QAEpisodeEnv } from '../tasks/episode-env.js';
 import { WikiEnv, describeWikiEnv, type WikiEnvOptions } from '../envs/wikipedia/wiki-env.js';
-import { wikiCliOptions, wikiBackendFromArgv } from '../envs/wikipedia/index.js';
+import { wikiCliOptions, wikiBackendFromArgv, wikiEnvOptionsFromArgv, type WikiArgv } from '../envs/wikipedia/index.js';
 import type { TaskName } from '../tasks/types.js';
 import type { MethodName } from '../methods/types.js';
 import type { EnvFactory, RunDeps } from './execute.js';
@@ -29,13 +29,16 @@ export const realDeps: RunDeps = {
     createMethod(name, { ...methodOptionsFromArgv(settings), task: task.name }),
   createModel: async (settings: Settings) => createCompletionModel(resolveModelConfig(settings, process.env)),
   createEnvFactory: async (settings: Settings, task): Promise<EnvFactory> => {
-    const backend = await wikiBackendFromArgv({
+    const argv: WikiArgv = {
       wiki: settings.wiki as string | undefined,
       'wiki-url': settings.wikiUrl as string | undefined,
       'wiki-snapshot': settings.wikiSnapshot as string | undefined,
       'wiki-timeout': settings.wikiTimeout as number | undefined,
-    });
-    const envOptions: WikiEnvOptions = {};
+      'wiki-query': settings.wikiQuery as string | undefined,
+      'clean-str-errors': settings.cleanStrErrors as string | undefined,
+    };
+    const backend = await wikiBackendFromArgv(argv);
+    const envOptions: WikiEnvOptions = wikiEnvOptionsFromArgv(argv);
     return {
       makeEnv: (ex) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, ex),
       // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).

@@ -5,9 +5,9 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { InfraError, UserError } from '../../errors.js';
 import { cacheDir } from '../../paths.js';
-import { WikiEnv, buildSnapshot, wikiBackendFromArgv, wikiCliOptions, SnapshotBackend, ensureShippedSnapshot, SHIPPED_PAGES } from '../../envs/wikipedia/index.js';
+import { WikiEnv, buildSnapshot, wikiBackendFromArgv, wikiCliOptions, wikiEnvOptionsFromArgv, type WikiArgv, SnapshotBackend, ensureShippedSnapshot, SHIPPED_PAGES } from '../../envs/wikipedia/index.js';
 
-type WikiArgs = { wiki?: string; 'wiki-url'?: string; 'wiki-snapshot'?: string; 'wiki-timeout'?: number; json?: boolean };
+type WikiArgs = WikiArgv & { json?: boolean };
 
 const progress = (pages: number, done: boolean) => {
   if (process.stderr.isTTY || done) process.stderr.write(`\rwiki snapshot: ${pages} pages${done ? ' done\n' : ''}`);
@@ -16,7 +16,7 @@ const progress = (pages: number, done: boolean) => {
 async function runActions(argv: WikiArgs, actions: string[]): Promise<void> {
   const backend = await wikiBackendFromArgv(argv, { onBuildProgress: progress });
   try {
-    const env = new WikiEnv(backend);
+    const env = new WikiEnv(backend, wikiEnvOptionsFromArgv(argv));
     await env.reset();
     for (const action of actions) {
       const r = await env.step(action);

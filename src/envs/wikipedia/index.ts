@@ -2,6 +2,7 @@
 // index.php scraping), api (MediaWiki Action API), record:FILE and replay:FILE.
 import type { Options } from 'yargs';
 import type { WikiBackend } from './backend.js';
+import type { WikiEnvOptions } from './wiki-env.js';
 import { UserError } from '../../errors.js';
 import { ApiBackend } from './api-backend.js';
 import { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
@@ -26,6 +27,8 @@ export interface WikiBackendOptions {
   timeoutSeconds?: number;
   /** Attempts on timeouts (default 10, as the notebook). */
   attempts?: number;
+  /** Snapshot only: 'notebook-url' (default) searches what the notebook's URL made the site see; 'verbatim' the entity as written. */
+  query?: 'notebook-url' | 'verbatim';
   /** Progress of a first-use snapshot build. */
   onBuildProgress?: (pages: number, done: boolean) => void;
 }
@@ -46,8 +49,11 @@ export async function createWikiBackend(spec: string, opts: WikiBackendOptions =
       throw new UserError(`--wiki-url ${opts.wikiUrl}: expected an http(s) base URL such as ${DEFAULT_WIKI_URL}`);
     }
   }
+  if (opts.query === 'verbatim' && spec !== 'snapshot') {
+    throw new UserError(`--wiki-query verbatim: only --wiki snapshot can search verbatim (${spec} sends what the notebook's URL sends)`);
+  }
   if (spec === 'snapshot') {
-    return new SnapshotBackend(opts.snapshotPath ?? (await ensureShippedSnapshot(opts.onBuildProgress)));
+    return new SnapshotBackend(opts.snapshotPath ?? (await ensureShippedSnapshot(opts.onBuildProgress)), { query: opts.query });
   }
   if (spec === 'live') return new LiveHtmlBackend(http);
   if (spec === 'api') return new ApiBackend(http);
@@ -66,14 +72,42 @@ export const wikiCliOptions = {
   'wiki-url': { type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL})` },
   'wiki-snapshot': { type: 'string', describe: 'Snapshot database for --wiki snapshot (default: the shipped 2017 pages, built on first use)' },
   'wiki-timeout': { type: 'number', default: 30, describe: 'Seconds per Wikipedia request before it is retried (up to 10 attempts)' },
+  'wiki-query': {
+    type: 'string',
+    choices: ['notebook-url', 'verbatim'],
+    describe: "Snapshot search term: notebook-url (default, faithful: what the notebook's URL made the site see, AT&T → AT) or verbatim",
+  },
+  'clean-str-errors': {
+    type: 'string',
+    choices: ['keep', 'throw'],
+    describe: 'Where the released clean_str raises (crashing the paper\'s run): keep the text and count it (default), or throw (the episode is an error)',
+  },
 } as const satisfies Record<string, Options>;
 
+export type WikiArgv = {
+  wiki?: string;
+  'wiki-url'?: string;
+  'wiki-snapshot'?: string;
+  'wiki-timeout'?: number;
+  'wiki-query'?: string;
+  'clean-str-errors'?: string;
+};
+
+/** WikiEnv's options from parsed wikiCliOptions. */
+export function wikiEnvOptionsFromArgv(argv: WikiArgv): WikiEnvOptions {
+  const c = argv['clean-str-errors'];
+  if (c !== undefined && c !== 'keep' && c !== 'throw') throw new UserError(`--clean-str-errors ${c}: expected keep or throw`);
+  return c ? { cleanStrErrors: c } : {};
+}
+
 /** createWikiBackend from parsed wikiCliOptions. */
-export function wikiBackendFromArgv(
-  argv: { wiki?: string; 'wiki-url'?: string; 'wiki-snapshot'?: string; 'wiki-timeout'?: number },
+export async function wikiBackendFromArgv(
+  argv: WikiArgv,
   extra: Pick<WikiBackendOptions, 'onBuildProgress'> = {},
 ): Promise<WikiBackend> {
   const t = argv['wiki-timeout'];
   if (t !== undefined && !(t > 0)) throw new UserError(`--wiki-timeout ${t}: expected a positive number of seconds`);
-  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, ...extra });
+  const q = argv['wiki-query'];
+  if (q !== undefined && q !== 'notebook-url' && q !== 'verbatim') throw new UserError(`--wiki-query ${q}: expected notebook-url or verbatim`);
+  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, query: q, ...extra });
 }
