@@ -49,7 +49,12 @@ describe('run (single-completion methods)', () => {
       expect(m.indices).toHaveLength(2);
       expect(m.software.node).toBe(process.version);
       expect(m.modelDescription.model).toBe('test-model');
-      expect(m.fidelity.method).toBeTruthy();
+      // Every fidelity choice of these methods is in the manifest: the method, its framing, sampling and prompt hashes.
+      expect(m.fidelity.method.method).toBe(m.method);
+      expect(m.fidelity.method.framing).toBe('suite-v1');
+      expect(m.fidelity.method.sampling).toMatchObject({ maxTokens: 100, topP: 1 });
+      expect(m.fidelity.method.sampling.temperature).toBe(m.method === 'cot-sc' ? 0.7 : 0);
+      expect(m.fidelity.method.prompts[m.task].headSha256).toMatch(/^[0-9a-f]{64}$/);
       const eps = readLines(path.join(results, d, 'episodes.jsonl'));
       expect(eps.map((e) => e.question_idx)).toEqual(m.indices.slice().sort((a: number, b: number) => m.indices.indexOf(a) - m.indices.indexOf(b)));
       for (const e of eps) {
