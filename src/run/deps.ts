@@ -37,8 +37,9 @@ export const realDeps: RunDeps = {
       'wiki-query': settings.wikiQuery as string | undefined,
       'clean-str-errors': settings.cleanStrErrors as string | undefined,
     };
-    const backend = await wikiBackendFromArgv(argv);
+    // validated before the backend exists: a bad value must not first build a snapshot or open a file
     const envOptions: WikiEnvOptions = wikiEnvOptionsFromArgv(argv);
+    const backend = await wikiBackendFromArgv(argv);
     return {
       makeEnv: (ex) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, ex),
       // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).

@@ -297,7 +297,8 @@ function fidelityOf(
     api: api ?? null,
     modelDeviations: modelDesc.deviations ?? [],
     // §6: the Wikipedia backend and WikiEnv's deviations (null for methods without an environment).
-    wiki: wikiDesc ? { backend: wikiDesc.kind ?? null, env: wikiDesc.env ?? null } : null,
+    // query: the snapshot's search term (--wiki-query); null for backends that send the notebook's URL.
+    wiki: wikiDesc ? { backend: wikiDesc.kind ?? null, query: wikiDesc.query ?? null, env: wikiDesc.env ?? null } : null,
   };
 }
 

@@ -65,7 +65,12 @@ describe('run (ReAct, Act, combinations) on the offline Wikipedia', () => {
     const rm = JSON.parse(fs.readFileSync(path.join(results, reactDir, 'manifest.json'), 'utf8'));
     expect(rm.wiki.kind).toBe('snapshot');
     // §6 deviations of WikiEnv from wikienv.py are recorded with the run, next to the backend.
-    expect(rm.fidelity.wiki).toEqual({ backend: 'snapshot', env: expect.objectContaining({ cleanStrErrors: 'keep', maxDisambiguationRetries: 20 }) });
+    expect(rm.fidelity.wiki).toEqual({
+      backend: 'snapshot',
+      query: expect.stringMatching(/^notebook-url: /), // --wiki-query (default: the faithful term)
+      env: expect.objectContaining({ cleanStrErrors: 'keep', maxDisambiguationRetries: 20 }),
+    });
+    expect(rm.wiki.query).toBe(rm.fidelity.wiki.query);
     expect(rm.identity.wiki.env).toEqual(rm.fidelity.wiki.env);
     expect(rm.inputs['envs/wikipedia/hotpotqa-2017/pages.jsonl']).toMatch(/^[0-9a-f]{64}$/);
 

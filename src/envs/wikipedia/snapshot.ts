@@ -8,7 +8,7 @@
 // - no match at all → the page MediaWiki shows for a search without hits (offline-pages.ts).
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
@@ -209,9 +209,11 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   const shardFile = `${tmp}-shard`;
   const setupSql = buildSetupSql(opts.hashBytes ?? 256 * 1024 * 1024);
   const shard = new FtsShardWorker(shardFile, setupSql);
-  const db = new Database(tmp);
+  let db: Database.Database | undefined;
   let pages = 0;
   try {
+    // opened inside the try: if it fails, the worker is stopped (a live worker would keep the process up)
+    db = new Database(tmp);
     db.exec(setupSql);
     db.exec(`
       CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -269,10 +271,13 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     await shardDone;
     mergeShard(db, shardFile);
     db.close();
+    // The build ran without a journal or syncs (speed); make the bytes durable before the rename
+    // publishes the file, so a power loss cannot leave a corrupt database at the final path.
+    fsyncFile(tmp);
     renameSync(tmp, opts.out);
   } catch (e) {
     await shard.abort();
-    if (db.open) db.close();
+    if (db?.open) db.close();
     rmSync(tmp, { force: true });
     throw e;
   } finally {
@@ -419,10 +424,22 @@ function mergeShard(db: Database.Database, shardFile: string): void {
   }
 }
 
-/** The shipped 2017 pages' database in cacheDir()/wiki/, built on first use (keyed by the file's sha256). */
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The shipped 2017 pages' database in cacheDir()/wiki/, built on first use. Keyed by the pages file's
+ * sha256 and the database format, so a format change rebuilds instead of failing to open an old cache.
+ */
 export async function ensureShippedSnapshot(onProgress?: BuildOptions['onProgress']): Promise<string> {
   const sha = await sha256File(SHIPPED_PAGES);
-  const out = path.join(cacheDir(), 'wiki', `hotpotqa-2017-${sha.slice(0, 16)}.sqlite`);
+  const out = path.join(cacheDir(), 'wiki', `hotpotqa-2017-${sha.slice(0, 16)}-f${SNAPSHOT_FORMAT}.sqlite`);
   if (!existsSync(out)) await buildSnapshot({ from: [SHIPPED_PAGES], out, onProgress });
   return out;
 }

@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import { UserError } from '../../../src/errors.js';
 import { createWikiBackend, wikiEnvOptionsFromArgv, wikiBackendFromArgv } from '../../../src/envs/wikipedia/index.js';
+import { realDeps } from '../../../src/run/deps.js';
+import { getTask } from '../../../src/tasks/index.js';
 
 const run = promisify(execFile);
 const bin = path.resolve(__dirname, '../../../bin/react-repro.js');
@@ -42,5 +44,21 @@ describe('Wikipedia CLI switches', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/clean-str-errors.*"nope".*keep.*throw/);
+  });
+
+  it('a run passes both switches to the environment it describes (the manifest), and checks them before opening a backend', async () => {
+    const task = getTask('hotpotqa');
+    const f = await realDeps.createEnvFactory({ wiki: 'snapshot', wikiQuery: 'verbatim', cleanStrErrors: 'throw' }, task);
+    try {
+      const d = f.describe();
+      expect(d.query).toBe('verbatim entity');
+      expect(d.env).toMatchObject({ cleanStrErrors: 'throw' });
+    } finally {
+      await f.close?.();
+    }
+    // the bad value is named, not the missing replay file the backend would have opened first
+    await expect(realDeps.createEnvFactory({ wiki: 'replay:/nonexistent/rec.jsonl', cleanStrErrors: 'ignore' }, task)).rejects.toThrow(
+      /^--clean-str-errors ignore: expected keep or throw$/,
+    );
   });
 });

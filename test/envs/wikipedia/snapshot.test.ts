@@ -4,8 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES, SnapshotBackend, normalizeTitle, queryTokens } from '../../../src/envs/wikipedia/snapshot.js';
+import { buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES, SNAPSHOT_FORMAT, SnapshotBackend, normalizeTitle, queryTokens } from '../../../src/envs/wikipedia/snapshot.js';
 import { WikiEnv } from '../../../src/envs/wikipedia/wiki-env.js';
 import { createWikiBackend } from '../../../src/envs/wikipedia/index.js';
 import { UserError } from '../../../src/errors.js';
@@ -93,7 +94,7 @@ describe('the shipped 2017 snapshot', () => {
 
   it('is built once into the cache, keyed by the pages file sha256', async () => {
     const sha = createHash('sha256').update(readFileSync(SHIPPED_PAGES)).digest('hex');
-    expect(path.basename(dbPath)).toBe(`hotpotqa-2017-${sha.slice(0, 16)}.sqlite`);
+    expect(path.basename(dbPath)).toBe(`hotpotqa-2017-${sha.slice(0, 16)}-f${SNAPSHOT_FORMAT}.sqlite`);
     const mtime = statSync(dbPath).mtimeMs;
     expect(await ensureShippedSnapshot()).toBe(dbPath);
     expect(statSync(dbPath).mtimeMs).toBe(mtime);
@@ -138,5 +139,48 @@ describe('verbatim queries (opt-in)', () => {
     expect(verbatim.describe().query).toBe('verbatim entity');
     await faithful.close();
     await verbatim.close();
+  });
+});
+
+describe('the two-thread build (worker shard merged into the database)', () => {
+  it('gives the index a single thread would: FTS5 integrity-check, averages, docsizes and BM25 results identical', async () => {
+    // Small batches and a small term buffer: both threads index, and each writes many segments (and levels).
+    const out = path.join(tmp, 'merged.sqlite');
+    const r = await buildSnapshot({ from: [SHIPPED_PAGES], out, batch: 20, hashBytes: 128 * 1024 });
+    expect(r.pages).toBe(21897);
+    const db = new Database(out);
+    const ref = new Database(':memory:');
+    try {
+      // FTS5's own check of the merged index: segment pages, %_idx entries and the structure record agree.
+      expect(() => db.exec("INSERT INTO pages_fts(pages_fts) VALUES ('integrity-check')")).not.toThrow();
+      const segids = (db.prepare('SELECT count(DISTINCT segid) AS n FROM pages_fts_idx').get() as { n: number }).n;
+      expect(segids).toBeGreaterThan(10);
+      // The reference: the same rows indexed by one connection, as FTS5 would do it without the merge.
+      ref.exec(`CREATE VIRTUAL TABLE pages_fts USING fts5(title, body, content='', tokenize='unicode61 remove_diacritics 2')`);
+      const ins = ref.prepare('INSERT INTO pages_fts(rowid, title, body) VALUES (?, ?, ?)');
+      const rows = db.prepare('SELECT id, title, paragraphs FROM pages ORDER BY id').all() as { id: number; title: string; paragraphs: string }[];
+      ref.transaction(() => {
+        for (const p of rows) ins.run(p.id, p.title, (JSON.parse(p.paragraphs) as string[]).join('\n'));
+      })();
+      const averages = (d: Database.Database) => (d.prepare('SELECT hex(block) AS h FROM pages_fts_data WHERE id = 1').get() as { h: string }).h;
+      expect(averages(db)).toBe(averages(ref)); // row count and per-column token totals (BM25's statistics)
+      const docsize = (d: Database.Database) => d.prepare('SELECT id, hex(sz) AS h FROM pages_fts_docsize ORDER BY id').all();
+      expect(docsize(db)).toEqual(docsize(ref)); // every row once, with its own token counts
+      // BM25 (scores and order) and plain rowid order over frequent, rare and combined terms.
+      const words = rows.filter((_, i) => i % 700 === 0).flatMap((p) => queryTokens(p.title));
+      const queries = [...words.map((w) => `"${w}"`), '"the"', '"film" AND "american"', '"river" OR "lake"', '{title} : "album"'];
+      const scored = `SELECT rowid, bm25(pages_fts, 10.0, 1.0) AS s FROM pages_fts WHERE pages_fts MATCH ? ORDER BY s, rowid LIMIT 40`;
+      const firsts = `SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? LIMIT 40`;
+      expect(queries.length).toBeGreaterThan(40);
+      for (const q of queries) {
+        const want = ref.prepare(scored).all(q);
+        expect(want.length, q).toBeGreaterThan(0);
+        expect(db.prepare(scored).all(q), q).toEqual(want);
+        expect(db.prepare(firsts).all(q), q).toEqual(ref.prepare(firsts).all(q));
+      }
+    } finally {
+      db.close();
+      ref.close();
+    }
   });
 });
