@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSnapshot, SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
 import Database from 'better-sqlite3';
+import { mulberry32 } from '../test/support/mulberry32.js';
 
 const here = fileURLToPath(import.meta.url);
 const arg = (name: string, dflt: string) => {
@@ -17,20 +18,9 @@ const arg = (name: string, dflt: string) => {
   return i > 0 ? process.argv[i + 1] : dflt;
 };
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Synthetic pages: a 200,000-word vocabulary drawn with Zipf (s = 1.0), 30-150 words a page. */
 async function writeSynthetic(file: string, pages: number): Promise<void> {
-  const r = rng(2023);
+  const r = mulberry32(2023);
   const V = 200_000;
   const syll = ['ka', 'lo', 'mi', 'ne', 'ra', 'to', 'su', 'vi', 'de', 'an', 'or', 'el', 'is', 'um', 'ber', 'ton', 'ville', 'son', 'land', 'ia'];
   const vocab: string[] = [];
@@ -93,14 +83,13 @@ function peakRssMB(): number {
   }
   return process.resourceUsage().maxRSS / 1024;
 }
-
 /** Child: serve `queries` searches on a database, print latencies and peak RSS as JSON. */
 async function serve(db: string, queries: number): Promise<void> {
   const b = new SnapshotBackend(db);
   // query titles are sampled from the database itself (a separate read-only handle, closed before timing)
   const side = new Database(db, { readonly: true });
   const byId = side.prepare('SELECT title FROM pages WHERE id = ?');
-  const r = rng(7);
+  const r = mulberry32(7);
   const titles: string[] = [];
   for (let i = 0; i < 2 * queries; i++) titles.push((byId.get(1 + Math.floor(r() * b.info.pages)) as { title: string }).title);
   side.close();
@@ -183,7 +172,6 @@ async function main() {
     else rmSync(tmp, { recursive: true, force: true });
   }
 }
-
 main().catch((e) => {
   process.stderr.write(`${e?.stack ?? e}\n`);
   process.exit(1);

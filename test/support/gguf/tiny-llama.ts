@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeGguf, gguf, type GgufFile, type GgufTensor, type GgufValue } from './gguf-writer.js';
+import { mulberry32 } from '../mulberry32.js';
 
 export interface TinyLlamaConfig {
   /** 'gpt2': byte-level BPE; 'spm': llama SentencePiece with <0xNN> byte fallback and "▁" spaces. */
@@ -34,17 +35,7 @@ export const DEFAULT_TINY_LLAMA: TinyLlamaConfig = {
   seed: 1234,
 };
 
-/** mulberry32: small, seedable, good enough for filling test weights. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /** GPT-2's reversible byte → printable unicode character map used to spell byte-level BPE tokens. */
 export function gpt2ByteToUnicode(): string[] {
