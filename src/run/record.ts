@@ -1,7 +1,7 @@
 // One line of episodes.jsonl: what the notebook keeps per episode (§4) plus accounting.
 // Field names follow the released code's snake_case (question_idx, n_calls...), so the files read like
 // the notebook's logs.
-import type { EpisodeOutcome, StepRecord } from '../methods/types.js';
+import type { EpisodeOutcome } from '../methods/types.js';
 import type { Example } from '../tasks/types.js';
 
 export interface EpisodeError {
@@ -10,18 +10,13 @@ export interface EpisodeError {
   message: string;
 }
 
-export interface EpisodeRecord {
+/** The outcome fields stored under the same names; the rest are renamed to snake_case below. */
+type StoredOutcome = Pick<EpisodeOutcome, 'answer' | 'em' | 'f1' | 'reward' | 'traj' | 'steps' | 'n_calls' | 'n_badcalls'>;
+
+export interface EpisodeRecord extends StoredOutcome {
   question_idx: number;
   question: string;
   gold: string;
-  answer: string | null;
-  em: number;
-  f1: number;
-  reward: number;
-  traj: string;
-  steps: StepRecord[];
-  n_calls: number;
-  n_badcalls: number;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   cost: number;
   latency_ms: number;
@@ -30,6 +25,8 @@ export interface EpisodeRecord {
   error: EpisodeError | null;
   /** CoT-SC: each sample's answer, in sample order (the Figure 2 sweep and the combinations read it). */
   samples?: (string | null)[];
+  /** CoT-SC: each sample's raw completion (the reasoning chains behind `samples`). */
+  completions?: string[];
   majority_votes?: number;
   /** ReAct/Act: the episode ended by the forced finish[] after the step limit. */
   forced_finish?: boolean;
@@ -66,12 +63,13 @@ export function recordFromOutcome(ex: Example, o: EpisodeOutcome, latencyMs: num
     error: null,
   };
   if (o.samples) r.samples = o.samples;
+  if (o.completions) r.completions = o.completions;
   if (o.majorityVotes !== undefined) r.majority_votes = o.majorityVotes;
   if (o.forcedFinish !== undefined) r.forced_finish = o.forcedFinish;
   return r;
 }
 
-/** §3 of the brief: an infrastructure failure is recorded, not scored as wrong. */
+/** An infrastructure failure (InfraError) is recorded as an error, never scored as a wrong answer. */
 export function errorRecord(ex: Example, error: EpisodeError, latencyMs: number, stats: CallStats): EpisodeRecord {
   return {
     question_idx: ex.index,

@@ -1,7 +1,7 @@
 // FEVER dev (paper_dev.jsonl, 9999 claims; question = claim, answer = label) and its splits (§2).
 import { QATask, fileOrder } from './base.js';
 import { feverDevFile, loadFever } from './datasets.js';
-import { PAPER_RANGE, PAPER_SAMPLE_SIZE, paperShuffle } from './splits.js';
+import { PAPER_SAMPLE_SIZE, paperSample, paperShuffle } from './splits.js';
 import { scoreFever } from './scoring.js';
 
 export function createFeverTask(files: { dataFile?: string } = {}): QATask {
@@ -22,10 +22,7 @@ export function createFeverTask(files: { dataFile?: string } = {}): QATask {
         name: 'react500',
         description:
           "the notebook's sample, kept as the faithful default (§2): it reuses HotpotQA's random.Random(233).shuffle(list(range(7405)))[:500] on paper_dev.jsonl, so only the first 7405 of the 9999 claims can be drawn",
-        build: () => {
-          task.requireSize(PAPER_RANGE, 'react500');
-          return paperShuffle(PAPER_RANGE).slice(0, PAPER_SAMPLE_SIZE);
-        },
+        build: () => paperSample(task, 'react500'),
       },
       {
         name: 'react500-fixed',

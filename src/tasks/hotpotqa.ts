@@ -1,7 +1,7 @@
 // HotpotQA dev (hotpot_dev_v1_simplified.json, 7405 questions) and its splits (§2).
 import { QATask, fileOrder } from './base.js';
 import { coveredIndicesFile, hotpotqaDevFile, loadCoveredIndices, loadHotpotQA } from './datasets.js';
-import { PAPER_RANGE, PAPER_SAMPLE_SIZE, paperShuffle } from './splits.js';
+import { PAPER_RANGE, PAPER_SAMPLE_SIZE, paperSample, paperShuffle } from './splits.js';
 import { scoreHotpotQA } from './scoring.js';
 
 export interface HotpotQAFiles {
@@ -29,10 +29,7 @@ export function createHotpotQATask(files: HotpotQAFiles = {}): QATask {
         name: 'react500',
         description:
           "the paper's 500-question sample (§2): idxs = list(range(7405)); random.Random(233).shuffle(idxs); idxs[:500], in that order",
-        build: () => {
-          task.requireSize(PAPER_RANGE, 'react500');
-          return paperShuffle(PAPER_RANGE).slice(0, PAPER_SAMPLE_SIZE);
-        },
+        build: () => paperSample(task, 'react500'),
       },
       {
         name: 'offline',

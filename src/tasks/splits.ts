@@ -21,6 +21,15 @@ export function paperShuffle(n: number): readonly number[] {
 }
 
 /** A --limit value: a positive integer (number or decimal string), or undefined for no limit. */
+/**
+ * The notebooks' 500-question sample (§2): random.Random(233).shuffle(list(range(7405)))[:500]. FEVER's
+ * notebook reuses it unchanged on its 9999 claims, so both tasks draw it here.
+ */
+export function paperSample(task: { requireSize(needed: number, split: string): void }, split: string): number[] {
+  task.requireSize(PAPER_RANGE, split);
+  return paperShuffle(PAPER_RANGE).slice(0, PAPER_SAMPLE_SIZE);
+}
+
 export function parseLimit(raw: unknown): number | undefined {
   if (raw === undefined || raw === null) return undefined;
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\+?\d+\s*$/.test(raw) ? Number(raw) : NaN;

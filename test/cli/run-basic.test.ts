@@ -71,6 +71,9 @@ describe('run (single-completion methods)', () => {
     const eps = readLines(path.join(results, hotSc, 'episodes.jsonl'));
     expect(eps[0].samples).toEqual(['yes', 'yes', 'no', 'yes', 'yes']);
     expect(eps[0].majority_votes).toBe(4);
+    // The reasoning chains behind the votes are kept, one per sample, each ending in its answer.
+    expect(eps[0].completions).toHaveLength(5);
+    eps[0].completions.forEach((c: string, i: number) => expect(c).toMatch(new RegExp(`Answer: ${eps[0].samples[i]}\\s*$`)));
     const feverStd = dirs.find((d) => d.startsWith('fever-standard-'))!;
     expect(JSON.parse(fs.readFileSync(path.join(results, feverStd, 'manifest.json'), 'utf8')).split).toBe('react500');
   });
