@@ -10,7 +10,7 @@ import { childOpenAIServer } from './support/child-server.js';
 import { reactEpisode } from './support/scripts.js';
 import { executeRun, type RunDeps } from '../src/run/execute.js';
 import { realDeps } from '../src/run/deps.js';
-import { loadEpisodes } from '../src/run/store.js';
+import { loadEpisodes } from '../src/run/run-log.js';
 
 const quiet = { progress: { write: () => {}, isTTY: false }, log: () => {} };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));

@@ -2,13 +2,15 @@
 import yargs from 'yargs';
 import type { CommandModule } from 'yargs';
 import { InfraError, isUserFacing, UserError } from '../errors.js';
+import '../benchmarks/builtin.js';
+import { envCommand } from './commands/env.js';
 import { dataCommand } from './commands/data.js';
 import { wikiCommand } from './commands/wiki.js';
 import { runCommand } from './commands/run.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 
-export const commands: CommandModule<any, any>[] = [runCommand, reportCommand, mergeCommand, dataCommand, wikiCommand];
+export const commands: CommandModule<any, any>[] = [runCommand, reportCommand, mergeCommand, dataCommand, envCommand, wikiCommand];
 
 /** Prints one line for user-facing errors (no stack); returns the exit code. */
 export function reportError(e: unknown): number {
@@ -17,7 +19,7 @@ export function reportError(e: unknown): number {
     return 'exitCode' in e && typeof e.exitCode === 'number' ? e.exitCode : 1;
   }
   if (e instanceof InfraError) {
-    process.stderr.write(`react-repro: ${e.source === 'llm' ? 'model endpoint' : 'Wikipedia'} unavailable: ${e.message}\n`);
+    process.stderr.write(`react-repro: ${e.source === 'llm' ? 'model endpoint' : 'environment'} unavailable: ${e.message}\n`);
     return 1;
   }
   process.stderr.write(`react-repro: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
@@ -29,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     .scriptName('react-repro')
     .usage('$0 <command> [options]\n\nReproduce ReAct (Yao et al., ICLR 2023) faithfully, on any OpenAI-compatible endpoint or a local GGUF model.')
     .command(commands)
-    .demandCommand(1, 'Name a command: run, report, merge, data or wiki')
+    .demandCommand(1, 'Name a command: run, report, merge, data, env or wiki')
     .strict()
     .recommendCommands()
     .help()

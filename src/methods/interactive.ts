@@ -1,135 +1,128 @@
-// The released webthink loop (§4) shared by ReAct and Act: reset, up to maxSteps model turns each
-// followed by one environment step, then a forced finish[] that is not written into the prompt.
-import type { Env, StepResult } from '../envs/types.js';
-import type { Example, TaskName } from '../tasks/types.js';
-import type { EpisodeOutcome, Method, MethodContext } from './types.js';
-import { CallLedger, infoAnswer, infoNumber, type QaStepRecord } from './episode.js';
-import { lowerFirstCodePoint } from '../util/python-str.js';
-import { PAPER_SAMPLING } from '../llm/types.js';
-import { resolveMaxSteps, resolvedSteps, type ResolvedMethodOptions } from './options.js';
-import { buildTaskPrompts, getFraming, type MethodPrompt, type PromptLibrary } from './prompts.js';
-import { checkTask, describePrompts } from './describe.js';
+// The one interactive loop behind ReAct and Act on every benchmark: reset, then model turns each
+// followed by one environment step, until the environment says done or the turn limit runs out.
+// What differs between benchmarks is declared in a LoopDefinition: how the opening and each step are
+// written into the prompt, how a turn is asked for, how the action is sent and the observation read,
+// what is sent as context, and what happens at the limit (HotpotQA/FEVER: a forced finish[]).
+import type { Env, ResetResult, StepResult } from '../envs/types.js';
+import type { Item } from '../benchmarks/types.js';
+import type { EpisodeResult, Method, MethodContext, StepRecord } from './types.js';
+import { CallLedger } from './episode.js';
 
 export interface Turn {
   thought?: string;
-  /** The action as written into the prompt (before lower-casing its first character). */
+  /** The action as the model wrote it (what goes into the prompt). */
   action: string;
   badcall?: boolean;
 }
 
-/** What distinguishes ReAct from Act: how a turn is asked for and how it is written into the prompt. */
-export interface TurnProtocol {
-  /** Asks the model for turn i given the prompt so far. */
-  turn(prompt: string, i: number, ledger: CallLedger): Promise<Turn>;
-  /** The text appended to the prompt after the environment step. */
-  stepText(i: number, turn: Turn, observation: string): string;
+export interface TurnContext {
+  /** The text to complete: context(head, history) (head + history unless the loop truncates). */
+  prompt: string;
+  /** 1-based turn number. */
+  i: number;
+  ledger: CallLedger;
 }
 
-export interface InteractiveSpec extends TurnProtocol {
-  head: string;
-  maxSteps: number;
-}
-
-/** A ReAct-style method: the protocol plus what the manifest says about it. */
-export interface LoopDefinition extends TurnProtocol {
-  name: 'react' | 'act';
-  /** Manifest text: where the loop comes from. */
+export interface LoopDefinition {
+  /** 'react' | 'act'. */
+  name: string;
+  /** Manifest: where the loop comes from ("webthink (released notebooks)", "alfworld_run"...). */
   loop: string;
   /** Manifest: the stop sequences of each call. */
   stop: Record<string, string[]>;
-  /** ReAct uses the released prompt as is; Act needs a framing of ours (prompts/framings.json). */
-  usesFraming: boolean;
+  /** The prompt head: instruction + exemplars. */
+  head: string;
+  /** Model turns at most (each followed by one environment step). */
+  maxTurns: number;
+  /** The history after reset (QA: "Question: q\n"; ALFWorld: obs + "\n>"; WebShop: obs + "\n\nAction:"). */
+  opening(reset: ResetResult): string;
+  /** What the model sees for a turn; default head + history. */
+  context?(head: string, history: string): string;
+  turn(ctx: TurnContext): Promise<Turn>;
+  /** The action as sent to the environment; default: as written. */
+  envAction?(turn: Turn): string;
+  /** The observation text from a step (the benchmark's observe()). */
+  observe(action: string, step: StepResult): string;
+  /** What is appended to the history after a step. */
+  stepText(i: number, turn: Turn, observation: string): string;
+  /** After maxTurns without done: one more step that is not written into the prompt (QA's finish[]). */
+  onLimit?(env: Env, signal?: AbortSignal): Promise<StepResult>;
+  /** Fields of the reset info to keep in the episode record (ALFWorld task_type, WebShop instruction). */
+  recordReset?(reset: ResetResult): Record<string, unknown>;
+  /** Extra fields of a step record (QA: emptyAction). */
+  stepFlags?(turn: Turn): Partial<StepRecord>;
 }
 
-export class InteractiveMethod implements Method {
-  readonly needsEnv = true;
-  readonly name: 'react' | 'act';
-  private readonly prompts: Record<TaskName, MethodPrompt>;
-  private readonly framingName?: string;
-
-  constructor(
-    private readonly def: LoopDefinition,
-    private readonly opts: ResolvedMethodOptions,
-    lib: PromptLibrary,
-  ) {
-    this.name = def.name;
-    if (def.usesFraming) this.framingName = getFraming(lib, opts.framing).name;
-    this.prompts = buildTaskPrompts(lib, def.name, this.framingName);
-  }
-
-  describe(): Record<string, unknown> {
-    return {
-      method: this.name,
-      loop: this.def.loop,
-      ...(this.framingName !== undefined ? { framing: this.framingName } : {}),
-      maxSteps: this.opts.maxSteps,
-      maxStepsResolved: resolvedSteps(this.opts),
-      emptyAction: this.opts.emptyAction,
-      sampling: { ...PAPER_SAMPLING },
-      stop: this.def.stop,
-      prompts: describePrompts(this.prompts, this.opts.task),
-    };
-  }
-
-  run(example: Example, ctx: MethodContext): Promise<EpisodeOutcome> {
-    checkTask(this.opts.task, ctx.task.name, this.name);
-    const spec: InteractiveSpec = {
-      head: this.prompts[ctx.task.name].head,
-      maxSteps: resolveMaxSteps(this.opts.maxSteps, ctx.task.name),
-      turn: this.def.turn,
-      stepText: this.def.stepText,
-    };
-    return runInteractive(spec, example, ctx);
-  }
-}
-
-export async function runInteractive(spec: InteractiveSpec, example: Example, ctx: MethodContext): Promise<EpisodeOutcome> {
-  if (!ctx.makeEnv) throw new Error('ReAct/Act need MethodContext.makeEnv (the task wrapper over WikiEnv)');
-  const env: Env = ctx.makeEnv(example);
+/** Runs one episode of a loop over a fresh environment; the environment is closed afterwards. */
+export async function runInteractive(def: LoopDefinition, item: Item, ctx: MethodContext): Promise<EpisodeResult> {
+  if (!ctx.makeEnv) throw new Error(`${def.name} needs MethodContext.makeEnv (an environment for the item)`);
+  const env = ctx.makeEnv(item);
   const ledger = new CallLedger(ctx.model, ctx.signal);
+  const signal = ctx.signal;
   try {
-    const question = await env.reset();
-    let prompt = spec.head + question + '\n';
-    const steps: QaStepRecord[] = [];
+    const reset = await env.reset({ signal });
+    let history = def.opening(reset);
+    const steps: StepRecord[] = [];
     let last: StepResult | undefined;
-    for (let i = 1; i <= spec.maxSteps; i++) {
-      const turn = await spec.turn(prompt, i, ledger);
-      // action[0].lower() + action[1:]; an empty action crashes the released code (IndexError):
-      // 'invalid' sends it unchanged, and the environment answers it as an invalid action.
-      const empty = turn.action === '';
-      ctx.signal?.throwIfAborted();
-      last = await env.step(empty ? '' : lowerFirstCodePoint(turn.action));
-      // obs.replace('\\n', ''): the two characters backslash + n, not newlines.
-      const obs = last.observation.replaceAll('\\n', '');
-      prompt += spec.stepText(i, turn, obs);
-      const rec: QaStepRecord = { step: i, action: turn.action, observation: obs };
+    for (let i = 1; i <= def.maxTurns; i++) {
+      const prompt = def.context ? def.context(def.head, history) : def.head + history;
+      const turn = await def.turn({ prompt, i, ledger });
+      signal?.throwIfAborted();
+      const action = def.envAction ? def.envAction(turn) : turn.action;
+      last = await env.step(action, { signal });
+      const obs = def.observe(action, last);
+      history += def.stepText(i, turn, obs);
+      const rec: StepRecord = { step: i, action: turn.action, observation: obs };
       if (turn.thought !== undefined) rec.thought = turn.thought;
       if (turn.badcall) rec.badcall = true;
-      if (empty) rec.emptyAction = true;
+      if (def.stepFlags) Object.assign(rec, def.stepFlags(turn));
       steps.push(rec);
       if (last.done) break;
     }
-    let forcedFinish = false;
-    if (!last || !last.done) {
-      // §4 step 5: the step limit ran out; finish[] (answer '', scores 0) is not appended to the prompt.
-      forcedFinish = true;
-      last = await env.step('finish[]');
+    const extra: Record<string, unknown> = def.recordReset ? def.recordReset(reset) : {};
+    if (def.onLimit) {
+      const forced = !last || !last.done;
+      // The limit ran out: the definition's closing step (QA: finish[], scores 0), not in the prompt.
+      if (forced) last = await def.onLimit(env, signal);
+      extra.forced_finish = forced;
     }
-    const info = last.info;
+    const info = last?.info ?? {};
     return {
-      answer: infoAnswer(info.answer),
-      em: infoNumber(info.em),
-      f1: infoNumber(info.f1),
-      reward: infoNumber(info.reward),
-      traj: prompt,
+      answer: info.answer === null || info.answer === undefined ? null : String(info.answer),
+      finalInfo: info,
+      reward: last?.reward ?? 0,
+      done: last?.done ?? false,
+      traj: def.head + history,
       steps,
       n_calls: ledger.calls,
       n_badcalls: steps.filter((s) => s.badcall).length,
       usage: ledger.usage,
       costUsd: ledger.costUsd,
-      forcedFinish,
+      extra,
     };
   } finally {
     await env.close?.();
+  }
+}
+
+/** A method that runs one loop definition per episode (built by a benchmark for ReAct or Act). */
+export class InteractiveMethod implements Method {
+  readonly needsEnv = true;
+  readonly name: string;
+
+  constructor(
+    private readonly def: (item: Item) => LoopDefinition,
+    name: string,
+    private readonly description: Record<string, unknown>,
+  ) {
+    this.name = name;
+  }
+
+  describe(): Record<string, unknown> {
+    return this.description;
+  }
+
+  run(item: Item, ctx: MethodContext): Promise<EpisodeResult> {
+    return runInteractive(this.def(item), item, ctx);
   }
 }

@@ -1,59 +1,58 @@
-// What a method (standard, cot, cot-sc, act, react) needs and returns for one episode.
-// Methods depend on interfaces only: a CompletionModel and an Env, never on backends.
+// What a method (standard, cot, cot-sc, act, react on any benchmark) needs and returns for one
+// episode. Methods depend on interfaces only: a CompletionModel and an Env, never on backends.
 import type { CompletionModel, TokenUsage } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
-import type { Example, Task } from '../tasks/types.js';
+import type { Item } from '../benchmarks/types.js';
 
-export type MethodName = 'standard' | 'cot' | 'cot-sc' | 'act' | 'react';
-/** Combinations computed from a ReAct run and a CoT-SC run of the same split (no model calls). */
-export type CombinationName = 'react-cot-sc' | 'cot-sc-react';
-
-/** One Thought/Action/Observation turn (thought absent for Act). */
+/** One Thought/Action/Observation turn (thought absent for Act and for ALFWorld/WebShop turns). */
 export interface StepRecord {
   step: number;
   thought?: string;
   action: string;
   observation: string;
+  /** The environment's reward for this step (ALFWorld/WebShop; absent for HotpotQA/FEVER). */
+  reward?: number;
   /** True when the completion did not split into thought and action (the bad-call fallback ran). */
   badcall?: boolean;
   /** True when the model gave an empty action (the released code would crash; we step it as invalid). */
   emptyAction?: boolean;
 }
 
-export interface EpisodeOutcome {
+/**
+ * What one episode produced, before scoring. The runner scores it once, with the benchmark's scorer
+ * (Benchmark.score), and writes the record.
+ */
+export interface EpisodeResult {
+  /** The final answer where the benchmark has one (QA: finish[...] or "Answer:"); null otherwise. */
   answer: string | null;
-  em: number;
-  f1: number;
-  reward: number;
-  /** The notebook's "traj": the full final prompt (ReAct/Act), or prompt + completion (Standard/CoT). */
+  /** The environment's info of the last step (won, reward...), for the scorer. */
+  finalInfo?: Record<string, unknown>;
+  /** The reward of the last environment step (0 when the episode never ended). */
+  reward?: number;
+  /** True when the environment said done. */
+  done?: boolean;
+  /** The notebook's "traj": the full final prompt (interactive), or prompt + completion. */
   traj: string;
   steps: StepRecord[];
   n_calls: number;
   n_badcalls: number;
   usage: TokenUsage;
   costUsd: number;
-  /** CoT-SC: every sample's parsed answer (null when it had none), in sample order. */
-  samples?: (string | null)[];
-  /** CoT-SC: every sample's raw completion text, in sample order. */
-  completions?: string[];
-  /** CoT-SC: the majority answer's vote count. */
-  majorityVotes?: number;
-  /** ReAct/Act: true when the episode ended by the forced finish[] after the step limit. */
-  forcedFinish?: boolean;
+  /** Method- or benchmark-specific fields written into the record as they are (snake_case keys). */
+  extra?: Record<string, unknown>;
 }
 
 export interface MethodContext {
   model: CompletionModel;
-  task: Task;
-  /** A fresh environment for this example (ReAct/Act only): the task wrapper over WikiEnv. */
-  makeEnv?: (example: Example) => Env;
+  /** A fresh environment for this item (interactive methods only). */
+  makeEnv?: (item: Item) => Env;
   signal?: AbortSignal;
 }
 
 export interface Method {
-  name: MethodName;
+  name: string;
   needsEnv: boolean;
   /** Secret-free, complete description of every option that shapes prompts and calls (for the manifest). */
   describe(): Record<string, unknown>;
-  run(example: Example, ctx: MethodContext): Promise<EpisodeOutcome>;
+  run(item: Item, ctx: MethodContext): Promise<EpisodeResult>;
 }

@@ -2,31 +2,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { loadEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE } from '../run/store.js';
+import { loadEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE } from '../run/run-log.js';
 import type { RunManifest } from '../run/manifest.js';
-import type { EpisodeRecord } from '../run/record.js';
-import { summarize, type RunSummary } from '../run/summary.js';
+import { orderedRecords, summarizeRun } from '../run/summary.js';
+import type { RunView } from './model.js';
 
-export interface LoadedRun {
-  dir: string;
-  manifest: RunManifest;
-  records: Map<number, EpisodeRecord>;
-  summary: RunSummary;
-}
-
-export function loadRun(dir: string): LoadedRun {
+export function loadRun(dir: string): RunView {
   const manifest = readJsonFile<RunManifest>(path.join(dir, MANIFEST_FILE));
   const records = loadEpisodes(path.join(dir, EPISODES_FILE)).records;
-  const summary = summarize(
-    { runId: manifest.runId, task: manifest.task, method: manifest.method, split: manifest.split, model: manifest.model, shard: manifest.shard },
-    records,
-    manifest.indices,
-  );
-  return { dir, manifest, records, summary };
+  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary: summarizeRun(manifest, records) };
 }
 
 /** Each argument is a run folder (has manifest.json) or a folder of run folders. */
-export function loadRuns(args: string[]): LoadedRun[] {
+export function loadRuns(args: string[]): RunView[] {
   const dirs: string[] = [];
   for (const a of args) {
     const abs = path.resolve(a);

@@ -1,7 +1,7 @@
 // CSV: one row per run (the summary.csv columns), for spreadsheets and scripts.
-import type { LoadedRun } from './load.js';
+import type { ReportContent } from './build.js';
 import { summaryCsv } from '../run/summary.js';
 
-export function renderCsv(runs: LoadedRun[]): string {
-  return summaryCsv(runs.map((r) => r.summary));
+export function renderCsv(c: ReportContent): string {
+  return summaryCsv(c.runs.map((r) => r.summary));
 }

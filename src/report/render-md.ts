@@ -1,45 +1,36 @@
-// Markdown report (the default): Table 1 beside the paper, the Figure 2 sweep as a table, run details.
-import type { LoadedRun } from './load.js';
-import { buildTable1, fmt, SOTA_NOTE, TASK_LABEL, TASKS, type Table1Row } from './table1.js';
-import type { Sweep } from './sweep.js';
-import { DETAIL_HEADERS, detailRows } from './details.js';
+// Markdown report (the default): each paper table beside the paper, each figure as a table of its
+// points, and the runs.
+import type { ReportContent } from './build.js';
+import type { ReportFigure, ReportTable } from './model.js';
+import { cellText, fmt } from './format.js';
 
-const esc = (s: string) => s.replace(/\|/g, '\\|');
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-function mdTable(headers: string[], rows: string[][], align?: string[]): string {
+export function mdTable(headers: string[], rows: string[][], align?: string[]): string {
   const a = align ?? headers.map(() => '---');
   return [`| ${headers.map(esc).join(' | ')} |`, `|${a.map((x) => ` ${x} `).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
-export function table1Cells(row: Table1Row): string[] {
-  const out = [row.label, row.model || '—'];
-  for (const t of TASKS) {
-    const c = row.cells[t];
-    out.push(c ? fmt(c.em) : '—', c ? `${c.scored}/${c.planned}` : '—', c ? String(c.errors) : '—', fmt(row.palm[t]), fmt(row.gpt3[t]));
-  }
-  return out;
+export function mdReportTable(t: ReportTable, firstHeader = 'Method'): string {
+  const headers = [firstHeader, ...t.columns.map((c) => c.label)];
+  const align = ['---', ...t.columns.map((c) => (c.numeric ? '---:' : '---'))];
+  const rows = t.rows.map((r) => [r.source === 'paper' ? `${r.label} (paper)` : r.label, ...t.columns.map((c) => cellText(r.cells[c.key], c))]);
+  return mdTable(headers, rows, align);
 }
 
-export function table1Headers(): string[] {
-  const h = ['Method', 'Model'];
-  for (const t of TASKS) h.push(`${TASK_LABEL[t]} (ours)`, 'n', 'errors', 'PaLM-540B', 'GPT-3');
-  return h;
+function mdFigure(f: ReportFigure): string {
+  const xs = [...new Set(f.series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+  const headers = [f.xLabel, ...f.series.map((s) => s.name)];
+  const rows = xs.map((x) => [String(x), ...f.series.map((s) => fmt(s.points.find((p) => p[0] === x)?.[1]))]);
+  const parts = [mdTable(headers, rows, headers.map(() => '---:'))];
+  if (f.refs.length) parts.push(f.refs.map((r) => `${r.name}: ${fmt(r.y)}`).join(' · '));
+  return parts.join('\n\n');
 }
 
-export function renderMarkdown(runs: LoadedRun[], sweeps: Sweep[]): string {
-  const parts: string[] = ['# ReAct reproduction: Table 1', ''];
-  const rows = buildTable1(runs);
-  const align = ['---', '---', ...TASKS.flatMap(() => ['---:', '---:', '---:', '---:', '---:'])];
-  parts.push(mdTable(table1Headers(), rows.map(table1Cells), align), '');
-  parts.push(`EM / accuracy in percent over scored episodes (n = scored/planned); episodes with an infrastructure error are counted apart, not as wrong. ${SOTA_NOTE}`, '');
-  for (const s of sweeps) {
-    parts.push(`## Figure 2: ${s.task} EM vs CoT-SC samples (${s.model}, ${s.questions} questions)`, '');
-    const headers = ['k', ...s.series.map((x) => x.name)];
-    const body = Array.from({ length: s.n }, (_, i) => [String(i + 1), ...s.series.map((x) => fmt(x.em[i]))]);
-    parts.push(mdTable(headers, body, headers.map(() => '---:')), '');
-    if (s.refs.length) parts.push(s.refs.map((r) => `${r.name}: ${fmt(r.em)}`).join(' · '), '');
-  }
-  parts.push('## Runs', '');
-  parts.push(mdTable(DETAIL_HEADERS, detailRows(runs)), '');
+export function renderMarkdown(c: ReportContent): string {
+  const parts: string[] = ['# ReAct reproduction', ''];
+  for (const t of c.tables) parts.push(`## ${t.title}`, '', mdReportTable(t), '', ...t.notes.map((n) => `${n}`), '');
+  for (const f of c.figures) parts.push(`## ${f.title}`, '', mdFigure(f), '', ...f.notes, '');
+  parts.push('## Runs', '', mdReportTable(c.runsTable, 'Run'), '');
   return parts.join('\n');
 }

@@ -1,19 +1,16 @@
-// The combinations ReAct→CoT-SC and CoT-SC→ReAct (§5): computed from one CoT-SC run and one ReAct run
-// of the same questions, with no model calls. The base runs are run (or resumed, or replayed from the
-// completion cache) first, or taken from existing run folders with --from-runs.
+// Derived methods (a benchmark's combinations, e.g. ReAct→CoT-SC and CoT-SC→ReAct, §5): computed from
+// base runs of the same items with no model calls. The base runs are run (or resumed, or replayed from
+// the completion cache) first, or taken from existing run folders with --from-runs.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { combine } from '../methods/combinations.js';
-import { parseMajorityRule, parseMaxSteps, resolveMaxSteps } from '../methods/options.js';
-import type { CombinationName } from '../methods/types.js';
-import type { Task, TaskName } from '../tasks/types.js';
-import { executeRun, resultsDirOf, recordableSettings, type RunDeps, type RunIO, type RunResult } from './execute.js';
+import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/types.js';
+import { executeRun, resultsDirOf, recordableSettings, benchmarkOf, type RunDeps, type RunIO, type RunResult } from './execute.js';
 import { assertNoSecrets, softwareInfo, type RunManifest } from './manifest.js';
-import { loadEpisodes, readJsonFile, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from './store.js';
+import { loadEpisodes, readManifest, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from './run-log.js';
 import { makeRunId } from './run-id.js';
-import { summarize, summaryCsv } from './summary.js';
-import type { EpisodeRecord } from './record.js';
+import { summarizeRun, summaryCsv } from './summary.js';
+import { recordExtras, recordFromResult, type EpisodeRecord } from './record.js';
 import type { Settings } from './experiment.js';
 
 interface BaseRun {
@@ -23,158 +20,136 @@ interface BaseRun {
 }
 
 function readBase(dir: string): BaseRun {
-  const mf = path.join(dir, MANIFEST_FILE);
-  if (!fs.existsSync(mf)) throw new UserError(`--from-runs: ${dir} is not a run folder (no manifest.json)`);
-  return { dir, manifest: readJsonFile<RunManifest>(mf), records: loadEpisodes(path.join(dir, EPISODES_FILE)).records };
+  if (!fs.existsSync(path.join(dir, MANIFEST_FILE))) throw new UserError(`--from-runs: ${dir} is not a run folder (no manifest.json)`);
+  return { dir, manifest: readManifest(dir), records: loadEpisodes(path.join(dir, EPISODES_FILE)).records };
 }
 
 function listOf(v: unknown): string[] {
   return (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
-/** Combines one CoT-SC record and one ReAct record of the same question. */
-export function combineRecords(
-  name: CombinationName,
-  react: EpisodeRecord,
-  cotSc: EpisodeRecord,
-  task: Pick<Task, 'score'>,
-  opts: { rule: 'paper' | 'author'; reactStepLimit?: number },
-): EpisodeRecord {
-  const base = {
-    question_idx: react.question_idx,
-    question: react.question,
-    gold: react.gold,
-    traj: react.traj,
-    steps: react.steps,
-    n_calls: react.n_calls + cotSc.n_calls,
-    n_badcalls: react.n_badcalls + cotSc.n_badcalls,
+/** The derived method a run's settings name, or null when --method names an ordinary method. */
+export function derivedMethodOf(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): { bench: Benchmark; derived: DerivedMethod } | null {
+  const bench = benchmarkOf(settings, deps);
+  const derived = bench.derivedMethods?.[String(settings.method ?? bench.defaultMethod)];
+  return derived ? { bench, derived } : null;
+}
+
+function stored(r: EpisodeRecord): StoredEpisode {
+  return { answer: r.answer, traj: r.traj, steps: r.steps, metrics: r.metrics, extra: recordExtras(r), n_calls: r.n_calls, n_badcalls: r.n_badcalls };
+}
+
+/** One item's derived record from its base records; an error in any base is the record's error. */
+function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, bases: EpisodeRecord[], settings: Settings): EpisodeRecord {
+  const item = bench.item(idx);
+  const sum = (f: (r: EpisodeRecord) => number) => bases.reduce((a, r) => a + f(r), 0);
+  const accounting = {
+    n_calls: sum((r) => r.n_calls),
     usage: {
-      prompt_tokens: react.usage.prompt_tokens + cotSc.usage.prompt_tokens,
-      completion_tokens: react.usage.completion_tokens + cotSc.usage.completion_tokens,
-      total_tokens: react.usage.total_tokens + cotSc.usage.total_tokens,
+      prompt_tokens: sum((r) => r.usage.prompt_tokens),
+      completion_tokens: sum((r) => r.usage.completion_tokens),
+      total_tokens: sum((r) => r.usage.total_tokens),
     },
-    cost: react.cost + cotSc.cost,
+    cost: sum((r) => r.cost),
     latency_ms: 0,
-    cached_calls: react.cached_calls + cotSc.cached_calls,
+    cached_calls: sum((r) => r.cached_calls),
   };
-  if (react.error || cotSc.error) {
-    const which = react.error ? `react: ${react.error.message}` : `cot-sc: ${cotSc.error!.message}`;
-    return { ...base, answer: null, em: 0, f1: 0, reward: 0, error: { source: (react.error ?? cotSc.error)!.source, message: which } };
+  const failed = bases.findIndex((r) => r.error);
+  if (failed >= 0) {
+    const e = bases[failed].error!;
+    return {
+      idx, item: item.id, input: item.input, gold: item.gold ?? null, answer: null,
+      metrics: Object.fromEntries(bench.metrics.map((m) => [m.key, 0])), reward: null,
+      traj: '', steps: [], n_badcalls: 0, ...accounting,
+      error: { source: e.source, message: `${derived.bases[failed]}: ${e.message}` },
+    };
   }
-  const out = combine(
-    name,
-    { react: { answer: react.answer, forcedFinish: react.forced_finish, steps: react.steps }, cotSc: { samples: cotSc.samples ?? [] }, task, gold: react.gold },
-    { rule: opts.rule, reactStepLimit: opts.reactStepLimit },
-  );
-  return {
-    ...base,
-    answer: out.answer,
-    em: out.em,
-    f1: out.f1,
-    reward: out.reward,
-    error: null,
-    samples: cotSc.samples,
-    majority_votes: out.majorityVotes,
-    forced_finish: react.forced_finish,
-    answer_from: out.used,
-  };
+  const result = derived.combine(item, bases.map(stored), settings);
+  return { ...recordFromResult(item, result, bench.score(item, result), 0, { calls: 0, cachedCalls: 0 }), ...accounting };
 }
 
 export async function executeCombination(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {
-  const name = settings.method as CombinationName;
-  let react: BaseRun;
-  let cotSc: BaseRun;
+  const found = derivedMethodOf(settings, deps);
+  if (!found) throw new Error('executeCombination: --method is not a derived method');
+  const { bench, derived } = found;
+  const name = derived.name;
+  let bases: BaseRun[];
   if (settings.fromRuns !== undefined) {
-    const bases = listOf(settings.fromRuns).map((d) => readBase(path.resolve(d)));
-    const r = bases.filter((b) => b.manifest.method === 'react');
-    const c = bases.filter((b) => b.manifest.method === 'cot-sc');
-    if (bases.length !== 2 || r.length !== 1 || c.length !== 1) {
-      throw new UserError(`--from-runs: expected two run folders, one ReAct run and one CoT-SC run (got ${bases.map((b) => b.manifest.method).join(', ') || 'none'})`);
+    const given = listOf(settings.fromRuns).map((d) => readBase(path.resolve(d)));
+    bases = derived.bases.map((m) => given.filter((b) => b.manifest.method === m)).flatMap((xs) => (xs.length === 1 ? xs : []));
+    if (given.length !== derived.bases.length || bases.length !== derived.bases.length) {
+      throw new UserError(`--from-runs: expected ${derived.bases.length} run folders, one each of ${derived.bases.join(', ')} (got ${given.map((b) => b.manifest.method).join(', ') || 'none'})`);
     }
-    [react, cotSc] = [r[0], c[0]];
   } else {
-    // §5: one CoT-SC run and one ReAct run of the same split; each resumes or hits the cache.
     const ran: RunResult[] = [];
-    for (const method of ['cot-sc', 'react']) {
-      const res = await executeRun({ ...settings, method }, deps, io);
+    for (const method of derived.bases) {
+      const res = await executeRun(derived.baseSettings(settings, method), deps, io);
       if (res.status === 'failed' || res.status === 'interrupted') return res;
       ran.push(res);
     }
-    cotSc = readBase(ran[0].dir);
-    react = readBase(ran[1].dir);
+    bases = ran.map((r) => readBase(r.dir));
   }
-  const rm = react.manifest;
-  const cm = cotSc.manifest;
-  if (rm.task !== cm.task) throw new UserError(`--from-runs: ${react.dir} is ${rm.task} but ${cotSc.dir} is ${cm.task}`);
-  if (JSON.stringify(rm.indices) !== JSON.stringify(cm.indices)) {
-    throw new UserError(`--from-runs: ${react.dir} and ${cotSc.dir} cover different questions; combine runs of the same split`);
+  const [m0] = bases.map((b) => b.manifest);
+  for (const b of bases.slice(1)) {
+    if (b.manifest.task !== m0.task) throw new UserError(`--from-runs: ${bases[0].dir} is ${m0.task} but ${b.dir} is ${b.manifest.task}`);
+    if (JSON.stringify(b.manifest.indices) !== JSON.stringify(m0.indices)) {
+      throw new UserError(`--from-runs: ${bases[0].dir} and ${b.dir} cover different items; combine runs of the same split`);
+    }
   }
-  const taskName = rm.task as TaskName;
-  const task = deps.getTask(taskName);
-  const rule = parseMajorityRule(settings.majorityRule);
-  const reactStepLimit = settings.maxSteps !== undefined ? resolveMaxSteps(parseMaxSteps(settings.maxSteps), taskName) : undefined;
-  const model = rm.model === cm.model ? rm.model : `${cm.model}+${rm.model}`;
+  if (m0.task !== bench.name) throw new UserError(`--from-runs: the runs are ${m0.task}, not ${bench.name} (--task)`);
+  const models = [...new Set(bases.map((b) => b.manifest.model))];
+  const model = models.join('+');
+  const description = derived.describe(settings);
   const identity = {
-    task: taskName,
+    task: bench.name,
     method: name,
-    split: rm.split,
-    base: { react: rm.identity, cotSc: cm.identity },
-    combination: { majorityRule: rule, reactStepLimit: reactStepLimit ?? null },
+    split: m0.split,
+    base: Object.fromEntries(bases.map((b) => [b.manifest.method, b.manifest.identity])),
+    combination: description,
   };
-  const shard = rm.shard ? { k: Number(rm.shard.split('/')[0]), n: Number(rm.shard.split('/')[1]) } : null;
-  const runId = makeRunId({ task: taskName, method: name, split: rm.split, model, shard }, identity);
+  const shard = m0.shard ? { k: Number(m0.shard.split('/')[0]), n: Number(m0.shard.split('/')[1]) } : null;
+  const runId = makeRunId({ task: bench.name, method: name, split: m0.split, model, shard }, identity);
   const dir = path.join(resultsDirOf(settings), runId);
   fs.mkdirSync(dir, { recursive: true });
 
   const records = new Map<number, EpisodeRecord>();
-  for (const idx of rm.indices) {
-    const r = react.records.get(idx);
-    const c = cotSc.records.get(idx);
-    if (!r || !c) continue;
-    if (!c.error && !c.samples) throw new UserError(`--from-runs: ${cotSc.dir} stores no CoT-SC samples for question ${idx}`);
-    records.set(idx, combineRecords(name, r, c, task, { rule, reactStepLimit }));
+  for (const idx of m0.indices) {
+    const recs = bases.map((b) => b.records.get(idx));
+    if (recs.some((r) => !r)) continue;
+    records.set(idx, derivedRecord(bench, derived, idx, recs as EpisodeRecord[], settings));
   }
   const now = new Date().toISOString();
   const manifest: RunManifest = {
-    schema: 1,
+    schema: RUN_LOG_SCHEMA,
     runId,
     kind: 'combination',
-    task: taskName,
+    task: bench.name,
+    metrics: bench.metrics,
     method: name,
-    split: rm.split,
-    shard: rm.shard,
+    split: m0.split,
+    shard: m0.shard,
     model,
-    indices: rm.indices,
+    indices: m0.indices,
     identity,
     settings: recordableSettings(settings),
-    fidelity: {
-      combination: name,
-      majorityRule: rule,
-      majorityRuleMeaning: rule === 'paper' ? 'use ReAct when the CoT-SC majority has fewer than n/2 votes' : 'use CoT-SC only when its majority has more than n/2 votes (issue 8)',
-      reactStepLimit: reactStepLimit ?? 'as the ReAct run ran',
-      cotScSamples: cm.fidelity?.method && typeof cm.fidelity.method === 'object' ? (cm.fidelity.method as Record<string, unknown>).samples ?? null : null,
-      extraModelCalls: 0,
-    },
-    inputs: { ...cm.inputs, ...rm.inputs },
-    modelDescription: rm.modelDescription,
-    wiki: rm.wiki,
-    split_description: rm.split_description,
+    fidelity: { ...description, bases: Object.fromEntries(bases.map((b) => [b.manifest.method, b.manifest.fidelity])) },
+    inputs: Object.assign({}, ...bases.map((b) => b.manifest.inputs)),
+    modelDescription: bases[bases.length - 1].manifest.modelDescription,
+    environment: bases.map((b) => b.manifest.environment).find((e) => e) ?? null,
+    split_description: m0.split_description,
     software: softwareInfo(),
     startedAt: now,
     sessions: [{ startedAt: now, endedAt: now, status: 'complete', written: records.size }],
-    sources: [
-      { role: 'react', runId: rm.runId, dir: react.dir },
-      { role: 'cot-sc', runId: cm.runId, dir: cotSc.dir },
-    ],
+    sources: bases.map((b) => ({ role: b.manifest.method, runId: b.manifest.runId, dir: b.dir })),
   };
   const secrets = deps.secrets(settings);
   const mtext = JSON.stringify(manifest, null, 2) + '\n';
   assertNoSecrets(mtext, secrets, 'manifest.json');
-  const lines = rm.indices.filter((i) => records.has(i)).map((i) => JSON.stringify(records.get(i)) + '\n').join('');
+  const lines = m0.indices.filter((i) => records.has(i)).map((i) => JSON.stringify(records.get(i)) + '\n').join('');
   writeFileAtomic(path.join(dir, EPISODES_FILE), lines);
   writeFileAtomic(path.join(dir, MANIFEST_FILE), mtext);
-  const summary = summarize({ runId, task: taskName, method: name, split: rm.split, model, shard: rm.shard }, records, rm.indices);
+  const summary = summarizeRun(manifest, records);
   writeFileAtomic(path.join(dir, SUMMARY_FILE), summaryCsv([summary]));
-  io.log(`${runId}: combined ${records.size} of ${rm.indices.length} questions from ${rm.runId} and ${cm.runId}`);
+  io.log(`${runId}: combined ${records.size} of ${m0.indices.length} items from ${bases.map((b) => b.manifest.runId).join(' and ')}`);
   return { runId, dir, status: summary.n_done === summary.n_planned ? 'complete' : 'partial', summary };
 }

@@ -1,36 +1,27 @@
 // One run from resolved settings: plan the episodes, name the run, open (or resume) its folder, run
-// what is left, summarise. Dependencies on the model, task, method and environment modules come in
-// through RunDeps, so this logic is tested with doubles and wired to the real modules in deps.ts.
+// what is left, summarise. The benchmark (items, method, environment, scorer) and the model come in
+// through RunDeps, so this logic is tested with doubles and wired to the real modules in deps.ts; it
+// never names a benchmark.
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
-import type { Env } from '../envs/types.js';
-import type { Method, MethodName } from '../methods/types.js';
-import type { Example, Task, TaskName } from '../tasks/types.js';
+import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError } from '../errors.js';
 import { defaultResultsDir } from '../paths.js';
 import { executeEpisodes } from './runner.js';
-import { RunStore, readJsonFile, MANIFEST_FILE } from './store.js';
+import { RunStore, readManifest, MANIFEST_FILE, RUN_LOG_SCHEMA } from './run-log.js';
 import { makeRunId } from './run-id.js';
 import { applyShard, formatShard, parseIndices, parseShard, type Shard } from './shard.js';
-import { summarize, summaryCsv, type RunSummary } from './summary.js';
+import { orderedRecords, summarize, summaryCsv, type RunSummary } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo, type RunManifest, type SessionInfo } from './manifest.js';
 import { OPERATIONAL, SESSION_ONLY } from './options.js';
 import type { Settings } from './experiment.js';
 
-export interface EnvFactory {
-  makeEnv(example: Example): Env;
-  /** Secret-free backend description (kind, snapshot sha256, base URL...). */
-  describe(): Record<string, unknown>;
-  close?(): Promise<void>;
-}
-
 export interface RunDeps {
-  getTask(name: TaskName): Task;
-  createMethod(name: MethodName, settings: Settings, task: Task): Method;
+  /** The benchmark by name (UserError for an unknown one). */
+  getBenchmark(name: string): Benchmark;
   createModel(settings: Settings): Promise<CompletionModel>;
-  createEnvFactory(settings: Settings, task: Task): Promise<EnvFactory>;
   /** Secret values to keep out of every file we write (API keys from the environment). */
   secrets(settings: Settings): string[];
 }
@@ -53,14 +44,12 @@ export interface RunResult {
   fatal?: FatalRunError;
 }
 
-export const DEFAULT_SPLIT: Record<TaskName, string> = { hotpotqa: 'offline500', fever: 'react500' };
-
 export function resultsDirOf(settings: Settings): string {
   return typeof settings.resultsDir === 'string' ? path.resolve(settings.resultsDir) : defaultResultsDir();
 }
 
 export interface Plan {
-  task: Task;
+  benchmark: Benchmark;
   split: string;
   splitDescription: string;
   /** Indices before sharding (the whole selection). */
@@ -70,10 +59,15 @@ export interface Plan {
   indices: number[];
 }
 
-/** Which dataset indices a run covers: --indices or a split, then --limit, then --shard. */
-export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getTask'>): Plan {
-  const taskName = (settings.task ?? 'hotpotqa') as TaskName;
-  const task = deps.getTask(taskName);
+/** The benchmark a run's settings name (--task; default hotpotqa, the paper's first table). */
+export function benchmarkOf(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
+  return deps.getBenchmark(String(settings.task ?? 'hotpotqa'));
+}
+
+/** Which item indices a run covers: --indices or a split, then --limit, then --shard. */
+export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
+  const benchmark = benchmarkOf(settings, deps);
+  const taskName = benchmark.name;
   const limit = settings.limit as number | undefined;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UserError(`--limit: expected a positive integer, got ${limit}`);
   let split: string;
@@ -81,21 +75,22 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getTask'>)
   let selection: number[];
   if (settings.indices !== undefined) {
     selection = parseIndices(settings.indices as string | number[]);
+    const size = benchmark.size();
     for (const i of selection) {
-      if (i >= task.size) throw new UserError(`--indices: ${i} is out of range for ${taskName} (0..${task.size - 1})`);
+      if (i >= size) throw new UserError(`--indices: ${i} is out of range for ${taskName} (0..${size - 1})`);
     }
     if (limit !== undefined) selection = selection.slice(0, limit);
     split = 'indices';
     splitDescription = `dataset indices given with --indices (${selection.length})`;
   } else {
-    split = (settings.split as string | undefined) ?? DEFAULT_SPLIT[taskName];
-    const sp = task.split(split, limit !== undefined ? { limit } : {});
+    split = (settings.split as string | undefined) ?? benchmark.defaultSplit;
+    const sp = benchmark.split(split, limit !== undefined ? { limit } : {});
     selection = sp.indices;
     splitDescription = sp.description;
   }
   const shard = settings.shard !== undefined ? parseShard(String(settings.shard)) : null;
   const indices = applyShard(selection, shard);
-  return { task, split, splitDescription, selection, shard, indices };
+  return { benchmark, split, splitDescription, selection, shard, indices };
 }
 
 /** Model description fields that do not change what the model computes (limits, cache, retries). */
@@ -114,12 +109,8 @@ export function recordableSettings(settings: Settings): Settings {
   return out;
 }
 
-function loadManifest(dir: string): RunManifest {
-  return readJsonFile<RunManifest>(path.join(dir, MANIFEST_FILE));
-}
-
 export function manifestIfAny(dir: string): RunManifest | null {
-  return fs.existsSync(path.join(dir, MANIFEST_FILE)) ? loadManifest(dir) : null;
+  return fs.existsSync(path.join(dir, MANIFEST_FILE)) ? readManifest(dir) : null;
 }
 
 /** Where --resume <id> points; it must hold a run. */
@@ -135,19 +126,23 @@ export function resumeDir(settings: Settings): string {
 
 export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {
   const plan = planEpisodes(settings, deps);
+  const bench = plan.benchmark;
   // Checked before the run folder is created: bad input must leave nothing half-written.
   const concurrency = Number(settings.concurrency ?? 8);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`--concurrency: expected a positive integer, got ${settings.concurrency}`);
-  const taskName = plan.task.name;
-  const methodName = (settings.method ?? 'react') as MethodName;
-  const method = deps.createMethod(methodName, settings, plan.task);
+  const taskName = bench.name;
+  const methodName = String(settings.method ?? bench.defaultMethod);
+  const method = bench.createMethod(methodName, settings);
   const model = await deps.createModel(settings);
-  let envFactory: EnvFactory | undefined;
+  let env: EnvHandle | undefined;
   try {
-    if (method.needsEnv) envFactory = await deps.createEnvFactory(settings, plan.task);
+    if (method.needsEnv) {
+      env = await bench.createEnv(settings);
+      await env.check?.(io.signal);
+    }
     const methodDesc = method.describe();
     const modelDesc = model.describe();
-    const wikiDesc = envFactory?.describe() ?? null;
+    const envDesc = env?.describe() ?? null;
     const identity: Record<string, unknown> = {
       task: taskName,
       method: methodName,
@@ -157,16 +152,16 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       shard: plan.shard ? formatShard(plan.shard) : undefined,
       model: filterIdentity(modelDesc),
       methodOptions: methodDesc,
-      wiki: wikiDesc ? filterIdentity(wikiDesc) : undefined,
+      environment: envDesc ? filterIdentity(envDesc) : undefined,
     };
     const runId = makeRunId({ task: taskName, method: methodName, split: plan.split, model: model.model, shard: plan.shard }, identity);
-    const wikiSnapshot = Boolean(wikiDesc && String(wikiDesc.kind ?? '').includes('snapshot'));
-    const inputs = inputShas(taskName, { wikiSnapshot, extraPrompts: methodName === 'react' ? [] : ['prompts/framings.json'] });
+    const { inputs, changed } = inputShas(bench.inputFiles(methodName, settings));
+    for (const f of changed) io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
     let dir = path.join(resultsDirOf(settings), runId);
     if (settings.resume !== undefined) {
       const rdir = resumeDir(settings);
       if (path.basename(rdir) !== runId) {
-        assertSameRun(loadManifest(rdir), { identity, inputs, indices: plan.indices }, rdir);
+        assertSameRun(readManifest(rdir), { identity, inputs, indices: plan.indices }, rdir);
         throw new UserError(`--resume ${settings.resume}: these settings name run ${runId}, not ${settings.resume}`);
       }
       dir = rdir;
@@ -182,10 +177,11 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
         io.log(`resuming ${runId}: ${countDone(store, plan.indices)} of ${plan.indices.length} episodes already recorded`);
       } else {
         manifest = {
-          schema: 1,
+          schema: RUN_LOG_SCHEMA,
           runId,
           kind: 'run',
           task: taskName,
+          metrics: bench.metrics,
           method: methodName,
           split: plan.split,
           shard: plan.shard ? formatShard(plan.shard) : null,
@@ -194,10 +190,11 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
           ...(plan.shard ? { selection: plan.selection } : {}),
           identity,
           settings: recordableSettings(settings),
-          fidelity: fidelityOf(methodDesc, modelDesc, wikiDesc, plan),
+          fidelity: fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(settings)),
           inputs,
+          ...(changed.length ? { changedInputs: changed } : {}),
           modelDescription: modelDesc,
-          wiki: wikiDesc,
+          environment: envDesc,
           split_description: plan.splitDescription,
           software: softwareInfo(),
           startedAt: now,
@@ -213,25 +210,28 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
         const r = store.records.get(i);
         return !r || (settings.retryErrors === true && r.error !== null);
       });
-      const examples = todoIdx.map((i) => plan.task.example(i));
+      const items = todoIdx.map((i) => bench.item(i));
+      const metricKeys = bench.metrics.map((m) => m.key);
+      const primary = bench.metrics[0];
       const meta = { runId, task: taskName, method: methodName, split: plan.split, model: model.model, shard: manifest.shard };
-      const initial = summarize(meta, withoutRetried(store, todoIdx), plan.indices);
+      const initial = summarize(meta, withoutRetried(store, todoIdx), plan.indices, metricKeys);
       const progress = new Progress(runId, {
         done: initial.n_done,
         total: plan.indices.length,
         scored: initial.n_scored,
-        emSum: ((initial.em ?? 0) * initial.n_scored) / 100,
+        metricLabel: primary.label,
+        metricSum: ((initial.metrics[primary.key] ?? 0) * initial.n_scored) / 100,
         errors: initial.n_errors,
         tokens: initial.total_tokens,
         cost: initial.cost_usd,
       }, io.progress);
       const res = await executeEpisodes({
         store,
-        examples,
+        items,
         method,
         model,
-        task: plan.task,
-        makeEnv: envFactory ? (ex) => envFactory!.makeEnv(ex) : undefined,
+        benchmark: bench,
+        makeEnv: env ? (item) => env!.makeEnv(item) : undefined,
         concurrency,
         signal: io.signal,
         onRecord: (rec) => {
@@ -240,28 +240,30 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
           if (rec.error) s.errors++;
           else {
             s.scored++;
-            s.emSum += rec.em;
+            s.metricSum += rec.metrics[primary.key] ?? 0;
           }
           s.tokens += rec.usage.total_tokens;
           s.cost += rec.cost;
           progress.tick();
         },
-        onInternalError: (ex, e) => io.log(`episode ${ex.index} failed (recorded as an error): ${(e as Error)?.message ?? String(e)}`),
+        onInternalError: (item, e) => io.log(`episode ${item.index} failed (recorded as an error): ${(e as Error)?.message ?? String(e)}`),
       });
       progress.finish();
-      const summary = summarize(meta, store.records, plan.indices);
+      const summary = summarize(meta, store.records, plan.indices, metricKeys);
       const status: RunStatus = res.fatal ? 'failed' : res.interrupted ? 'interrupted' : summary.n_done === summary.n_planned ? 'complete' : 'partial';
       const csv = summaryCsv([summary]);
       assertNoSecrets(csv, secrets, 'summary.csv');
       store.writeSummary(csv);
       Object.assign(session, { endedAt: new Date().toISOString(), status, written: res.written });
       writeManifest(store, manifest, secrets);
+      const notes = bench.summaryNotes?.({ dir, manifest, records: orderedRecords(store.records, plan.indices), summary }) ?? [];
+      for (const n of notes) io.log(n);
       return { runId, dir, status, summary, ...(res.fatal ? { fatal: res.fatal } : {}) };
     } finally {
       store.close();
     }
   } finally {
-    await envFactory?.close?.();
+    await env?.close?.();
     await model.close?.();
   }
 }
@@ -283,12 +285,13 @@ function writeManifest(store: RunStore, manifest: RunManifest, secrets: string[]
   store.writeManifest(manifest);
 }
 
-/** The fidelity switches in one place (brief §2): method options, FEVER sample, API mode, Wikipedia env. */
+/** The fidelity switches in one place: method options, split, API mode, environment, benchmark's own. */
 function fidelityOf(
   methodDesc: Record<string, unknown>,
   modelDesc: Record<string, unknown>,
-  wikiDesc: Record<string, unknown> | null,
+  envDesc: Record<string, unknown> | null,
   plan: Plan,
+  benchmarkFidelity: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
   const api = modelDesc.api ?? modelDesc.apiMode ?? modelDesc.mode;
   return {
@@ -296,9 +299,9 @@ function fidelityOf(
     split: { name: plan.split, description: plan.splitDescription },
     api: api ?? null,
     modelDeviations: modelDesc.deviations ?? [],
-    // §6: the Wikipedia backend and WikiEnv's deviations (null for methods without an environment).
-    // query: the snapshot's search term (--wiki-query); null for backends that send the notebook's URL.
-    wiki: wikiDesc ? { backend: wikiDesc.kind ?? null, query: wikiDesc.query ?? null, env: wikiDesc.env ?? null } : null,
+    // The environment's backend and its deviations (null for methods without an environment).
+    environment: envDesc,
+    ...(benchmarkFidelity ? { benchmark: benchmarkFidelity } : {}),
   };
 }
 

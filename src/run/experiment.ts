@@ -2,12 +2,13 @@
 //   { "description": "...", "defaults": { "task": "hotpotqa", ... }, "runs": [ { "method": "cot" }, ... ] }
 // or one run's settings at the top level. Each run = defaults + its own fields; flags given on the
 // command line override both. Unknown fields and wrong types are UserErrors naming the file and field.
-import type { Options } from 'yargs';
+import type { OptionTable } from '../options.js';
 import { UserError } from '../errors.js';
-import { readJsonFile } from './store.js';
+import { readJsonFile } from './run-log.js';
 import { camelCase, optionIndex, SESSION_ONLY } from './options.js';
 
-export type Settings = Record<string, unknown>;
+export type { Settings } from '../options.js';
+import type { Settings } from '../options.js';
 
 export interface Experiment {
   file: string;
@@ -26,7 +27,7 @@ function typeName(v: unknown): string {
   return `${typeof v} ${String(v)}`;
 }
 
-export function validateSettings(file: string, where: string, value: unknown, table: Record<string, Options>): Settings {
+export function validateSettings(file: string, where: string, value: unknown, table: OptionTable): Settings {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new UserError(`${file}: ${where || 'top level'} must be an object of run settings`);
   }
@@ -56,9 +57,6 @@ export function validateSettings(file: string, where: string, value: unknown, ta
       case 'string':
         if (typeof v !== 'string') throw new UserError(`${file}: ${field}: expected a string, got ${typeName(v)}`);
         break;
-      case 'array':
-        if (!Array.isArray(v)) throw new UserError(`${file}: ${field}: expected a list, got ${typeName(v)}`);
-        break;
       default:
         if (!['string', 'number', 'boolean'].includes(typeof v)) throw new UserError(`${file}: ${field}: expected a string, number or boolean, got ${typeName(v)}`);
     }
@@ -70,7 +68,7 @@ export function validateSettings(file: string, where: string, value: unknown, ta
   return out;
 }
 
-export function parseExperiment(file: string, data: unknown, table: Record<string, Options>): Experiment {
+export function parseExperiment(file: string, data: unknown, table: OptionTable): Experiment {
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new UserError(`${file}: expected a JSON object ({"defaults": {...}, "runs": [...]} or one run's settings)`);
   }
@@ -91,6 +89,6 @@ export function parseExperiment(file: string, data: unknown, table: Record<strin
   return { file, description, runs };
 }
 
-export function loadExperiment(file: string, table: Record<string, Options>): Experiment {
+export function loadExperiment(file: string, table: OptionTable): Experiment {
   return parseExperiment(file, readJsonFile(file), table);
 }

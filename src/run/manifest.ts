@@ -4,11 +4,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../paths.js';
-import { manifestSha } from '../data/manifest.js';
+import { readManifest as readVendored } from '../data/manifest.js';
+import { sha256 } from '../util/hash.js';
 import { UserError } from '../errors.js';
 import { canonicalJson } from './run-id.js';
 
-export const MANIFEST_SCHEMA = 1;
+export { RUN_LOG_SCHEMA as MANIFEST_SCHEMA } from './run-log.js';
+import type { MetricDef } from '../benchmarks/types.js';
 
 export interface SessionInfo {
   startedAt: string;
@@ -23,7 +25,10 @@ export interface RunManifest {
   runId: string;
   /** 'run' (episodes computed here), 'combination' (from two base runs), 'merge' (from shards). */
   kind: 'run' | 'combination' | 'merge';
+  /** The benchmark (hotpotqa, fever, alfworld, webshop...): the name it is registered under. */
   task: string;
+  /** The metrics the benchmark declared when the run was made (schema 2; absent in schema 1). */
+  metrics?: MetricDef[];
   method: string;
   split: string;
   /** K/N or null. */
@@ -39,10 +44,13 @@ export interface RunManifest {
   settings: Record<string, unknown>;
   /** The choices where paper and released code differ, and our explicit framings (§4, §5). */
   fidelity: Record<string, unknown>;
-  /** sha256 of prompt files, dataset file and wiki snapshot (data/manifest.json, backend describe()). */
+  /** sha256 of the repo files the run read (prompts, data, environment data), computed at run start. */
   inputs: Record<string, string | null>;
+  /** Input files whose bytes differ from the vendored sha256 in data/manifest.json. */
+  changedInputs?: string[];
   modelDescription: Record<string, unknown>;
-  wiki: Record<string, unknown> | null;
+  /** The environment's fingerprint (Wikipedia backend and snapshot hash, server version, game list hash). */
+  environment: Record<string, unknown> | null;
   split_description?: string;
   software: { package: string; version: string; git: { commit: string; dirty: boolean } | null; node: string; platform: string };
   startedAt: string;
@@ -81,31 +89,32 @@ export function softwareInfo(): RunManifest['software'] {
   return { package: pkg.name, version: pkg.version, git: gitInfo(), node: process.version, platform: `${process.platform}-${process.arch}` };
 }
 
-/** Vendored files each task reads (paths as in data/manifest.json). */
-export const TASK_FILES: Record<string, { prompts: string[]; dataset: string }> = {
-  hotpotqa: { prompts: ['prompts/prompts_naive.json', 'prompts/hotpotqa_instruction.json'], dataset: 'data/hotpotqa/hotpot_dev_v1_simplified.json' },
-  fever: { prompts: ['prompts/fever.json'], dataset: 'data/fever/paper_dev.jsonl' },
-};
-export const WIKI_SNAPSHOT_FILE = 'envs/wikipedia/hotpotqa-2017/pages.jsonl';
-
-/** sha256 of the inputs, keyed by repo-relative path; `framings` is our own file (hashed here). */
-export function inputShas(task: string, opts: { wikiSnapshot: boolean; extraPrompts?: string[] }): Record<string, string | null> {
-  const files = TASK_FILES[task];
-  const out: Record<string, string | null> = {};
-  if (!files) return out;
-  for (const p of files.prompts) out[p] = safeSha(p);
-  for (const p of opts.extraPrompts ?? []) out[p] = safeSha(p);
-  out[files.dataset] = safeSha(files.dataset);
-  if (opts.wikiSnapshot) out[WIKI_SNAPSHOT_FILE] = safeSha(WIKI_SNAPSHOT_FILE);
-  return out;
-}
-
-function safeSha(rel: string): string | null {
+/**
+ * sha256 of the repo files a run reads (repo-relative paths, as the benchmark lists them), computed
+ * from the bytes on disk now, not copied from the vendored table. A file whose hash differs from
+ * data/manifest.json's is returned in `changed` so the run can say so (an edited prompt file).
+ */
+export function inputShas(files: readonly string[]): { inputs: Record<string, string | null>; changed: string[] } {
+  const inputs: Record<string, string | null> = {};
+  const changed: string[] = [];
+  let vendored: Map<string, string> | null = null;
   try {
-    return manifestSha(rel) ?? null;
+    vendored = new Map(readVendored().map((f) => [f.path, f.sha256]));
   } catch {
-    return null;
+    vendored = null;
   }
+  for (const rel of files) {
+    let sha: string | null = null;
+    try {
+      sha = sha256(fs.readFileSync(path.join(repoRoot, rel)));
+    } catch {
+      sha = null;
+    }
+    inputs[rel] = sha;
+    const want = vendored?.get(rel);
+    if (want && sha && want !== sha) changed.push(rel);
+  }
+  return { inputs, changed };
 }
 
 /** First path where two JSON values differ, e.g. "identity.model.model", or null when equal. */

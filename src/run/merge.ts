@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { loadEpisodes, readJsonFile, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from './store.js';
+import { loadEpisodes, readJsonFile, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from './run-log.js';
 import { firstDifference, type RunManifest } from './manifest.js';
 import { makeRunId } from './run-id.js';
 import { parseShard, shardPositions } from './shard.js';
-import { summarize, summaryCsv, type RunSummary } from './summary.js';
+import { summarizeRun, summaryCsv, type RunSummary } from './summary.js';
 import type { EpisodeRecord } from './record.js';
 
 interface ShardRun {
@@ -95,7 +95,7 @@ export function mergeRuns(dirs: string[], out: string): MergeResult {
     sources: runs.map((r) => ({ dir: r.dir, runId: r.manifest.runId, shard: r.manifest.shard, software: r.manifest.software })),
   };
   writeFileAtomic(path.join(outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
-  const summary = summarize({ runId, task: ref.task, method: ref.method, split: ref.split, model: ref.model, shard: null }, records, selection);
+  const summary = summarizeRun(manifest, records);
   writeFileAtomic(path.join(outDir, SUMMARY_FILE), summaryCsv([summary]));
   return { runId, dir: outDir, summary };
 }

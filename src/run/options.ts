@@ -1,25 +1,19 @@
 // The `run` command's own flags, and helpers to layer settings: option defaults < experiment file <
-// flags given on the command line. Other modules contribute their flags (llm, wiki, method) as yargs
-// option tables; we register them without yargs defaults so that "not given" stays undefined and an
-// experiment file's value is not overridden by a default.
-import type { Options } from 'yargs';
+// flags given on the command line. Other modules contribute their flags (llm, each benchmark) as
+// option tables (src/options.ts); src/cli registers them without defaults so that "not given" stays
+// undefined and an experiment file's value is not overridden by a default.
+import type { OptionSpec, OptionTable } from '../options.js';
 
-export const METHOD_CHOICES = ['standard', 'cot', 'cot-sc', 'act', 'react', 'react-cot-sc', 'cot-sc-react'] as const;
-export const COMBINATIONS = ['react-cot-sc', 'cot-sc-react'] as const;
-
-export function isCombination(method: string): method is (typeof COMBINATIONS)[number] {
-  return (COMBINATIONS as readonly string[]).includes(method);
-}
-
-export const runOptions: Record<string, Options> = {
-  task: { type: 'string', choices: ['hotpotqa', 'fever'], describe: 'Task (default hotpotqa)' },
-  method: { type: 'string', choices: [...METHOD_CHOICES], describe: 'Method (default react)' },
+export const runOptions: OptionTable = {
+  task: { type: 'string', describe: 'Benchmark: hotpotqa (default), fever, alfworld, webshop (see `react-repro data splits`)' },
+  method: { type: 'string', describe: "Method: the benchmark's methods (HotpotQA/FEVER: standard, cot, cot-sc, act, react, react-cot-sc, cot-sc-react; ALFWorld/WebShop: act, react); default react" },
   split: {
     type: 'string',
-    describe: 'Split: hotpotqa dev|react500|offline|offline500 (default offline500, covered by the shipped Wikipedia); fever dev|react500|react500-fixed (default react500)',
+    describe: "Split (default: the benchmark's): hotpotqa dev|react500|offline|offline500 (default offline500, covered by the shipped Wikipedia); fever dev|react500|react500-fixed (default react500); alfworld valid_unseen; webshop test500",
   },
-  indices: { type: 'string', describe: 'Run exactly these dataset indices (comma list, e.g. 12,40,77) instead of a split' },
-  limit: { type: 'number', describe: 'Run only the first N questions of the split' },
+  indices: { type: 'string', describe: 'Run exactly these item indices (comma list, e.g. 12,40,77) instead of a split' },
+  limit: { type: 'number', describe: 'Run only the first N items of the split' },
+  'env-url': { type: 'string', describe: "The benchmark's environment server (ALFWorld env server, WebShop site; for HotpotQA/FEVER a Wikipedia site, as --wiki live --wiki-url URL)" },
   shard: { type: 'string', describe: 'Run shard K of N (K/N): split positions p with p % N == K-1' },
   concurrency: { type: 'number', default: 8, describe: 'Episodes run at once' },
   'results-dir': { type: 'string', describe: 'Folder for run folders (default ./results)' },
@@ -45,8 +39,8 @@ export function kebabCase(key: string): string {
 }
 
 /** The same option table without defaults (we apply them ourselves after layering). */
-export function withoutDefaults(table: Record<string, Options>): Record<string, Options> {
-  const out: Record<string, Options> = {};
+export function withoutDefaults(table: OptionTable): OptionTable {
+  const out: OptionTable = {};
   for (const [k, v] of Object.entries(table)) {
     const { default: _d, ...rest } = v;
     out[k] = rest;
@@ -55,21 +49,21 @@ export function withoutDefaults(table: Record<string, Options>): Record<string, 
 }
 
 /** Defaults of an option table keyed by camelCase name. */
-export function defaultsOf(table: Record<string, Options>): Record<string, unknown> {
+export function defaultsOf(table: OptionTable): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(table)) if (v.default !== undefined) out[camelCase(k)] = v.default;
   return out;
 }
 
 /** The camelCase keys (from an option table and its aliases) -> option. */
-export function optionIndex(table: Record<string, Options>): Map<string, { flag: string; opt: Options }> {
-  const m = new Map<string, { flag: string; opt: Options }>();
+export function optionIndex(table: OptionTable): Map<string, { flag: string; opt: OptionSpec }> {
+  const m = new Map<string, { flag: string; opt: OptionSpec }>();
   for (const [flag, opt] of Object.entries(table)) m.set(camelCase(flag), { flag, opt });
   return m;
 }
 
 /** Keeps only the options a user actually gave (camelCase keys), from a yargs argv. */
-export function givenFlags(argv: Record<string, unknown>, table: Record<string, Options>): Record<string, unknown> {
+export function givenFlags(argv: Record<string, unknown>, table: OptionTable): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const flag of Object.keys(table)) {
     const key = camelCase(flag);

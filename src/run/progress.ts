@@ -4,7 +4,9 @@ export interface ProgressState {
   done: number;
   total: number;
   scored: number;
-  emSum: number;
+  /** The benchmark's primary metric: its label ("EM", "Success") and its sum over scored episodes. */
+  metricLabel: string;
+  metricSum: number;
   errors: number;
   tokens: number;
   cost: number;
@@ -21,11 +23,11 @@ export function formatDuration(sec: number): string {
 
 /** Pure: the text of one progress line. `doneThisSession` and `elapsedSec` give the ETA. */
 export function progressLine(label: string, s: ProgressState, doneThisSession: number, elapsedSec: number): string {
-  const em = s.scored ? ((100 * s.emSum) / s.scored).toFixed(1) : '-';
+  const score = s.scored ? ((100 * s.metricSum) / s.scored).toFixed(1) : '-';
   const remaining = s.total - s.done;
   const eta = doneThisSession > 0 ? formatDuration((elapsedSec / doneThisSession) * remaining) : '?';
   const cost = s.cost > 0 ? ` $${s.cost.toFixed(4)}` : '';
-  return `${label} ${s.done}/${s.total} EM ${em} errors ${s.errors} tokens ${s.tokens}${cost} ETA ${remaining === 0 ? '0s' : eta}`;
+  return `${label} ${s.done}/${s.total} ${s.metricLabel} ${score} errors ${s.errors} tokens ${s.tokens}${cost} ETA ${remaining === 0 ? '0s' : eta}`;
 }
 
 export interface ProgressSink {

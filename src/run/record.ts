@@ -1,8 +1,9 @@
-// One line of episodes.jsonl: what the notebook keeps per episode (§4) plus accounting.
-// Field names follow the released code's snake_case (question_idx, n_calls...), so the files read like
-// the notebook's logs.
-import type { EpisodeOutcome } from '../methods/types.js';
-import type { Example } from '../tasks/types.js';
+// One line of episodes.jsonl (run-log schema 2): the item, its scores under the benchmark's declared
+// metrics, the notebook's "traj" and steps, and accounting. Benchmark- and method-specific fields
+// (CoT-SC samples, forced_finish, ALFWorld task_type, WebShop instruction...) sit beside them under
+// their own snake_case names. Written and read only through src/run/run-log.ts.
+import type { EpisodeResult, StepRecord } from '../methods/types.js';
+import type { Item } from '../benchmarks/types.js';
 
 export interface EpisodeError {
   /** 'llm' | 'env' (InfraError), 'internal' (a bug that escaped the method). */
@@ -10,28 +11,43 @@ export interface EpisodeError {
   message: string;
 }
 
-/** The outcome fields stored under the same names; the rest are renamed to snake_case below. */
-type StoredOutcome = Pick<EpisodeOutcome, 'answer' | 'em' | 'f1' | 'reward' | 'traj' | 'steps' | 'n_calls' | 'n_badcalls'>;
-
-export interface EpisodeRecord extends StoredOutcome {
-  question_idx: number;
-  question: string;
-  gold: string;
+export interface EpisodeRecord {
+  /** The item's index in its benchmark (HotpotQA question_idx, ALFWorld game index, WebShop session number). */
+  idx: number;
+  /** The item as a person names it (question text, game name, session id). */
+  item: string;
+  /** The task text (question, claim, ALFWorld goal, WebShop instruction) where known. */
+  input: string;
+  gold: string | null;
+  answer: string | null;
+  /** One value in [0, 1] per metric the benchmark declares (0 for error records). */
+  metrics: Record<string, number>;
+  /** The last environment step's reward (QA: the wrapper's int(EM)); null without an environment. */
+  reward: number | null;
+  traj: string;
+  steps: StepRecord[];
+  n_calls: number;
+  n_badcalls: number;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   cost: number;
   latency_ms: number;
   /** Completion calls served entirely from the cache. */
   cached_calls: number;
   error: EpisodeError | null;
-  /** CoT-SC: each sample's answer, in sample order (the Figure 2 sweep and the combinations read it). */
-  samples?: (string | null)[];
-  /** CoT-SC: each sample's raw completion (the reasoning chains behind `samples`). */
-  completions?: string[];
-  majority_votes?: number;
-  /** ReAct/Act: the episode ended by the forced finish[] after the step limit. */
-  forced_finish?: boolean;
-  /** Combinations: which base run's answer was used. */
-  answer_from?: string;
+  /** Benchmark- and method-specific fields (samples, completions, majority_votes, forced_finish...). */
+  [extra: string]: unknown;
+}
+
+/** The fields every record has; anything else is an extra. */
+export const CORE_RECORD_FIELDS = new Set([
+  'idx', 'item', 'input', 'gold', 'answer', 'metrics', 'reward', 'traj', 'steps', 'n_calls', 'n_badcalls', 'usage',
+  'cost', 'latency_ms', 'cached_calls', 'error',
+]);
+
+export function recordExtras(r: EpisodeRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) if (!CORE_RECORD_FIELDS.has(k)) out[k] = v;
+  return out;
 }
 
 export interface CallStats {
@@ -39,46 +55,39 @@ export interface CallStats {
   cachedCalls: number;
 }
 
-export function recordFromOutcome(ex: Example, o: EpisodeOutcome, latencyMs: number, stats: CallStats): EpisodeRecord {
-  const r: EpisodeRecord = {
-    question_idx: ex.index,
-    question: ex.question,
-    gold: ex.answer,
-    answer: o.answer,
-    em: o.em,
-    f1: o.f1,
-    reward: o.reward,
-    traj: o.traj,
-    steps: o.steps,
-    n_calls: o.n_calls,
-    n_badcalls: o.n_badcalls,
-    usage: {
-      prompt_tokens: o.usage.promptTokens,
-      completion_tokens: o.usage.completionTokens,
-      total_tokens: o.usage.totalTokens,
-    },
-    cost: o.costUsd,
+/** A finished episode as its record: the result, scored once by the benchmark's scorer. */
+export function recordFromResult(item: Item, r: EpisodeResult, metrics: Record<string, number>, latencyMs: number, stats: CallStats): EpisodeRecord {
+  return {
+    idx: item.index,
+    item: item.id,
+    input: item.input,
+    gold: item.gold ?? null,
+    answer: r.answer,
+    metrics,
+    reward: r.reward ?? null,
+    traj: r.traj,
+    steps: r.steps,
+    n_calls: r.n_calls,
+    n_badcalls: r.n_badcalls,
+    usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens },
+    cost: r.costUsd,
     latency_ms: Math.round(latencyMs),
     cached_calls: stats.cachedCalls,
     error: null,
+    ...(r.extra ?? {}),
   };
-  if (o.samples) r.samples = o.samples;
-  if (o.completions) r.completions = o.completions;
-  if (o.majorityVotes !== undefined) r.majority_votes = o.majorityVotes;
-  if (o.forcedFinish !== undefined) r.forced_finish = o.forcedFinish;
-  return r;
 }
 
 /** An infrastructure failure (InfraError) is recorded as an error, never scored as a wrong answer. */
-export function errorRecord(ex: Example, error: EpisodeError, latencyMs: number, stats: CallStats): EpisodeRecord {
+export function errorRecord(item: Item, error: EpisodeError, latencyMs: number, stats: CallStats, metricKeys: readonly string[]): EpisodeRecord {
   return {
-    question_idx: ex.index,
-    question: ex.question,
-    gold: ex.answer,
+    idx: item.index,
+    item: item.id,
+    input: item.input,
+    gold: item.gold ?? null,
     answer: null,
-    em: 0,
-    f1: 0,
-    reward: 0,
+    metrics: Object.fromEntries(metricKeys.map((k) => [k, 0])),
+    reward: null,
     traj: '',
     steps: [],
     n_calls: stats.calls,

@@ -1,29 +1,30 @@
-// Runs a method over examples with bounded concurrency, appending each finished episode to the store.
-// Interrupts (SIGINT) abort in-flight episodes, which are then not written; a FatalRunError stops the
-// whole run; an InfraError becomes an error record (brief §3).
+// Runs a method over items with bounded concurrency, scoring each finished episode with the benchmark's
+// scorer and appending it to the run log. Interrupts (SIGINT) abort in-flight episodes, which are then
+// not written; a FatalRunError stops the whole run; an InfraError becomes an error record.
 import { setMaxListeners } from 'node:events';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
-import type { Example, Task } from '../tasks/types.js';
+import type { Benchmark, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
-import { errorRecord, recordFromOutcome, type CallStats, type EpisodeRecord } from './record.js';
-import type { RunStore } from './store.js';
+import { errorRecord, recordFromResult, type CallStats, type EpisodeRecord } from './record.js';
+import type { RunStore } from './run-log.js';
 
 export interface ExecuteOptions {
   store: RunStore;
   /** The episodes to run now, in split order. */
-  examples: Example[];
+  items: Item[];
   method: Method;
   model: CompletionModel;
-  task: Task;
-  makeEnv?: (example: Example) => Env;
+  /** Scores each episode (Benchmark.score) and names the metrics of error records. */
+  benchmark: Pick<Benchmark, 'score' | 'metrics'>;
+  makeEnv?: (item: Item) => Env;
   concurrency: number;
   /** Aborted on Ctrl-C: no new episodes start, in-flight ones are aborted and dropped. */
   signal?: AbortSignal;
   onRecord?: (rec: EpisodeRecord) => void;
   /** Called for an episode that failed with something other than an InfraError (a bug): it is recorded. */
-  onInternalError?: (ex: Example, e: unknown) => void;
+  onInternalError?: (item: Item, e: unknown) => void;
 }
 
 export interface ExecuteResult {
@@ -58,18 +59,18 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
   let written = 0;
   let fatal: FatalRunError | null = null;
 
-  const runOne = async (ex: Example): Promise<void> => {
+  const metricKeys = o.benchmark.metrics.map((m) => m.key);
+  const runOne = async (ex: Item): Promise<void> => {
     const stats: CallStats = { calls: 0, cachedCalls: 0 };
     const t0 = performance.now();
     let rec: EpisodeRecord;
     try {
-      const outcome = await o.method.run(ex, {
+      const result = await o.method.run(ex, {
         model: countingModel(o.model, stats),
-        task: o.task,
         makeEnv: o.method.needsEnv ? o.makeEnv : undefined,
         signal: runAbort.signal,
       });
-      rec = recordFromOutcome(ex, outcome, performance.now() - t0, stats);
+      rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, stats);
     } catch (e) {
       if (runAbort.signal.aborted) return; // interrupted or another episode was fatal: not written
       if (e instanceof FatalRunError) {
@@ -78,11 +79,11 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
         return;
       }
       if (e instanceof InfraError) {
-        rec = errorRecord(ex, { source: e.source, message: e.message }, performance.now() - t0, stats);
+        rec = errorRecord(ex, { source: e.source, message: e.message }, performance.now() - t0, stats, metricKeys);
       } else {
         o.onInternalError?.(ex, e);
         const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-        rec = errorRecord(ex, { source: 'internal', message }, performance.now() - t0, stats);
+        rec = errorRecord(ex, { source: 'internal', message }, performance.now() - t0, stats, metricKeys);
       }
     }
     if (runAbort.signal.aborted) return; // finished after the interrupt: dropped like the others
@@ -92,12 +93,12 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
   };
 
   const worker = async () => {
-    while (!runAbort.signal.aborted && next < o.examples.length) {
-      const ex = o.examples[next++];
+    while (!runAbort.signal.aborted && next < o.items.length) {
+      const ex = o.items[next++];
       await runOne(ex);
     }
   };
-  const n = Math.max(1, Math.min(o.concurrency, o.examples.length));
+  const n = Math.max(1, Math.min(o.concurrency, o.items.length));
   try {
     await Promise.all(Array.from({ length: n }, worker));
   } finally {

@@ -62,14 +62,15 @@ describe('react-repro data', () => {
   it('splits lists every split with its size and description; show prints JSON', async () => {
     const [s, show] = await Promise.all([run('data', 'splits'), run('data', 'show', 'fever', '1')]);
     expect(s.code).toBe(0);
-    expect(s.stdout).toMatch(/^hotpotqa \(7405 examples/m);
+    expect(s.stdout).toMatch(/^hotpotqa \(7405 items/m);
     expect(s.stdout).toMatch(/^ {2}react500 +500 {2}the paper's 500-question sample/m);
     expect(s.stdout).toMatch(/^ {2}offline +1906 /m);
     expect(s.stdout).toMatch(/^ {2}react500-fixed +500 /m);
     expect(JSON.parse(show.stdout)).toEqual({
       index: 1,
-      question: 'Tilda Swinton is a vegan.',
-      answer: 'NOT ENOUGH INFO',
+      id: 'Tilda Swinton is a vegan.',
+      input: 'Tilda Swinton is a vegan.',
+      gold: 'NOT ENOUGH INFO',
       meta: { id: 194462, verifiable: 'NOT VERIFIABLE' },
     });
   });
@@ -102,7 +103,7 @@ describe('react-repro data', () => {
 
   it('bad task, split, limit or index: one line, non-zero exit, no stack', async () => {
     const cases: [string[], RegExp][] = [
-      [['data', 'sample', 'squad', 'dev'], /unknown task "squad"; known tasks: hotpotqa, fever/],
+      [['data', 'sample', 'squad', 'dev'], /unknown benchmark "squad" \(expected one of hotpotqa, fever/],
       [['data', 'sample', 'hotpotqa', 'test'], /unknown split "test" for task hotpotqa; known splits: dev, react500, offline, offline500/],
       [['data', 'sample', 'hotpotqa', 'react500', '--limit', '0'], /--limit must be a positive integer, got "0"/],
       [['data', 'sample', 'fever', 'react500', '--limit', '-3'], /--limit must be a positive integer, got "-3"/],

@@ -56,7 +56,7 @@ describe('run (single-completion methods)', () => {
       expect(m.fidelity.method.sampling.temperature).toBe(m.method === 'cot-sc' ? 0.7 : 0);
       expect(m.fidelity.method.prompts[m.task].headSha256).toMatch(/^[0-9a-f]{64}$/);
       const eps = readLines(path.join(results, d, 'episodes.jsonl'));
-      expect(eps.map((e) => e.question_idx)).toEqual(m.indices.slice().sort((a: number, b: number) => m.indices.indexOf(a) - m.indices.indexOf(b)));
+      expect(eps.map((e) => e.idx)).toEqual(m.indices.slice().sort((a: number, b: number) => m.indices.indexOf(a) - m.indices.indexOf(b)));
       for (const e of eps) {
         expect(e.error).toBeNull();
         expect(e.n_calls).toBe(1);
@@ -110,7 +110,7 @@ describe('run (single-completion methods)', () => {
       expect(resumed.stderr).toMatch(/resuming/);
       const eps = readLines(path.join(killed, dir, 'episodes.jsonl'));
       expect(eps).toHaveLength(6);
-      expect(new Set(eps.map((e) => e.question_idx)).size).toBe(6);
+      expect(new Set(eps.map((e) => e.idx)).size).toBe(6);
       const full = path.join(tmp, 'full');
       const f = await runCli([...args, '--concurrency', '4', '--results-dir', full], { cwd: tmp });
       expect(f.code).toBe(0);

@@ -57,21 +57,22 @@ describe('run (ReAct, Act, combinations) on the offline Wikipedia', () => {
       instruction + examples + 'Question: Were Scott Derrickson and Ed Wood of the same nationality?\n' +
       `Thought 1: I need to search Scott Derrickson.\nAction 1: Search[Scott Derrickson]\nObservation 1: ${obs1}\n` +
       'Thought 2: The answer is yes.\nAction 2: Finish[yes]\nObservation 2: Episode finished, reward = 1\n\n';
-    expect(ep0.question_idx).toBe(0);
+    expect(ep0.idx).toBe(0);
     expect(ep0.traj).toBe(expected);
-    expect(ep0.em).toBe(1);
+    expect(ep0.metrics.em).toBe(1);
     expect(ep0.n_calls).toBe(2);
     expect(ep0.steps).toHaveLength(2);
     const rm = JSON.parse(fs.readFileSync(path.join(results, reactDir, 'manifest.json'), 'utf8'));
-    expect(rm.wiki.kind).toBe('snapshot');
+    expect(rm.schema).toBe(2);
+    expect(rm.metrics).toEqual([{ key: 'em', label: 'EM' }, { key: 'f1', label: 'F1' }]);
+    expect(rm.environment.kind).toBe('snapshot');
     // §6 deviations of WikiEnv from wikienv.py are recorded with the run, next to the backend.
-    expect(rm.fidelity.wiki).toEqual({
-      backend: 'snapshot',
+    expect(rm.fidelity.environment).toMatchObject({
+      kind: 'snapshot',
       query: expect.stringMatching(/^notebook-url: /), // --wiki-query (default: the faithful term)
       env: expect.objectContaining({ cleanStrErrors: 'keep', maxDisambiguationRetries: 20 }),
     });
-    expect(rm.wiki.query).toBe(rm.fidelity.wiki.query);
-    expect(rm.identity.wiki.env).toEqual(rm.fidelity.wiki.env);
+    expect(rm.identity.environment.env).toEqual(rm.fidelity.environment.env);
     expect(rm.inputs['envs/wikipedia/hotpotqa-2017/pages.jsonl']).toMatch(/^[0-9a-f]{64}$/);
 
     // Combinations: no extra calls, answers from the base runs.
@@ -86,8 +87,8 @@ describe('run (ReAct, Act, combinations) on the offline Wikipedia', () => {
     // The report: Table 1 with ours beside the paper, and the Figure 2 sweep from the 3-sample run.
     const md = await runCli(['report', results], { cwd: tmp });
     expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/\| ReAct \| test-model \| 50\.0 \| 2\/2 \| 0 \| 27\.4 \| 30\.8 \| \d+\.\d \| 2\/2 \| 0 \| 60\.9 \| 54\.0 \|/);
-    expect(md.stdout).toContain('## Figure 2: hotpotqa EM vs CoT-SC samples');
+    expect(md.stdout).toMatch(/\| ReAct \| test-model \| 50\.0 \| 2\/2 \| 0 \| indices \| 27\.4 \| 30\.8 \| \d+\.\d \| 2\/2 \| 0 \| indices \| 60\.9 \| 54\.0 \|/);
+    expect(md.stdout).toContain('## Figure 2: hotpotqa EM vs CoT-SC samples (test-model, n = 2 questions)');
     const html = path.join(tmp, 'report.html');
     const h = await runCli(['report', results, '--format', 'html', '--out', html], { cwd: tmp });
     expect(h.code).toBe(0);
@@ -95,7 +96,7 @@ describe('run (ReAct, Act, combinations) on the offline Wikipedia', () => {
     expect(page).toContain('<svg');
     expect(page).toContain('ReAct→CoT-SC');
     const tr = await runCli(['report', '--trajectories', path.join(results, reactDir), '--indices', '0'], { cwd: tmp });
-    expect(tr.stdout).toContain('=== question 0');
+    expect(tr.stdout).toContain('=== item 0');
     expect(tr.stdout).toContain(expected);
   });
 });

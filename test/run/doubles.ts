@@ -1,13 +1,70 @@
-// Doubles for runner tests: a small task, a scripted method and a model, wired through RunDeps.
+// Doubles for runner tests: a small benchmark (HotpotQA-shaped, 30 items), a scripted method and a
+// model, wired through RunDeps.
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
-import type { EpisodeOutcome, Method, MethodContext, MethodName } from '../../src/methods/types.js';
-import type { Example, Split, Task, TaskName } from '../../src/tasks/types.js';
+import type { EpisodeResult, Method, MethodContext } from '../../src/methods/types.js';
+import type { Benchmark, Item, Split } from '../../src/benchmarks/types.js';
+import type { Settings } from '../../src/options.js';
 import { InfraError, UserError } from '../../src/errors.js';
 import type { RunDeps } from '../../src/run/execute.js';
 
-export function fakeTask(name: TaskName = 'hotpotqa', size = 30): Task {
-  const example = (i: number): Example => ({ index: i, question: `question ${i}?`, answer: `answer${i}` });
-  // "offline500"/"react500": a fixed pseudo-shuffle of the dataset; "dev": all, in order.
+export interface MethodScript {
+  /** What the episode answers (default: correct for even indices). */
+  answer?: (ex: Item) => string | null;
+  /** Throw this for an item (InfraError, FatalRunError...). */
+  fail?: (ex: Item) => Error | undefined;
+  /** Milliseconds the episode takes (honours the abort signal). */
+  delayMs?: number;
+  samples?: (ex: Item) => (string | null)[];
+  calls?: number;
+}
+
+const emOf = (pred: string | null, gold: string) => (pred != null && pred.trim().toLowerCase() === gold.toLowerCase() ? 1 : 0);
+
+export function fakeMethod(name: string, script: MethodScript = {}): Method {
+  return {
+    name,
+    needsEnv: name === 'react' || name === 'act',
+    describe: () => ({ name, maxSteps: 'code' }),
+    async run(ex: Item, ctx: MethodContext): Promise<EpisodeResult> {
+      if (script.delayMs) {
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(resolve, script.delayMs);
+          ctx.signal?.addEventListener('abort', () => {
+            clearTimeout(t);
+            reject(new Error('aborted'));
+          });
+        });
+      }
+      const res = await ctx.model.complete({ prompt: `Question: ${ex.input}\n`, maxTokens: 100, temperature: 0, topP: 1, n: 1, frequencyPenalty: 0, presencePenalty: 0 });
+      const failure = script.fail?.(ex);
+      if (failure) throw failure;
+      const answer = script.answer ? script.answer(ex) : ex.index % 2 === 0 ? ex.gold! : 'wrong';
+      return {
+        answer,
+        traj: `Question: ${ex.input}\n${res.choices[0].text}`,
+        steps: [{ step: 1, thought: 't', action: `Finish[${answer}]`, observation: 'Episode finished, reward = 0\n' }],
+        n_calls: 1,
+        n_badcalls: 0,
+        usage: res.usage,
+        costUsd: res.costUsd,
+        ...(script.samples ? { extra: { samples: script.samples(ex), majority_votes: 1 } } : {}),
+      };
+    },
+  };
+}
+
+export type FakeDeps = RunDeps & {
+  models: ReturnType<typeof fakeModel>[];
+  /** The benchmark's method factory (tests may wrap it). */
+  createMethod: (name: string, settings: Settings) => Method;
+};
+
+export function fakeBenchmark(name: string, deps: Pick<FakeDeps, 'createMethod'>, size = 30): Benchmark {
+  const item = (i: number): Item => {
+    if (!Number.isInteger(i) || i < 0 || i >= size) throw new UserError(`${name}: index ${i} is out of range`);
+    return { index: i, id: `question ${i}?`, input: `question ${i}?`, gold: `answer${i}` };
+  };
+  // "offline500"/"react500": a fixed pseudo-shuffle of the items; "dev": all, in order.
   const order = Array.from({ length: size }, (_, i) => (i * 7 + 3) % size);
   const split = (s: string, opts: { limit?: number } = {}): Split => {
     let indices: number[];
@@ -18,65 +75,43 @@ export function fakeTask(name: TaskName = 'hotpotqa', size = 30): Task {
       if (!Number.isInteger(opts.limit) || opts.limit < 1) throw new UserError(`--limit: expected a positive integer, got ${opts.limit}`);
       indices = indices.slice(0, opts.limit);
     }
-    return { task: name, name: s, description: `fake ${s}`, indices };
+    return { benchmark: name, name: s, description: `fake ${s}`, indices };
   };
   return {
     name,
-    observationLabel: name === 'fever' ? 'Claim' : 'Question',
-    size,
-    example,
+    title: name,
+    describe: 'fake benchmark for runner tests',
+    metrics: [
+      { key: 'em', label: 'EM' },
+      { key: 'f1', label: 'F1' },
+    ],
+    options: {},
+    size: () => size,
+    item,
     splitNames: () => ['dev', 'offline500', 'react500'],
+    defaultSplit: name === 'fever' ? 'react500' : 'offline500',
     split,
-    score: (pred, gold) => {
-      const em = pred != null && pred.trim().toLowerCase() === gold.toLowerCase() ? 1 : 0;
-      return { em, f1: em, reward: em };
+    itemRefKey: 'index',
+    itemByRef: (ref) => item(Number(ref)),
+    methods: ['standard', 'cot', 'cot-sc', 'act', 'react'],
+    defaultMethod: 'react',
+    createMethod: (m, settings) => deps.createMethod(m, settings),
+    createEnv: async () => ({
+      makeEnv: () => ({
+        reset: async () => ({ observation: 'obs', info: {} }),
+        step: async () => {
+          throw new InfraError('unused', 'env');
+        },
+      }),
+      describe: () => ({ kind: 'snapshot', sha256: 'abc' }),
+    }),
+    observe: (_a, s) => s.observation,
+    score: (it, r) => {
+      const em = emOf(r.answer, it.gold ?? '');
+      return { em, f1: em };
     },
-  };
-}
-
-export interface MethodScript {
-  /** What the episode answers (default: correct for even indices). */
-  answer?: (ex: Example) => string | null;
-  /** Throw this for an example (InfraError, FatalRunError...). */
-  fail?: (ex: Example) => Error | undefined;
-  /** Milliseconds the episode takes (honours the abort signal). */
-  delayMs?: number;
-  samples?: (ex: Example) => (string | null)[];
-  calls?: number;
-}
-
-export function fakeMethod(name: MethodName, task: Task, script: MethodScript = {}): Method {
-  return {
-    name,
-    needsEnv: name === 'react' || name === 'act',
-    describe: () => ({ name, maxSteps: 'code' }),
-    async run(ex: Example, ctx: MethodContext): Promise<EpisodeOutcome> {
-      if (script.delayMs) {
-        await new Promise<void>((resolve, reject) => {
-          const t = setTimeout(resolve, script.delayMs);
-          ctx.signal?.addEventListener('abort', () => {
-            clearTimeout(t);
-            reject(new Error('aborted'));
-          });
-        });
-      }
-      const res = await ctx.model.complete({ prompt: `Question: ${ex.question}\n`, maxTokens: 100, temperature: 0, topP: 1, n: 1, frequencyPenalty: 0, presencePenalty: 0 });
-      const failure = script.fail?.(ex);
-      if (failure) throw failure;
-      const answer = script.answer ? script.answer(ex) : ex.index % 2 === 0 ? ex.answer : 'wrong';
-      const s = task.score(answer, ex.answer);
-      return {
-        answer,
-        ...s,
-        traj: `Question: ${ex.question}\n${res.choices[0].text}`,
-        steps: [{ step: 1, thought: 't', action: `Finish[${answer}]`, observation: 'Episode finished, reward = 0\n' }],
-        n_calls: 1,
-        n_badcalls: 0,
-        usage: res.usage,
-        costUsd: res.costUsd,
-        ...(script.samples ? { samples: script.samples(ex), majorityVotes: 1 } : {}),
-      };
-    },
+    inputFiles: () => ['prompts/prompts_naive.json', 'data/hotpotqa/hotpot_dev_v1_simplified.json'],
+    reportTables: () => [],
   };
 }
 
@@ -93,31 +128,26 @@ export function fakeModel(name = 'fake-model'): CompletionModel & { calls: numbe
   return m;
 }
 
-export function fakeDeps(script: MethodScript = {}, opts: { secrets?: string[] } = {}): RunDeps & { models: ReturnType<typeof fakeModel>[] } {
+export function fakeDeps(script: MethodScript = {}, opts: { secrets?: string[] } = {}): FakeDeps {
   const models: ReturnType<typeof fakeModel>[] = [];
-  return {
+  const benches = new Map<string, Benchmark>();
+  const deps: FakeDeps = {
     models,
-    getTask: (name) => {
-      if (name !== 'hotpotqa' && name !== 'fever') throw new UserError(`--task: unknown task ${name}`);
-      return fakeTask(name);
+    createMethod: (name) => fakeMethod(name, script),
+    getBenchmark: (name) => {
+      if (name !== 'hotpotqa' && name !== 'fever') throw new UserError(`--task: unknown benchmark ${name}`);
+      let b = benches.get(name);
+      if (!b) benches.set(name, (b = fakeBenchmark(name, deps)));
+      return b;
     },
-    createMethod: (name, _settings, task) => fakeMethod(name, task, script),
     createModel: async (settings) => {
       const m = fakeModel(String(settings.model ?? 'fake-model'));
       models.push(m);
       return m;
     },
-    createEnvFactory: async () => ({
-      makeEnv: () => ({
-        reset: async () => 'obs',
-        step: async () => {
-          throw new InfraError('unused', 'env');
-        },
-      }),
-      describe: () => ({ kind: 'snapshot', sha256: 'abc' }),
-    }),
     secrets: () => opts.secrets ?? [],
   };
+  return deps;
 }
 
 export const quietIO = () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeRun } from '../../src/run/execute.js';
-import { loadEpisodes } from '../../src/run/store.js';
+import { loadEpisodes } from '../../src/run/run-log.js';
 import { mergeRuns } from '../../src/run/merge.js';
 import { FatalRunError, InfraError } from '../../src/errors.js';
 import { fakeDeps, quietIO } from './doubles.js';
@@ -32,9 +32,10 @@ describe('executeRun', () => {
     expect(m.sessions[0].status).toBe('complete');
     const eps = loadEpisodes(path.join(r.dir, 'episodes.jsonl')).records;
     expect(eps.size).toBe(6);
-    expect(r.summary.em).toBe(50); // 10, 24, 8 even of 3,10,17,24,1,8
-    expect(read(r.dir, 'summary.csv')).toContain('paper_palm540b');
-    expect(read(r.dir, 'summary.csv')).toContain(',29.4,'); // CoT PaLM HotpotQA
+    expect(r.summary.metrics.em).toBe(50); // 10, 24, 8 even of 3,10,17,24,1,8
+    expect(m.metrics).toEqual([{ key: 'em', label: 'EM' }, { key: 'f1', label: 'F1' }]);
+    expect(m.schema).toBe(2);
+    expect(read(r.dir, 'summary.csv').split('\n')[0]).toContain(',n_errors,em,f1,n_calls,');
     const deps2 = fakeDeps();
     const r2 = await executeRun({ ...base(), limit: 6 }, deps2, io);
     expect(r2.runId).toBe(r.runId);
@@ -78,7 +79,7 @@ describe('executeRun', () => {
     const broken = fakeDeps({ fail: (ex) => (ex.index % 3 === 0 ? new InfraError('LLM unreachable after 3 retries', 'llm') : undefined) });
     const r = await executeRun({ ...base(), limit: 10 }, broken, io);
     const errs = [...loadEpisodes(path.join(r.dir, 'episodes.jsonl')).records.values()].filter((e) => e.error);
-    expect(errs.map((e) => e.question_idx).sort((a, b) => a - b)).toEqual([3, 6, 15, 24]);
+    expect(errs.map((e) => e.idx).sort((a, b) => a - b)).toEqual([3, 6, 15, 24]);
     expect(errs[0].error).toEqual({ source: 'llm', message: 'LLM unreachable after 3 retries' });
     expect(r.summary.n_errors).toBe(4);
     expect(r.summary.n_scored).toBe(6);
@@ -110,8 +111,8 @@ describe('executeRun', () => {
     const deps = fakeDeps({ delayMs: 30 });
     let n = 0;
     const orig = deps.createMethod;
-    deps.createMethod = (name, s, t) => {
-      const m = orig(name, s, t);
+    deps.createMethod = (name, s) => {
+      const m = orig(name, s);
       const run = m.run.bind(m);
       m.run = async (ex, ctx) => {
         const out = await run(ex, ctx);

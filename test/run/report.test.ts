@@ -4,18 +4,20 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/cli/commands/report.js';
 import { loadRuns } from '../../src/report/load.js';
-import { buildSweeps } from '../../src/report/sweep.js';
+import { buildSweeps } from '../../src/benchmarks/qa/report/sweep.js';
+import '../../src/benchmarks/builtin.js';
 import { renderTrajectories } from '../../src/report/trajectories.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
 
 let dir: string;
 
-function rec(i: number, answer: string | null, gold: string, extra: Partial<EpisodeRecord> = {}): EpisodeRecord {
+// Schema-1 records and manifests (0.1's format): the reader upgrades them, so old runs still report.
+type V1Record = Record<string, unknown> & { question_idx: number };
+function rec(i: number, answer: string | null, gold: string, extra: Record<string, unknown> = {}): V1Record {
   const em = answer !== null && answer.toLowerCase() === gold.toLowerCase() ? 1 : 0;
   return { question_idx: i, question: `q${i}`, gold, answer, em, f1: em, reward: em, traj: `Question: q${i}\nThought 1: ...`, steps: [], n_calls: 2, n_badcalls: 0, usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 }, cost: 0.01, latency_ms: 5, cached_calls: 0, error: null, ...extra };
 }
 
-function writeRun(id: string, task: string, method: string, records: EpisodeRecord[], indices = records.map((r) => r.question_idx)) {
+function writeRun(id: string, task: string, method: string, records: V1Record[], indices = records.map((r) => r.question_idx)) {
   const d = path.join(dir, id);
   fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(d, 'manifest.json'), JSON.stringify({ schema: 1, runId: id, kind: 'run', task, method, split: 'offline500', shard: null, model: 'my-model', indices, identity: {}, settings: {}, fidelity: {}, inputs: {}, modelDescription: {}, wiki: null, software: {}, startedAt: '', sessions: [{ startedAt: '', status: 'complete' }] }));
@@ -41,14 +43,14 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('report', () => {
   it('Markdown: Table 1 rows with ours beside PaLM-540B and GPT-3, n and errors', () => {
     const md = renderReport([dir], 'md');
-    expect(md).toContain('| Method | Model | HotpotQA EM (ours) | n | errors | PaLM-540B | GPT-3 | FEVER Acc (ours) | n | errors | PaLM-540B | GPT-3 |');
-    expect(md).toContain('| ReAct | my-model | 50.0 | 4/4 | 0 | 27.4 | 30.8 | — | — | — | 60.9 | 54.0 |');
-    expect(md).toContain('| CoT | my-model | — | — | — | 29.4 | — | 50.0 | 2/4 | 1 | 56.3 | — |');
-    expect(md).toContain('| CoT-SC | my-model | 75.0 | 4/4 | 0 | 33.4 | — |');
-    expect(md).toContain('| Standard | — | — | — | — | 28.7 | — | — | — | — | 57.1 | — |');
+    expect(md).toContain('| Method | Model | HotpotQA EM (ours) | n | errors | split | PaLM-540B | GPT-3 | FEVER Acc (ours) | n | errors | split | PaLM-540B | GPT-3 |');
+    expect(md).toContain('| ReAct | my-model | 50.0 | 4/4 | 0 | offline500 | 27.4 | 30.8 | — | — | — | — | 60.9 | 54.0 |');
+    expect(md).toContain('| CoT | my-model | — | — | — | — | 29.4 | — | 50.0 | 2/4 | 1 | offline500 | 56.3 | — |');
+    expect(md).toContain('| CoT-SC | my-model | 75.0 | 4/4 | 0 | offline500 | 33.4 | — |');
+    expect(md).toContain('| Standard (paper) | — | — | — | — | — | 28.7 | — | — | — | — | — | 57.1 | — |');
     expect(md.indexOf('| Standard')).toBeLessThan(md.indexOf('| CoT |'));
     expect(md).toContain('Supervised SoTA (paper): HotpotQA 67.5, FEVER 89.5');
-    expect(md).toContain('| fever-cot | fever | CoT | offline500 | my-model | 3/4 | 1 | 50.0 | 50.0 | 6 | 330 | 0.0300 | 0 | complete |');
+    expect(md).toContain('| fever-cot | fever | cot | offline500 | my-model | 3/4 | 1 | 50.0 | 50.0 | 6 | 330 | 0.0300 | 0 | complete |');
   });
 
   it('Figure 2 sweep: CoT-SC majority at k and both combinations', () => {
@@ -62,22 +64,21 @@ describe('report', () => {
     expect(s.refs).toEqual([{ name: 'ReAct', em: 50 }]);
   });
 
-  it('LaTeX uses booktabs, escapes, and marks error counts', () => {
+  it('LaTeX uses booktabs and escapes', () => {
     const tex = renderReport([dir], 'tex');
     expect(tex).toContain('\\toprule');
     expect(tex).toContain('\\midrule');
     expect(tex).toContain('\\bottomrule');
-    expect(tex).toContain('ReAct & my-model & 50.0 & 27.4 & 30.8 & -- & 60.9 & 54.0 \\\\');
-    expect(tex).toContain('CoT & my-model & -- & 29.4 & -- & 50.0$^{1}$ & 56.3 & -- \\\\');
-    expect(tex).toContain('CoT-SC $\\rightarrow$ ReAct');
+    expect(tex).toContain('ReAct & my-model & 50.0 & 4/4 & 0 & offline500 & 27.4 & 30.8 & -- & -- & -- & -- & 60.9 & 54.0 \\\\');
+    expect(tex).toContain('CoT-SC$\\rightarrow$ReAct (paper)');
     expect(tex).toContain('hotpotqa-cot-sc');
   });
 
   it('CSV has one row per run; HTML is self-contained with the SVG sweep', () => {
     const csv = renderReport([dir], 'csv').trim().split('\n');
-    expect(csv[0]).toBe('run_id,task,method,split,model,shard,n_planned,n_done,n_scored,n_errors,em,f1,n_calls,prompt_tokens,completion_tokens,total_tokens,cost_usd,cached_calls,paper_palm540b,paper_gpt3');
+    expect(csv[0]).toBe('run_id,task,method,split,model,shard,n_planned,n_done,n_scored,n_errors,em,f1,n_calls,prompt_tokens,completion_tokens,total_tokens,cost_usd,cached_calls');
     expect(csv).toHaveLength(4);
-    expect(csv).toContain('fever-cot,fever,cot,offline500,my-model,,4,3,2,1,50,50,6,300,30,330,0.03,0,56.3,');
+    expect(csv).toContain('fever-cot,fever,cot,offline500,my-model,,4,3,2,1,50,50,6,300,30,330,0.03,0');
     const html = renderReport([path.join(dir, 'hotpotqa-react'), path.join(dir, 'hotpotqa-cot-sc')], 'html');
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
@@ -88,8 +89,8 @@ describe('report', () => {
   it('trajectories, and one-line errors for bad input', () => {
     const [react] = loadRuns([path.join(dir, 'hotpotqa-react')]);
     const t = renderTrajectories(react, [2]);
-    expect(t).toBe('=== question 2 · answer "x" gold "c" em 0 f1 0 · calls 2 (bad 0)\nQuestion: q2\nThought 1: ...\n');
-    expect(() => renderTrajectories(react, [9])).toThrow(/--indices: question 9 has no episode/);
+    expect(t).toBe('=== item 2 · answer "x" gold "c" em 0 f1 0 · calls 2 (bad 0)\nQuestion: q2\nThought 1: ...\n');
+    expect(() => renderTrajectories(react, [9])).toThrow(/--indices: item 9 has no episode/);
     expect(() => renderReport([path.join(dir, 'nope')], 'md')).toThrow(/report: .*nope is not a folder/);
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'empty-'));
     expect(() => renderReport([empty], 'md')).toThrow(/holds no runs/);

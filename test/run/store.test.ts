@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunStore, loadEpisodes, writeFileAtomic } from '../../src/run/store.js';
+import { RunStore, loadEpisodes, writeFileAtomic } from '../../src/run/run-log.js';
 import { errorRecord, type EpisodeRecord } from '../../src/run/record.js';
 
 const rec = (i: number, em = 1, error: EpisodeRecord['error'] = null): EpisodeRecord => ({
-  ...errorRecord({ index: i, question: `q${i}`, answer: `a${i}` }, { source: 'llm', message: 'x' }, 5, { calls: 1, cachedCalls: 0 }),
-  em,
-  f1: em,
+  ...errorRecord({ index: i, id: `q${i}`, input: `q${i}`, gold: `a${i}` }, { source: 'llm', message: 'x' }, 5, { calls: 1, cachedCalls: 0 }, ['em', 'f1']),
+  metrics: { em, f1: em },
   error,
 });
 
@@ -26,10 +25,10 @@ describe('RunStore', () => {
     s.close();
     const text = fs.readFileSync(path.join(dir, 'episodes.jsonl'), 'utf8');
     expect(text.split('\n')).toHaveLength(3);
-    expect(JSON.parse(text.split('\n')[0]).question_idx).toBe(3);
+    expect(JSON.parse(text.split('\n')[0]).idx).toBe(3);
     const again = RunStore.open(dir);
     expect([...again.records.keys()]).toEqual([3, 1]);
-    expect(again.records.get(1)!.em).toBe(0);
+    expect(again.records.get(1)!.metrics.em).toBe(0);
     again.close();
   });
 
@@ -44,7 +43,7 @@ describe('RunStore', () => {
     s.append(rec(3));
     s.close();
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
-    expect(lines.map((l) => JSON.parse(l).question_idx)).toEqual([1, 2, 3]);
+    expect(lines.map((l) => JSON.parse(l).idx)).toEqual([1, 2, 3]);
   });
 
   it('treats an unparsable final line as partial but refuses corruption in the middle', () => {
@@ -67,7 +66,7 @@ describe('RunStore', () => {
     expect(lines).toBe(3);
     expect(records.size).toBe(2);
     expect(records.get(5)!.error).toBeNull();
-    expect(records.get(5)!.em).toBe(1);
+    expect(records.get(5)!.metrics.em).toBe(1);
   });
 
   it('writes the manifest atomically (no temp files left, whole content)', () => {

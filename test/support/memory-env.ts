@@ -1,7 +1,7 @@
 // A WikiEnv-like Env double (§6 action grammar, no Wikipedia): search[x] answers from a page map,
 // lookup[k] is not modelled (scripted observations instead), finish[a] ends the episode with answer a,
 // anything else is "Invalid action: <a>". Records every action it receives.
-import type { Env, StepResult } from '../../src/envs/types.js';
+import type { Env, ResetResult, StepResult } from '../../src/envs/types.js';
 import { pyStrip } from '../../src/util/python-str.js';
 
 export class MemoryEnv implements Env {
@@ -13,10 +13,10 @@ export class MemoryEnv implements Env {
   /** observe(action) overrides the built-in grammar when it returns a string. */
   constructor(private readonly observe: (action: string) => string | undefined = () => undefined) {}
 
-  async reset(): Promise<string> {
+  async reset(): Promise<ResetResult> {
     this.steps = 0;
     this.answer = null;
-    return 'Interact with Wikipedia using search[], lookup[], and finish[].\n';
+    return { observation: 'Interact with Wikipedia using search[], lookup[], and finish[].\n', info: {} };
   }
 
   async step(raw: string): Promise<StepResult> {

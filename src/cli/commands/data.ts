@@ -1,10 +1,11 @@
-// `react-repro data`: check the vendored files, and look at the tasks, their splits and examples.
+// `react-repro data`: check the vendored files, and look at the benchmarks, their splits and items.
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
 import { readManifest, verifyVendored } from '../../data/manifest.js';
 import { repoRoot } from '../../paths.js';
-import { getTask, parseLimit, taskNames } from '../../tasks/index.js';
+import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
+import { parseLimit } from '../../options.js';
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -61,13 +62,13 @@ const sampleCommand: CommandModule<object, SampleArgs> = {
   describe: "Print a split's dataset indices, one per line, in run order",
   builder: (y) =>
     (y as Argv<object>)
-      .positional('task', { type: 'string', describe: `Task: ${taskNames.join(', ')}`, demandOption: true })
+      .positional('task', { type: 'string', describe: `Benchmark: ${benchmarkNames().join(', ')}`, demandOption: true })
       .positional('split', { type: 'string', describe: 'Split name (see `data splits`)', demandOption: true })
       .option('limit', { type: 'string', describe: 'Only the first N indices (a positive integer)' })
       .example('$0 data sample hotpotqa react500 --limit 10', "the paper's first ten questions") as Argv<SampleArgs>,
   handler: (args) => {
     const limit = parseLimit(args.limit);
-    const split = getTask(args.task).split(args.split, { limit });
+    const split = getBenchmark(args.task).split(args.split, { limit });
     process.stdout.write(split.indices.map((i) => `${i}\n`).join(''));
   },
 };
@@ -78,14 +79,14 @@ interface SplitsArgs {
 
 const splitsCommand: CommandModule<object, SplitsArgs> = {
   command: 'splits [task]',
-  describe: 'List the tasks and their splits with sizes and how each was made',
+  describe: 'List the benchmarks and their splits with sizes and how each was made',
   builder: (y) =>
-    (y as Argv<object>).positional('task', { type: 'string', describe: `Only this task: ${taskNames.join(', ')}` }) as Argv<SplitsArgs>,
+    (y as Argv<object>).positional('task', { type: 'string', describe: `Only this benchmark: ${benchmarkNames().join(', ')}` }) as Argv<SplitsArgs>,
   handler: (args) => {
-    const names = args.task === undefined ? taskNames : [args.task];
-    const tasks = names.map((n) => getTask(n)); // unknown task: error before any output
+    const names = args.task === undefined ? benchmarkNames() : [args.task];
+    const tasks = names.map((n) => getBenchmark(n)); // unknown benchmark: error before any output
     for (const task of tasks) {
-      out(`${task.name} (${task.size} examples, ${path.relative(repoRoot, task.dataFile) || task.dataFile})`);
+      out(`${task.name} (${task.size()} items: ${task.describe}; default split ${task.defaultSplit})`);
       for (const name of task.splitNames()) {
         const s = task.split(name);
         out(`  ${name.padEnd(15)} ${String(s.indices.length).padStart(5)}  ${s.description}`);
@@ -101,15 +102,15 @@ interface ShowArgs {
 
 const showCommand: CommandModule<object, ShowArgs> = {
   command: 'show <task> <index>',
-  describe: 'Print one example (question, answer, extra fields) as JSON',
+  describe: 'Print one item (index, id, input, gold, extra fields) as JSON',
   builder: (y) =>
     (y as Argv<object>)
-      .positional('task', { type: 'string', describe: `Task: ${taskNames.join(', ')}`, demandOption: true })
-      .positional('index', { type: 'string', describe: 'Dataset index (question_idx)', demandOption: true })
+      .positional('task', { type: 'string', describe: `Benchmark: ${benchmarkNames().join(', ')}`, demandOption: true })
+      .positional('index', { type: 'string', describe: 'Item index (HotpotQA/FEVER: question_idx)', demandOption: true })
       .example('$0 data show hotpotqa 3687', "the paper sample's first question") as Argv<ShowArgs>,
   handler: (args) => {
-    const task = getTask(args.task);
-    out(JSON.stringify(task.example(parseIndex(args.index)), null, 2));
+    const bench = getBenchmark(args.task);
+    out(JSON.stringify(bench.item(parseIndex(args.index)), null, 2));
   },
 };
 

@@ -1,7 +1,8 @@
-// `react-repro merge <dirs...> --out <dir>`: shard runs into one run (brief §5).
+// `react-repro merge <dirs...> --out <dir>`: shard runs into one run.
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { mergeRuns } from '../../run/merge.js';
-import { fmt } from '../../report/table1.js';
+import { readManifest } from '../../run/run-log.js';
+import { scoresText } from '../scores.js';
 
 export const mergeCommand: CommandModule = {
   command: 'merge <dirs..>',
@@ -13,6 +14,7 @@ export const mergeCommand: CommandModule = {
       .example('$0 merge results/*-s1of2-* results/*-s2of2-* --out results/merged', 'merge two shards'),
   handler: (argv: ArgumentsCamelCase) => {
     const r = mergeRuns((argv.dirs as string[]).map(String), String(argv.out));
-    process.stdout.write(`${r.runId}: merged ${r.summary.n_done}/${r.summary.n_planned} episodes, EM ${fmt(r.summary.em)}, errors ${r.summary.n_errors} -> ${r.dir}\n`);
+    const s = r.summary;
+    process.stdout.write(`${r.runId}: merged ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors} -> ${r.dir}\n`);
   },
 };

@@ -1,30 +1,32 @@
-// `react-repro report`: Table 1 beside the paper (md, csv, tex, html), or an episode's trajectory.
+// `react-repro report`: the paper's tables and figures for the runs given, ours beside the paper
+// (md, csv, tex, html), or a run's trajectories.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
 import { loadRun, loadRuns } from '../../report/load.js';
-import { buildSweeps } from '../../report/sweep.js';
 import { renderMarkdown } from '../../report/render-md.js';
 import { renderTex } from '../../report/render-tex.js';
 import { renderHtml } from '../../report/render-html.js';
 import { renderCsv } from '../../report/render-csv.js';
 import { renderTrajectories } from '../../report/trajectories.js';
 import { parseIndices } from '../../run/shard.js';
-import { writeFileAtomic } from '../../run/store.js';
+import { writeFileAtomic } from '../../run/run-log.js';
 import { defaultResultsDir } from '../../paths.js';
+import { buildReport } from '../../report/build.js';
+import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
 
 export function renderReport(args: string[], format: string): string {
-  const runs = loadRuns(args);
+  const content = buildReport(loadRuns(args), benchmarkNames().map(getBenchmark));
   switch (format) {
     case 'md':
-      return renderMarkdown(runs, buildSweeps(runs));
+      return renderMarkdown(content);
     case 'tex':
-      return renderTex(runs);
+      return renderTex(content);
     case 'html':
-      return renderHtml(runs, buildSweeps(runs));
+      return renderHtml(content);
     case 'csv':
-      return renderCsv(runs);
+      return renderCsv(content);
     default:
       throw new UserError(`--format: expected md, csv, tex or html, got "${format}"`);
   }
@@ -32,14 +34,14 @@ export function renderReport(args: string[], format: string): string {
 
 export const reportCommand: CommandModule = {
   command: 'report [runs..]',
-  describe: 'Table 1 (ours beside the paper) from run folders or a results folder; or --trajectories of a run',
+  describe: "The paper's tables and figures (ours beside the paper's numbers) from run folders or a results folder; or --trajectories of a run",
   builder: (y: Argv) =>
     y
       .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of runs [default: ./results]' })
       .option('format', { type: 'string', choices: ['md', 'csv', 'tex', 'html'], default: 'md', describe: 'Output format' })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
       .option('trajectories', { type: 'string', describe: 'Print the trajectories (traj) of this run folder instead' })
-      .option('indices', { type: 'string', describe: 'With --trajectories: only these question indices (comma list)' })
+      .option('indices', { type: 'string', describe: 'With --trajectories: only these item indices (comma list)' })
       .example('$0 report results --format html --out table1.html', 'the whole results folder as a web page')
       .example('$0 report --trajectories results/<run-id> --indices 3687', 'read one trajectory'),
   handler: (argv: ArgumentsCamelCase) => {

@@ -6,10 +6,12 @@ import { FatalRunError, UserError } from '../../errors.js';
 import { experimentsDir } from '../../paths.js';
 import { allRunOptions, realDeps } from '../../run/deps.js';
 import { executeRun, resumeDir, manifestIfAny, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
-import { executeCombination } from '../../run/combination-run.js';
+import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
 import { loadExperiment, type Settings } from '../../run/experiment.js';
-import { defaultsOf, givenFlags, isCombination, withoutDefaults } from '../../run/options.js';
-import { fmt } from '../../report/table1.js';
+import { defaultsOf, givenFlags, withoutDefaults } from '../../run/options.js';
+import { readManifest } from '../../run/run-log.js';
+import { scoresText } from '../scores.js';
+import { yargsOptions } from '../yargs-options.js';
 
 /** experiments/<name>.json of the package when the path given does not exist. */
 export function resolveExperimentPath(p: string): string {
@@ -37,13 +39,12 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
 
 export function resultLine(r: RunResult): string {
   const s = r.summary;
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, EM ${fmt(s.em)}, F1 ${fmt(s.f1)}, errors ${s.n_errors}, tokens ${s.total_tokens}, cost $${s.cost_usd.toFixed(4)} [${r.status}] -> ${r.dir}`;
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${s.total_tokens}, cost $${s.cost_usd.toFixed(4)} [${r.status}] -> ${r.dir}`;
 }
 
 export async function runAll(runs: Settings[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<number> {
   for (const settings of runs) {
-    const method = String(settings.method ?? 'react');
-    const res = isCombination(method) ? await executeCombination(settings, deps, io) : await executeRun(settings, deps, io);
+    const res = derivedMethodOf(settings, deps) ? await executeCombination(settings, deps, io) : await executeRun(settings, deps, io);
     out(resultLine(res));
     if (res.fatal) throw res.fatal;
     if (res.status === 'interrupted') return 130;
@@ -57,9 +58,10 @@ export const runCommand: CommandModule = {
   builder: (y: Argv) =>
     y
       .positional('experiment', { type: 'string', describe: 'Experiment file: {"defaults": {...}, "runs": [...]} with camelCase flag names; flags override it' })
-      .options(withoutDefaults(allRunOptions()))
+      .options(yargsOptions(withoutDefaults(allRunOptions())))
       .example('$0 run --task hotpotqa --method react --limit 5 --base-url http://127.0.0.1:8000/v1 --model M', 'ReAct on the first 5 offline HotpotQA questions')
-      .example('$0 run experiments/table1-hotpotqa.json --model gpt-3.5-turbo-instruct', 'all Table 1 methods on HotpotQA'),
+      .example('$0 run experiments/table1-hotpotqa.json --model gpt-3.5-turbo-instruct', 'all Table 1 methods on HotpotQA')
+      .example('$0 run --task alfworld --method react --env-url http://127.0.0.1:36001 --indices 0,1,2 --base-url URL --model M', 'ReAct on three ALFWorld games'),
   handler: async (argv: ArgumentsCamelCase) => {
     const runs = resolveRuns(argv as Record<string, unknown>);
     const ac = new AbortController();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { InfraError, UserError } from '../../errors.js';
 import { cacheDir } from '../../paths.js';
+import { yargsOptions } from '../yargs-options.js';
 import { WikiEnv, buildSnapshot, wikiBackendFromArgv, wikiCliOptions, wikiEnvOptionsFromArgv, type WikiArgv, SnapshotBackend, ensureShippedSnapshot, SHIPPED_PAGES } from '../../envs/wikipedia/index.js';
 
 type WikiArgs = WikiArgv & { json?: boolean };
@@ -33,7 +34,7 @@ async function runActions(argv: WikiArgs, actions: string[]): Promise<void> {
 }
 
 const withWiki = <T>(y: Argv<T>) =>
-  y.options(wikiCliOptions).option('json', { type: 'boolean', default: false, describe: 'Print {action, observation, done, info} JSON lines' });
+  y.options(yargsOptions(wikiCliOptions)).option('json', { type: 'boolean', default: false, describe: 'Print {action, observation, done, info} JSON lines' });
 
 export const wikiCommand: CommandModule = {
   command: 'wiki <command>',
@@ -90,7 +91,7 @@ export const wikiCommand: CommandModule = {
       .command({
         command: 'info',
         describe: 'The snapshot in use: path, page count, source sha256',
-        builder: (yy) => yy.option('wiki-snapshot', wikiCliOptions['wiki-snapshot']),
+        builder: (yy) => yy.option('wiki-snapshot', yargsOptions(wikiCliOptions)['wiki-snapshot']),
         handler: async (a) => {
           const p = (a['wiki-snapshot'] as string | undefined) ?? (await ensureShippedSnapshot(progress));
           const b = new SnapshotBackend(p);

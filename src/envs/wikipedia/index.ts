@@ -1,6 +1,6 @@
 // The Wikipedia environment (§6) and its backends: snapshot (default, offline), live (the paper's
 // index.php scraping), api (MediaWiki Action API), record:FILE and replay:FILE.
-import type { Options } from 'yargs';
+import type { OptionTable } from '../../options.js';
 import type { WikiBackend } from './backend.js';
 import type { WikiEnvOptions } from './wiki-env.js';
 import { UserError } from '../../errors.js';
@@ -82,7 +82,7 @@ export const wikiCliOptions = {
     choices: ['keep', 'throw'],
     describe: 'Where the released clean_str raises (crashing the paper\'s run): keep the text and count it (default), or throw (the episode is an error)',
   },
-} as const satisfies Record<string, Options>;
+} as const satisfies OptionTable;
 
 export type WikiArgv = {
   wiki?: string;

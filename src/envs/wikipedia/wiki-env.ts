@@ -1,6 +1,6 @@
 // The HotpotQA/FEVER Wikipedia environment: the released wikienv.py's observable behaviour
 // (paper-protocol.md §6, used by the §4 loop), on top of any WikiBackend.
-import type { Env, StepResult } from '../types.js';
+import type { Env, EnvCallOptions, ResetResult, StepResult } from '../types.js';
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { cleanStr } from './clean-str.js';
 import { buildPage, lookupList, pageObservation } from './page-text.js';
@@ -64,7 +64,7 @@ export class WikiEnv implements Env {
     this.opts = { cleanStrErrors: opts.cleanStrErrors ?? 'keep', maxDisambiguationRetries: opts.maxDisambiguationRetries ?? 20 };
   }
 
-  async reset(): Promise<string> {
+  async reset(_opts?: EnvCallOptions): Promise<ResetResult> {
     this.obs = WIKI_RESET_OBSERVATION;
     this.page = null;
     this.lookupKeyword = null;
@@ -73,7 +73,7 @@ export class WikiEnv implements Env {
     this.steps = 0;
     this.answer = null;
     this.searches.length = 0;
-    return this.obs;
+    return { observation: this.obs, info: this.info() };
   }
 
   private info(): Record<string, unknown> {
@@ -90,7 +90,7 @@ export class WikiEnv implements Env {
     return s;
   };
 
-  async step(rawAction: string): Promise<StepResult> {
+  async step(rawAction: string, opts: EnvCallOptions = {}): Promise<StepResult> {
     const action = pyStrip(rawAction);
     this.cleanErrors = 0;
     // Already finished: the last observation again, no step counted.
@@ -99,7 +99,7 @@ export class WikiEnv implements Env {
     const arg = (prefix: string) => (action.startsWith(prefix) && action.endsWith(']') ? action.slice(prefix.length, -1) : null);
     let a: string | null;
     if ((a = arg('search[')) !== null) {
-      await this.searchStep(a, 0);
+      await this.searchStep(a, 0, opts.signal);
     } else if ((a = arg('lookup[')) !== null) {
       if (this.lookupKeyword !== a) {
         this.lookupKeyword = a;
@@ -124,8 +124,9 @@ export class WikiEnv implements Env {
     return { observation: this.obs, reward: 0, done, info: this.info() };
   }
 
-  private async searchStep(entity: string, depth: number): Promise<void> {
-    const outcome = await this.backend.search(entity);
+  private async searchStep(entity: string, depth: number, signal?: AbortSignal): Promise<void> {
+    // The signal reaches the HTTP request: Ctrl-C cancels a hanging live-Wikipedia search at once.
+    const outcome = await this.backend.search(entity, signal ? { signal } : undefined);
     this.searches.push({ entity, outcome: outcome.kind });
     // A results page with no heading is not "similar" for the released code (`if result_divs:`).
     if (outcome.kind === 'similar' && outcome.titles.length > 0) {
@@ -138,7 +139,7 @@ export class WikiEnv implements Env {
       if (depth >= this.opts.maxDisambiguationRetries) {
         throw new WikiDisambiguationLoopError(`search[${entity}]: "may refer to:" after ${depth} bracketed retries`);
       }
-      await this.searchStep('[' + entity + ']', depth + 1);
+      await this.searchStep('[' + entity + ']', depth + 1, signal);
       return;
     }
     this.page = buildPage(blocks, this.clean);

@@ -5,8 +5,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import { UserError } from '../../../src/errors.js';
 import { createWikiBackend, wikiEnvOptionsFromArgv, wikiBackendFromArgv } from '../../../src/envs/wikipedia/index.js';
-import { realDeps } from '../../../src/run/deps.js';
-import { getTask } from '../../../src/tasks/index.js';
+import { createHotpotQABenchmark } from '../../../src/benchmarks/hotpotqa/index.js';
 
 const run = promisify(execFile);
 const bin = path.resolve(__dirname, '../../../bin/react-repro.js');
@@ -47,8 +46,8 @@ describe('Wikipedia CLI switches', () => {
   });
 
   it('a run passes both switches to the environment it describes (the manifest), and checks them before opening a backend', async () => {
-    const task = getTask('hotpotqa');
-    const f = await realDeps.createEnvFactory({ wiki: 'snapshot', wikiQuery: 'verbatim', cleanStrErrors: 'throw' }, task);
+    const bench = createHotpotQABenchmark();
+    const f = await bench.createEnv({ wiki: 'snapshot', wikiQuery: 'verbatim', cleanStrErrors: 'throw' });
     try {
       const d = f.describe();
       expect(d.query).toBe('verbatim entity');
@@ -57,7 +56,7 @@ describe('Wikipedia CLI switches', () => {
       await f.close?.();
     }
     // the bad value is named, not the missing replay file the backend would have opened first
-    await expect(realDeps.createEnvFactory({ wiki: 'replay:/nonexistent/rec.jsonl', cleanStrErrors: 'ignore' }, task)).rejects.toThrow(
+    await expect(bench.createEnv({ wiki: 'replay:/nonexistent/rec.jsonl', cleanStrErrors: 'ignore' })).rejects.toThrow(
       /^--clean-str-errors ignore: expected keep or throw$/,
     );
   });

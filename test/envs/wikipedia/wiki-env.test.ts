@@ -24,7 +24,7 @@ const page = (...blocks: string[]): SearchOutcome => ({ kind: 'page', blocks });
 describe('WikiEnv', () => {
   it('reset observation, info and counting', async () => {
     const env = new WikiEnv(new Scripted({}));
-    expect(await env.reset()).toBe(WIKI_RESET_OBSERVATION);
+    expect((await env.reset()).observation).toBe(WIKI_RESET_OBSERVATION);
     expect(WIKI_RESET_OBSERVATION).toBe('Interact with Wikipedia using search[], lookup[], and finish[].\n');
     const r1 = await env.step('think[a]');
     expect(r1).toEqual({ observation: 'Nice thought.', reward: 0, done: false, info: { steps: 1, answer: null } });

@@ -1,0 +1,20 @@
+// HotpotQA (paper §3, Table 1): 7405 dev questions, EM and F1 against the gold answer.
+import { createQaBenchmark } from '../qa/benchmark.js';
+import type { Benchmark } from '../types.js';
+import { createHotpotQATask } from './data.js';
+
+export function createHotpotQABenchmark(): Benchmark {
+  return createQaBenchmark({
+    name: 'hotpotqa',
+    title: 'HotpotQA',
+    describe: 'multi-hop question answering over Wikipedia (paper Table 1)',
+    metrics: [
+      { key: 'em', label: 'EM' },
+      { key: 'f1', label: 'F1' },
+    ],
+    defaultSplit: 'offline500',
+    promptFiles: ['prompts/prompts_naive.json', 'prompts/hotpotqa_instruction.json'],
+    dataFile: 'data/hotpotqa/hotpot_dev_v1_simplified.json',
+    task: () => createHotpotQATask(),
+  });
+}

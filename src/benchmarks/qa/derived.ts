@@ -1,0 +1,58 @@
+// The paper's combinations (§5) as derived methods: ReAct→CoT-SC and CoT-SC→ReAct are computed from
+// one CoT-SC run and one ReAct run of the same items, with no model calls.
+import { UserError } from '../../errors.js';
+import type { Settings } from '../../options.js';
+import type { DerivedMethod, Item, StoredEpisode } from '../types.js';
+import type { EpisodeResult } from '../../methods/types.js';
+import { combine } from './methods/combinations.js';
+import { parseMajorityRule, parseMaxSteps, resolveMaxSteps } from './methods/options.js';
+import type { CombinationName, Task, TaskName } from './types.js';
+
+const MEANING = {
+  paper: 'use ReAct when the CoT-SC majority has fewer than n/2 votes',
+  author: 'use CoT-SC only when its majority has more than n/2 votes (issue 8)',
+};
+
+function reactStepLimit(settings: Settings, task: TaskName): number | undefined {
+  return settings.maxSteps !== undefined ? resolveMaxSteps(parseMaxSteps(settings.maxSteps), task) : undefined;
+}
+
+export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<CombinationName, DerivedMethod> {
+  const make = (name: CombinationName): DerivedMethod => ({
+    name,
+    // Run order: CoT-SC first, then ReAct (each resumes or hits the completion cache).
+    bases: ['cot-sc', 'react'],
+    baseSettings: (settings, base) => ({ ...settings, method: base }),
+    describe: (settings) => {
+      const rule = parseMajorityRule(settings.majorityRule);
+      return {
+        combination: name,
+        majorityRule: rule,
+        majorityRuleMeaning: MEANING[rule],
+        reactStepLimit: reactStepLimit(settings, task.name) ?? 'as the ReAct run ran',
+        extraModelCalls: 0,
+      };
+    },
+    combine: (item: Item, [cotSc, react]: StoredEpisode[], settings: Settings): EpisodeResult => {
+      const samples = cotSc.extra.samples as (string | null)[] | undefined;
+      if (!samples) throw new UserError(`--from-runs: the CoT-SC run stores no samples for item ${item.index}`);
+      const forcedFinish = react.extra.forced_finish as boolean | undefined;
+      const out = combine(
+        name,
+        { react: { answer: react.answer, forcedFinish, steps: react.steps }, cotSc: { samples }, task, gold: item.gold ?? '' },
+        { rule: parseMajorityRule(settings.majorityRule), reactStepLimit: reactStepLimit(settings, task.name) },
+      );
+      return {
+        answer: out.answer,
+        traj: react.traj,
+        steps: react.steps,
+        n_calls: react.n_calls + cotSc.n_calls,
+        n_badcalls: react.n_badcalls + cotSc.n_badcalls,
+        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+        costUsd: 0,
+        extra: { samples, majority_votes: out.majorityVotes, forced_finish: forcedFinish, answer_from: out.used },
+      };
+    },
+  });
+  return { 'react-cot-sc': make('react-cot-sc'), 'cot-sc-react': make('cot-sc-react') };
+}

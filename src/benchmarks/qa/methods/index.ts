@@ -1,0 +1,45 @@
+// The HotpotQA/FEVER methods by name (§3–5), each built for one task.
+import { UserError } from '../../../errors.js';
+import type { Method } from '../../../methods/types.js';
+import type { QATask } from '../base.js';
+import type { MethodName } from '../types.js';
+import { resolveMethodOptions, type MethodOptions } from './options.js';
+import { loadPromptLibrary } from './prompts.js';
+import { createQaInteractive } from './loop.js';
+import { SingleCompletionMethod } from './single.js';
+import { CotScMethod } from './cot-sc.js';
+
+export const METHOD_NAMES: readonly MethodName[] = ['standard', 'cot', 'cot-sc', 'act', 'react'];
+
+/** Builds a method for one task; loads and validates the prompt files now (UserError on a bad file, key or option). */
+export function createMethod(name: string, task: Pick<QATask, 'name' | 'observationLabel'>, options: MethodOptions = {}): Method {
+  if (!(METHOD_NAMES as readonly string[]).includes(name)) {
+    throw new UserError(`--method: expected one of ${METHOD_NAMES.join(', ')} for ${task.name}, got "${name}"`);
+  }
+  const opts = resolveMethodOptions({ ...options, task: task.name });
+  const lib = loadPromptLibrary(opts.promptsDir);
+  switch (name as MethodName) {
+    case 'react':
+    case 'act':
+      return createQaInteractive(name as 'react' | 'act', task.name, opts, lib);
+    case 'standard':
+    case 'cot':
+      return new SingleCompletionMethod(name as 'standard' | 'cot', task, opts, lib);
+    case 'cot-sc':
+      return new CotScMethod(task, opts, lib);
+  }
+}
+
+export {
+  methodCliOptions,
+  combinationCliOptions,
+  methodOptionsFromArgv,
+  parseMajorityRule,
+  resolveMaxSteps,
+  type MethodOptions,
+  type MajorityRule,
+  type MaxStepsSpec,
+} from './options.js';
+export { cotScAtN, type MajorityResult } from './cot-sc.js';
+export { combine, cotScThenReact, reactThenCotSc, majorityTrusted, reactAnswered, type CombinedOutcome } from './combinations.js';
+export { parseQaAnswer } from './prompts.js';

@@ -1,0 +1,138 @@
+// Options that shape the HotpotQA/FEVER methods' prompts and calls, their CLI flags, and validation.
+import type { OptionTable } from '../../../options.js';
+import { UserError } from '../../../errors.js';
+import type { TaskName } from '../types.js';
+
+/**
+ * Step limit of ReAct/Act (§4): 'code' = 7 for both tasks (the released notebooks, default);
+ * 'paper' = 7 HotpotQA, 5 FEVER (paper §3.3); or an explicit positive integer.
+ */
+export type MaxStepsSpec = 'code' | 'paper' | number;
+
+/** How an empty action is handled (§4 step 3): the released code raises IndexError on action[0]. */
+export type EmptyActionHandling = 'invalid';
+
+/** CoT-SC→ReAct majority threshold (§5): paper = back off when votes < n/2; author = unless votes > n/2. */
+export type MajorityRule = 'paper' | 'author';
+
+export interface MethodOptions {
+  maxSteps?: MaxStepsSpec;
+  /** CoT-SC samples n (paper: 21). */
+  samples?: number;
+  /** CoT-SC sampling temperature (paper: 0.7). */
+  scTemperature?: number;
+  /** Name of a framing in prompts/framings.json (Act/Standard/CoT/CoT-SC); default: the file's default. */
+  framing?: string;
+  emptyAction?: EmptyActionHandling;
+  /** Restricts describe() (and a run-time check) to one task; both tasks when absent. */
+  task?: TaskName;
+  /** Prompt directory (tests); default prompts/ of the package. */
+  promptsDir?: string;
+}
+
+export interface ResolvedMethodOptions {
+  maxSteps: MaxStepsSpec;
+  samples: number;
+  scTemperature: number;
+  framing?: string;
+  emptyAction: EmptyActionHandling;
+  task?: TaskName;
+  promptsDir?: string;
+}
+
+export const METHOD_DEFAULTS = {
+  maxSteps: 'code' as MaxStepsSpec,
+  samples: 21,
+  scTemperature: 0.7,
+  emptyAction: 'invalid' as EmptyActionHandling,
+};
+
+export function resolveMaxSteps(spec: MaxStepsSpec, task: TaskName): number {
+  if (spec === 'code') return 7;
+  if (spec === 'paper') return task === 'fever' ? 5 : 7;
+  return spec;
+}
+
+/** The resolved step limit per task (for describe()). */
+export function resolvedSteps(opts: { maxSteps: MaxStepsSpec; task?: TaskName }): Record<string, number> {
+  const tasks: TaskName[] = opts.task ? [opts.task] : ['hotpotqa', 'fever'];
+  return Object.fromEntries(tasks.map((t) => [t, resolveMaxSteps(opts.maxSteps, t)]));
+}
+
+/** Parses the --max-steps value: code | paper | positive integer. */
+export function parseMaxSteps(v: unknown): MaxStepsSpec {
+  if (v === undefined || v === null || v === '') return METHOD_DEFAULTS.maxSteps;
+  if (v === 'code' || v === 'paper') return v;
+  const s = String(v);
+  if (/^[1-9][0-9]*$/.test(s)) return Number(s);
+  throw new UserError(`--max-steps: expected code, paper or a positive integer, got "${s}"`);
+}
+
+export function resolveMethodOptions(o: MethodOptions = {}): ResolvedMethodOptions {
+  const maxSteps = parseMaxSteps(o.maxSteps);
+  const samples = o.samples ?? METHOD_DEFAULTS.samples;
+  if (!Number.isInteger(samples) || samples < 1) {
+    throw new UserError(`--samples: expected a positive integer (CoT-SC samples), got ${samples}`);
+  }
+  const scTemperature = o.scTemperature ?? METHOD_DEFAULTS.scTemperature;
+  if (typeof scTemperature !== 'number' || !Number.isFinite(scTemperature) || scTemperature < 0 || scTemperature > 2) {
+    throw new UserError(`--sc-temperature: expected a number from 0 to 2, got ${scTemperature}`);
+  }
+  const emptyAction = o.emptyAction ?? METHOD_DEFAULTS.emptyAction;
+  if (emptyAction !== 'invalid') throw new UserError(`--empty-action: expected invalid, got ${String(emptyAction)}`);
+  if (o.task !== undefined && o.task !== 'hotpotqa' && o.task !== 'fever') {
+    throw new UserError(`--task: expected hotpotqa or fever for this method, got ${String(o.task)}`);
+  }
+  return { maxSteps, samples, scTemperature, framing: o.framing, emptyAction, task: o.task, promptsDir: o.promptsDir };
+}
+
+/** yargs options for the HotpotQA/FEVER methods (used by `run`). */
+export const methodCliOptions = {
+  'max-steps': {
+    type: 'string',
+    default: 'code',
+    describe:
+      'ReAct/Act step limit: code (7 for HotpotQA and FEVER, as the released notebooks), paper (7 HotpotQA, 5 FEVER) or a positive integer',
+  },
+  samples: { type: 'number', default: 21, describe: 'CoT-SC: number of samples n (one request with n choices)' },
+  'sc-temperature': { type: 'number', default: 0.7, describe: 'CoT-SC: sampling temperature' },
+  framing: {
+    type: 'string',
+    describe: 'Prompt framing for Act/Standard/CoT/CoT-SC from prompts/framings.json (default: its "default", suite-v1)',
+  },
+  'empty-action': {
+    type: 'string',
+    choices: ['invalid'],
+    default: 'invalid',
+    describe: 'An empty action (the released code crashes) is sent to the environment as an invalid action and recorded',
+  },
+} satisfies OptionTable;
+
+/** yargs options for computing the combinations (§5). */
+export const combinationCliOptions = {
+  'majority-rule': {
+    type: 'string',
+    choices: ['paper', 'author'],
+    default: 'paper',
+    describe:
+      'CoT-SC→ReAct: paper = use ReAct when the majority has fewer than n/2 votes; author (issue 8) = use CoT-SC only when it has more than n/2 votes',
+  },
+} satisfies OptionTable;
+
+/** Maps parsed yargs arguments to MethodOptions (validation happens in resolveMethodOptions). */
+export function methodOptionsFromArgv(argv: Record<string, unknown>): MethodOptions {
+  return {
+    maxSteps: parseMaxSteps(argv['max-steps'] ?? argv.maxSteps),
+    samples: argv.samples as number | undefined,
+    scTemperature: (argv['sc-temperature'] ?? argv.scTemperature) as number | undefined,
+    framing: argv.framing as string | undefined,
+    emptyAction: (argv['empty-action'] ?? argv.emptyAction) as EmptyActionHandling | undefined,
+    task: argv.task as TaskName | undefined,
+  };
+}
+
+export function parseMajorityRule(v: unknown): MajorityRule {
+  if (v === undefined || v === 'paper') return 'paper';
+  if (v === 'author') return 'author';
+  throw new UserError(`--majority-rule: expected paper or author, got ${String(v)}`);
+}

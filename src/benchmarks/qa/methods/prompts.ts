@@ -1,0 +1,293 @@
+// Prompt assembly for HotpotQA and FEVER (§4). Loading is the only I/O (readFileSync of prompts/*);
+// everything else is pure and works on already-loaded texts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../../../errors.js';
+import { promptsDir } from '../../../paths.js';
+import { sha256 } from '../../../util/hash.js';
+import type { TaskName } from '../types.js';
+import type { MethodName } from '../types.js';
+import { pyStrip } from '../../../util/python-str.js';
+
+/** The paper's prompt files (vendored, read-only) and ours. */
+export const PROMPT_FILES = {
+  naive: 'prompts_naive.json',
+  fever: 'fever.json',
+  instruction: 'hotpotqa_instruction.json',
+  framings: 'framings.json',
+} as const;
+
+export interface PromptLibrary {
+  dir: string;
+  /** file name -> parsed JSON object of string values (only the keys we read are validated). */
+  files: Record<string, Record<string, unknown>>;
+  framings: FramingsFile;
+}
+
+export interface QaFraming {
+  prefix: string;
+  separator: string;
+  cue: string;
+  stop: string[];
+}
+export interface ActFraming {
+  prefix: string;
+}
+export interface TaskFramings {
+  act: ActFraming;
+  standard: QaFraming;
+  cot: QaFraming;
+  'cot-sc'?: QaFraming;
+}
+export interface Framing {
+  description: string;
+  hotpotqa: TaskFramings;
+  fever: TaskFramings;
+}
+export interface FramingsFile {
+  default: string;
+  framings: Record<string, Framing>;
+}
+
+function readJsonObject(dir: string, file: string): Record<string, unknown> {
+  const p = path.join(dir, file);
+  let text: string;
+  try {
+    text = fs.readFileSync(p, 'utf8');
+  } catch {
+    throw new UserError(`${p}: prompt file missing or unreadable (expected the vendored JSON prompt file)`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${p}: malformed JSON (${(e as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new UserError(`${p}: expected a JSON object of prompt texts`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function str(obj: Record<string, unknown>, key: string, where: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string') throw new UserError(`${where}: key "${key}" missing or not a string`);
+  return v;
+}
+
+function validateQa(v: unknown, where: string): QaFraming {
+  if (!v || typeof v !== 'object') throw new UserError(`${where}: expected an object {prefix, separator, cue, stop}`);
+  const o = v as Record<string, unknown>;
+  const stop = o.stop;
+  if (!Array.isArray(stop) || stop.length === 0 || stop.some((s) => typeof s !== 'string' || s === '')) {
+    throw new UserError(`${where}.stop: expected a non-empty array of non-empty strings`);
+  }
+  return {
+    prefix: str(o, 'prefix', where),
+    separator: str(o, 'separator', where),
+    cue: str(o, 'cue', where),
+    stop: stop as string[],
+  };
+}
+
+function validateTaskFramings(v: unknown, where: string): TaskFramings {
+  if (!v || typeof v !== 'object') throw new UserError(`${where}: expected an object with act, standard, cot`);
+  const o = v as Record<string, unknown>;
+  const act = o.act as Record<string, unknown> | undefined;
+  if (!act || typeof act !== 'object') throw new UserError(`${where}.act: expected an object {prefix}`);
+  const out: TaskFramings = {
+    act: { prefix: str(act, 'prefix', `${where}.act`) },
+    standard: validateQa(o.standard, `${where}.standard`),
+    cot: validateQa(o.cot, `${where}.cot`),
+  };
+  if (o['cot-sc'] !== undefined) out['cot-sc'] = validateQa(o['cot-sc'], `${where}.cot-sc`);
+  return out;
+}
+
+/** Validates prompts/framings.json (ours) into typed framings; UserError names the file and field. */
+export function parseFramings(obj: Record<string, unknown>, where: string): FramingsFile {
+  const def = str(obj, 'default', where);
+  const fr = obj.framings;
+  if (!fr || typeof fr !== 'object' || Array.isArray(fr)) {
+    throw new UserError(`${where}: key "framings" missing or not an object of named framings`);
+  }
+  const framings: Record<string, Framing> = {};
+  for (const [name, v] of Object.entries(fr as Record<string, unknown>)) {
+    const w = `${where}: framings.${name}`;
+    if (!v || typeof v !== 'object') throw new UserError(`${w}: expected an object`);
+    const o = v as Record<string, unknown>;
+    framings[name] = {
+      description: str(o, 'description', w),
+      hotpotqa: validateTaskFramings(o.hotpotqa, `${w}.hotpotqa`),
+      fever: validateTaskFramings(o.fever, `${w}.fever`),
+    };
+  }
+  if (!framings[def]) throw new UserError(`${where}: default framing "${def}" is not defined under "framings"`);
+  return { default: def, framings };
+}
+
+const libraryCache = new Map<string, PromptLibrary>();
+
+/** Loads (once per directory) and validates every prompt file the HotpotQA/FEVER methods use. */
+export function loadPromptLibrary(dir: string = promptsDir): PromptLibrary {
+  const cached = libraryCache.get(dir);
+  if (cached) return cached;
+  const files: Record<string, Record<string, unknown>> = {};
+  for (const f of [PROMPT_FILES.naive, PROMPT_FILES.fever, PROMPT_FILES.instruction]) files[f] = readJsonObject(dir, f);
+  const framingsPath = path.join(dir, PROMPT_FILES.framings);
+  const lib: PromptLibrary = {
+    dir,
+    files,
+    framings: parseFramings(readJsonObject(dir, PROMPT_FILES.framings), framingsPath),
+  };
+  // Check every key any method may need now, so a broken file fails at start-up, not mid-run.
+  for (const [file, key] of REQUIRED_KEYS) promptText(lib, file, key);
+  libraryCache.set(dir, lib);
+  return lib;
+}
+
+const REQUIRED_KEYS: Array<[string, string]> = [
+  [PROMPT_FILES.instruction, 'webthink_instruction'],
+  [PROMPT_FILES.naive, 'webthink_simple6'],
+  [PROMPT_FILES.naive, 'webact_simple6'],
+  [PROMPT_FILES.naive, 'cotqa_simple6'],
+  [PROMPT_FILES.naive, 'webqa_simple6'],
+  [PROMPT_FILES.fever, 'webthink_simple3'],
+  [PROMPT_FILES.fever, 'webact_simple3'],
+  [PROMPT_FILES.fever, 'cotqa_simple3'],
+  [PROMPT_FILES.fever, 'webqa_simple3'],
+];
+
+export function promptText(lib: PromptLibrary, file: string, key: string): string {
+  const obj = lib.files[file];
+  if (!obj) throw new UserError(`${path.join(lib.dir, file)}: prompt file not loaded`);
+  return str(obj, key, path.join(lib.dir, file));
+}
+
+/** One text that went into a prompt head, for the manifest. */
+export interface PromptPart {
+  /** "<file>#<key>" for the paper's files, "framings.json#<framing>.<task>.<method>.<field>" for ours. */
+  source: string;
+  sha256: string;
+  chars: number;
+}
+
+/**
+ * Everything a method needs to build its prompts for one task. The prompt for an example is
+ * head + "<Question|Claim>: <text>\n" (+ cue for the single-completion methods).
+ */
+export interface MethodPrompt {
+  method: MethodName;
+  task: TaskName;
+  /** null for ReAct (the released code's prompt; no framing of ours). */
+  framing: string | null;
+  head: string;
+  headSha256: string;
+  parts: PromptPart[];
+  /** Standard/CoT/CoT-SC only. */
+  cue?: string;
+  stop?: string[];
+}
+
+/** Which exemplar key each method uses per task (§4). */
+export const EXEMPLAR_KEYS: Record<MethodName, Record<TaskName, [string, string]>> = {
+  react: { hotpotqa: [PROMPT_FILES.naive, 'webthink_simple6'], fever: [PROMPT_FILES.fever, 'webthink_simple3'] },
+  act: { hotpotqa: [PROMPT_FILES.naive, 'webact_simple6'], fever: [PROMPT_FILES.fever, 'webact_simple3'] },
+  standard: { hotpotqa: [PROMPT_FILES.naive, 'webqa_simple6'], fever: [PROMPT_FILES.fever, 'webqa_simple3'] },
+  cot: { hotpotqa: [PROMPT_FILES.naive, 'cotqa_simple6'], fever: [PROMPT_FILES.fever, 'cotqa_simple3'] },
+  'cot-sc': { hotpotqa: [PROMPT_FILES.naive, 'cotqa_simple6'], fever: [PROMPT_FILES.fever, 'cotqa_simple3'] },
+};
+
+function part(source: string, text: string): PromptPart {
+  return { source, sha256: sha256(text), chars: text.length };
+}
+
+/** A method's prompts for both tasks (the task is known only when an episode runs). */
+export function buildTaskPrompts(lib: PromptLibrary, method: MethodName, framing?: string): Record<TaskName, MethodPrompt> {
+  return {
+    hotpotqa: buildMethodPrompt(lib, method, 'hotpotqa', framing),
+    fever: buildMethodPrompt(lib, method, 'fever', framing),
+  };
+}
+
+export function getFraming(lib: PromptLibrary, name: string | undefined): { name: string; framing: Framing } {
+  const n = name ?? lib.framings.default;
+  const framing = lib.framings.framings[n];
+  if (!framing) {
+    throw new UserError(
+      `--framing: unknown framing "${n}" (expected one of ${Object.keys(lib.framings.framings).join(', ')}; see prompts/framings.json)`,
+    );
+  }
+  return { name: n, framing };
+}
+
+/** Pure: the prompt head of a method for a task under a framing (ignored for ReAct). */
+export function buildMethodPrompt(
+  lib: PromptLibrary,
+  method: MethodName,
+  task: TaskName,
+  framingName?: string,
+): MethodPrompt {
+  const [file, key] = EXEMPLAR_KEYS[method][task];
+  const exemplars = promptText(lib, file, key);
+  const exPart = part(`${file}#${key}`, exemplars);
+  if (method === 'react') {
+    // §4: HotpotQA = instruction + webthink_simple6; FEVER = webthink_simple3 (carries its instruction).
+    if (task === 'hotpotqa') {
+      const instr = promptText(lib, PROMPT_FILES.instruction, 'webthink_instruction');
+      const head = instr + exemplars;
+      return {
+        method, task, framing: null, head, headSha256: sha256(head),
+        parts: [part(`${PROMPT_FILES.instruction}#webthink_instruction`, instr), exPart],
+      };
+    }
+    return { method, task, framing: null, head: exemplars, headSha256: sha256(exemplars), parts: [exPart] };
+  }
+  const { name, framing } = getFraming(lib, framingName);
+  const tf = framing[task];
+  const src = (field: string, m: string = method) => `${PROMPT_FILES.framings}#${name}.${task}.${m}.${field}`;
+  if (method === 'act') {
+    const head = tf.act.prefix + exemplars;
+    return {
+      method, task, framing: name, head, headSha256: sha256(head),
+      parts: [part(src('prefix'), tf.act.prefix), exPart],
+    };
+  }
+  const entryName = method === 'cot-sc' && tf['cot-sc'] ? 'cot-sc' : method === 'standard' ? 'standard' : 'cot';
+  const qa = entryName === 'cot-sc' ? tf['cot-sc']! : entryName === 'standard' ? tf.standard : tf.cot;
+  const head = qa.prefix + exemplars + qa.separator;
+  return {
+    method, task, framing: name, head, headSha256: sha256(head),
+    parts: [
+      part(src('prefix', entryName), qa.prefix),
+      exPart,
+      part(src('separator', entryName), qa.separator),
+      part(src('cue', entryName), qa.cue),
+    ],
+    cue: qa.cue,
+    stop: [...qa.stop],
+  };
+}
+
+/** The line the task wrapper's reset() returns, plus the newline webthink appends (§4). */
+export function questionLine(label: 'Question' | 'Claim', question: string): string {
+  return `${label}: ${question}\n`;
+}
+
+/** Pure: the full single-completion prompt (Standard/CoT/CoT-SC) for one example. */
+export function qaPrompt(p: MethodPrompt, label: 'Question' | 'Claim', question: string): string {
+  if (p.cue === undefined) throw new Error(`${p.method} has no completion cue`);
+  return p.head + questionLine(label, question) + p.cue;
+}
+
+/**
+ * Pure: the answer of a Standard/CoT completion: the first line after the LAST "Answer:" in
+ * cue + completion, Python-stripped; null when there is no "Answer:" or nothing after it.
+ */
+export function parseQaAnswer(text: string): string | null {
+  const at = text.lastIndexOf('Answer:');
+  if (at === -1) return null;
+  const rest = pyStrip(text.slice(at + 'Answer:'.length));
+  const line = pyStrip(rest.split('\n')[0]);
+  return line === '' ? null : line;
+}

@@ -1,0 +1,102 @@
+// Figure 2: EM against the number of CoT-SC samples k = 1..n, from one stored n-sample CoT-SC run
+// (majority over the first k samples) and, when a ReAct run of the same questions is present, the two
+// combinations at each k. Only questions scored (no error) in every run used are counted, and n says
+// how many; a figure with no such question is not drawn (no NaN ever reaches a plot).
+import { cotScAtN } from '../methods/cot-sc.js';
+import { combine } from '../methods/combinations.js';
+import { scoreFever, scoreHotpotQA } from '../scoring.js';
+import type { ReportFigure, RunView } from '../../../report/model.js';
+import type { EpisodeRecord } from '../../../run/record.js';
+import { percentOf } from '../../../run/summary.js';
+
+export interface SweepSeries {
+  name: 'CoT-SC' | 'ReAct→CoT-SC' | 'CoT-SC→ReAct';
+  /** EM in percent at k = 1..n. */
+  em: number[];
+}
+
+export interface Sweep {
+  task: string;
+  model: string;
+  cotScRunId: string;
+  reactRunId: string | null;
+  n: number;
+  /** Questions scored in every series. */
+  questions: number;
+  series: SweepSeries[];
+  /** Horizontal references: ReAct and CoT EM over the same questions (when present). */
+  refs: { name: string; em: number }[];
+}
+
+function scorer(task: string) {
+  return { score: task === 'fever' ? scoreFever : scoreHotpotQA };
+}
+
+const samplesOf = (r: EpisodeRecord) => r.samples as (string | null)[] | undefined;
+
+export function buildSweeps(runs: RunView[]): Sweep[] {
+  const out: Sweep[] = [];
+  for (const c of runs) {
+    if (c.manifest.method !== 'cot-sc' || c.manifest.kind === 'combination') continue;
+    const recs = c.records.filter((r) => !r.error && (samplesOf(r)?.length ?? 0) > 0);
+    if (recs.length === 0) continue;
+    const n = Math.min(...recs.map((r) => samplesOf(r)!.length));
+    if (n < 2) continue;
+    const task = scorer(c.manifest.task);
+    const same = (r: RunView) => r.manifest.task === c.manifest.task && r.manifest.model === c.manifest.model && JSON.stringify(r.manifest.indices) === JSON.stringify(c.manifest.indices);
+    const react = runs.find((r) => r.manifest.method === 'react' && r.manifest.kind !== 'combination' && same(r));
+    const cot = runs.find((r) => r.manifest.method === 'cot' && same(r));
+    const byIdx = (run: RunView | undefined) => new Map((run?.records ?? []).map((r) => [r.idx, r]));
+    const reactRecs = byIdx(react);
+    const cotRecs = byIdx(cot);
+    const pairs = recs.map((cr) => ({ c: cr, r: reactRecs.get(cr.idx) })).filter((p) => !react || (p.r && !p.r.error));
+    if (pairs.length === 0) continue;
+    const series: SweepSeries[] = [{ name: 'CoT-SC', em: [] }];
+    if (react) series.push({ name: 'ReAct→CoT-SC', em: [] }, { name: 'CoT-SC→ReAct', em: [] });
+    const gold = (r: EpisodeRecord) => r.gold ?? '';
+    for (let k = 1; k <= n; k++) {
+      let sc = 0;
+      let rc = 0;
+      let cr = 0;
+      for (const p of pairs) {
+        sc += task.score(cotScAtN(samplesOf(p.c)!, k).answer, gold(p.c)).em;
+        if (p.r) {
+          const input = { react: { answer: p.r.answer, forcedFinish: p.r.forced_finish as boolean | undefined, steps: p.r.steps }, cotSc: { samples: samplesOf(p.c)! }, task, gold: gold(p.c), k };
+          rc += combine('react-cot-sc', input).em;
+          cr += combine('cot-sc-react', input).em;
+        }
+      }
+      series[0].em.push(percentOf(sc, pairs.length)!);
+      if (react) {
+        series[1].em.push(percentOf(rc, pairs.length)!);
+        series[2].em.push(percentOf(cr, pairs.length)!);
+      }
+    }
+    // References over the same questions as the series.
+    const refs: { name: string; em: number }[] = [];
+    const refOver = (name: string, m: Map<number, EpisodeRecord>) => {
+      const rs = pairs.map((p) => m.get(p.c.idx)).filter((r): r is EpisodeRecord => !!r && !r.error);
+      if (rs.length === pairs.length) refs.push({ name, em: percentOf(rs.reduce((a, r) => a + (r.metrics.em ?? 0), 0), rs.length)! });
+    };
+    if (react) refOver('ReAct', reactRecs);
+    if (cot) refOver('CoT', cotRecs);
+    out.push({ task: c.manifest.task, model: c.manifest.model, cotScRunId: c.manifest.runId, reactRunId: react?.manifest.runId ?? null, n, questions: pairs.length, series, refs });
+  }
+  return out;
+}
+
+export function sweepFigure(s: Sweep): ReportFigure {
+  return {
+    id: `figure2-${s.task}-${s.cotScRunId}`,
+    title: `Figure 2: ${s.task} EM vs CoT-SC samples (${s.model}, n = ${s.questions} questions)`,
+    xLabel: 'CoT-SC samples',
+    yLabel: s.task === 'fever' ? 'FEVER Acc' : 'HotpotQA EM',
+    series: s.series.map((x) => ({ name: x.name, points: x.em.map((y, i) => [i + 1, y] as [number, number]) })),
+    refs: s.refs.map((r) => ({ name: r.name, y: r.em })),
+    notes: [`CoT-SC run ${s.cotScRunId}${s.reactRunId ? `, ReAct run ${s.reactRunId}` : ''}; questions scored in every run used: ${s.questions}.`],
+  };
+}
+
+export function buildSweepFigures(runs: RunView[]): ReportFigure[] {
+  return buildSweeps(runs).map(sweepFigure);
+}

@@ -1,0 +1,132 @@
+// A benchmark is a plug-in: one folder under src/benchmarks/ that declares its items and splits, how
+// to build its environment, its methods, its scorer and metrics, what the manifest records about its
+// environment, and its report tables. The core (src/llm, src/run, src/report, src/cli) works through
+// this interface only and never names a benchmark.
+import type { Env, StepResult } from '../envs/types.js';
+import type { Method } from '../methods/types.js';
+import type { OptionTable, Settings } from '../options.js';
+import type { EpisodeResult } from '../methods/types.js';
+import type { ReportFigure, ReportTable, RunView } from '../report/model.js';
+
+/** One unit of evaluation: a question or claim, a game, a shopping session. */
+export interface Item {
+  /** Position in the benchmark's full item list; the key of its episode record. */
+  index: number;
+  /** What a person calls it: the question text, the game name, the session id. */
+  id: string;
+  /** The task text as far as it is known before reset (question, claim; '' when the env tells it). */
+  input: string;
+  /** The gold answer, where the benchmark has one (HotpotQA answer, FEVER label). */
+  gold?: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface Split {
+  benchmark: string;
+  name: string;
+  /** How the split was made, for --help, `data sample` and the run manifest. */
+  description: string;
+  /** Item indices, in run order. */
+  indices: number[];
+}
+
+/** A score a benchmark reports: every metric is a per-episode number in [0, 1], shown as mean × 100. */
+export interface MetricDef {
+  key: string;
+  /** Column label ("EM", "F1", "Acc", "Success", "Score"). */
+  label: string;
+}
+
+/** The environment side of a run, built once from the run's options. */
+export interface EnvHandle {
+  makeEnv(item: Item): Env;
+  /** Secret-free fingerprint for the manifest: backend, snapshot sha256, server version, game list hash. */
+  describe(): Record<string, unknown>;
+  /** Checks run before the first episode (server reachable, right game list); throws UserError/InfraError. */
+  check?(signal?: AbortSignal): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** A method computed from other runs of the same items, with no model calls (the QA combinations). */
+export interface DerivedMethod {
+  name: string;
+  /** Methods of the base runs, in the order combine() receives their records. */
+  bases: string[];
+  /** Settings of a base run derived from the combination's own settings. */
+  baseSettings(settings: Settings, base: string): Settings;
+  describe(settings: Settings): Record<string, unknown>;
+  /** One item's result from the base runs' results (all present and error-free). */
+  combine(item: Item, bases: StoredEpisode[], settings: Settings): EpisodeResult;
+}
+
+/** The part of a stored episode record a derived method reads. */
+export interface StoredEpisode {
+  answer: string | null;
+  traj: string;
+  steps: EpisodeResult['steps'];
+  metrics: Record<string, number>;
+  extra: Record<string, unknown>;
+  n_calls: number;
+  n_badcalls: number;
+}
+
+/** How `env play` names an item in a script: {"index": 3}, {"game": "..."} or {"session": "fixed_0"}. */
+export type ItemRefKey = 'index' | 'game' | 'session';
+
+export interface Benchmark {
+  name: string;
+  /** Display name ("HotpotQA"). */
+  title: string;
+  describe: string;
+  /** Primary metric first (the progress line shows it). */
+  metrics: MetricDef[];
+  /** Option flags this benchmark adds to `run` and `env play` (src/cli turns them into flags). */
+  options: OptionTable;
+
+  // ---- items ----
+  size(): number;
+  /** Throws UserError when out of range. */
+  item(index: number): Item;
+  splitNames(): string[];
+  defaultSplit: string;
+  /** Throws UserError for an unknown split or a bad limit. */
+  split(name: string, opts?: { limit?: number }): Split;
+  /** `env play`: which key a script uses, and the item it names (UserError when unknown). */
+  itemRefKey: ItemRefKey;
+  itemByRef(ref: unknown): Item;
+
+  // ---- methods ----
+  /** Methods that run episodes, e.g. ['standard', 'cot', 'cot-sc', 'act', 'react'] or ['act', 'react']. */
+  methods: readonly string[];
+  defaultMethod: string;
+  /** Validates settings once and builds the method (UserError on a bad option or prompt file). */
+  createMethod(name: string, settings: Settings): Method;
+  derivedMethods?: Record<string, DerivedMethod>;
+
+  // ---- environment ----
+  /** Builds the environment for a run or `env play`; validates the benchmark's options first. */
+  createEnv(settings: Settings): Promise<EnvHandle>;
+  /**
+   * How the benchmark's loops turn an environment step into the observation text, before prompt
+   * assembly (QA: literal "\\n" removed; ALFWorld: think → "OK."). `env play` prints exactly this.
+   */
+  observe(action: string, step: StepResult): string;
+
+  // ---- scoring and reporting ----
+  /** Scores one episode: a value in [0, 1] for every declared metric. The only scorer. */
+  score(item: Item, result: EpisodeResult): Record<string, number>;
+  /** Repo-relative files a run of this method reads (hashed into the manifest). */
+  inputFiles(method: string, settings: Settings): string[];
+  /** The fidelity choices of this benchmark, for the manifest (FEVER sample, step limit, goals check...). */
+  fidelity?(settings: Settings): Record<string, unknown>;
+  /** Lines to print after a run's summary (e.g. WebShop's goals check); optional. */
+  summaryNotes?(runs: RunView): string[];
+  /**
+   * The paper-style tables of this benchmark (ours beside the paper's numbers). It receives every run
+   * being reported and uses those it knows; tables with the same id from two benchmarks (HotpotQA and
+   * FEVER share Table 1) are drawn once.
+   */
+  reportTables(runs: RunView[]): ReportTable[];
+  /** The paper-style figures (Figure 2), same conventions. */
+  reportFigures?(runs: RunView[]): ReportFigure[];
+}

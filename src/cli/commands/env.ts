@@ -1,0 +1,111 @@
+// `react-repro env play`: step any benchmark's environment by hand from a script file, printing each
+// observation exactly as the method's loop sees it before prompt assembly (Benchmark.observe). A
+// researcher's way to poke an environment, and a test tool.
+import fs from 'node:fs';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { UserError } from '../../errors.js';
+import { getBenchmark } from '../../benchmarks/registry.js';
+import type { Benchmark, ItemRefKey } from '../../benchmarks/types.js';
+import type { Settings } from '../../options.js';
+import { allRunOptions } from '../../run/deps.js';
+import { defaultsOf, givenFlags, withoutDefaults } from '../../run/options.js';
+import { yargsOptions } from '../yargs-options.js';
+
+export interface PlayScript {
+  id: string | number;
+  ref: unknown;
+  actions: string[];
+}
+
+export interface PlayStep {
+  action: string;
+  observation: string;
+  reward: number;
+  done: boolean;
+}
+
+/** Pure: validates a scripts file's parsed JSON (UserError naming the file and field). */
+export function parseScripts(data: unknown, file: string, key: ItemRefKey): PlayScript[] {
+  if (!Array.isArray(data) || data.length === 0) throw new UserError(`${file}: expected a non-empty JSON list of {"id", "${key}", "actions": [...]}`);
+  return data.map((s, i) => {
+    const at = `${file}: [${i}]`;
+    if (!s || typeof s !== 'object' || Array.isArray(s)) throw new UserError(`${at}: expected an object {"id", "${key}", "actions"}`);
+    const o = s as Record<string, unknown>;
+    if (typeof o.id !== 'string' && typeof o.id !== 'number') throw new UserError(`${at}.id: expected a string or number`);
+    if (!(key in o)) throw new UserError(`${at}: missing "${key}" (this benchmark names its items by "${key}")`);
+    const a = o.actions;
+    if (!Array.isArray(a) || a.length === 0 || !a.every((x) => typeof x === 'string')) throw new UserError(`${at}.actions: expected a non-empty list of strings`);
+    if (a[0] !== 'reset') throw new UserError(`${at}.actions[0]: expected "reset" (a script starts by resetting the environment), got ${JSON.stringify(a[0])}`);
+    return { id: o.id, ref: o[key], actions: a as string[] };
+  });
+}
+
+/** Plays one script on a fresh environment; every action is stepped, with no step limit. */
+export async function playScript(bench: Benchmark, env: ReturnType<Awaited<ReturnType<Benchmark['createEnv']>>['makeEnv']>, script: PlayScript, signal?: AbortSignal): Promise<PlayStep[]> {
+  const steps: PlayStep[] = [];
+  try {
+    for (const action of script.actions) {
+      if (action === 'reset') {
+        const r = await env.reset({ signal });
+        steps.push({ action, observation: r.observation, reward: 0, done: false });
+        continue;
+      }
+      const r = await env.step(action, { signal });
+      steps.push({ action, observation: bench.observe(action, r), reward: r.reward, done: r.done });
+    }
+  } finally {
+    await env.close?.();
+  }
+  return steps;
+}
+
+export const envCommand: CommandModule = {
+  command: 'env',
+  describe: "Step a benchmark's environment by hand",
+  builder: (y: Argv) =>
+    y
+      .command({
+        command: 'play',
+        describe: 'Play scripted actions on a benchmark environment and print one JSON line per script',
+        builder: (yy: Argv) =>
+          yy
+            .option('scripts', { type: 'string', demandOption: true, describe: 'JSON list of {"id", "index"|"game"|"session", "actions": ["reset", ...]}' })
+            .options(yargsOptions(withoutDefaults(allRunOptions())))
+            .example('$0 env play --task alfworld --env-url http://127.0.0.1:36001 --scripts games.json', 'step ALFWorld games by hand')
+            .example('$0 env play --task hotpotqa --scripts wiki.json', 'search and look up on the offline Wikipedia'),
+        handler: async (argv: ArgumentsCamelCase) => {
+          const table = allRunOptions();
+          const settings: Settings = { ...defaultsOf(table), ...givenFlags(argv as Record<string, unknown>, table) };
+          const bench = getBenchmark(String(settings.task ?? 'hotpotqa'));
+          const file = String(argv.scripts);
+          let data: unknown;
+          try {
+            data = JSON.parse(fs.readFileSync(file, 'utf8'));
+          } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code;
+            throw new UserError(`--scripts ${file}: ${code ? `cannot read (${code})` : `not valid JSON (${(e as Error).message.replace(/\s+/g, ' ')})`}`);
+          }
+          const scripts = parseScripts(data, file, bench.itemRefKey);
+          const items = scripts.map((s) => bench.itemByRef(s.ref)); // unknown items fail before any request
+          const ac = new AbortController();
+          const onSignal = () => ac.abort();
+          process.once('SIGINT', onSignal);
+          process.once('SIGTERM', onSignal);
+          const handle = await bench.createEnv(settings);
+          try {
+            await handle.check?.(ac.signal);
+            for (let i = 0; i < scripts.length; i++) {
+              const steps = await playScript(bench, handle.makeEnv(items[i]), scripts[i], ac.signal);
+              process.stdout.write(JSON.stringify({ id: scripts[i].id, steps }) + '\n');
+            }
+          } finally {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+            await handle.close?.();
+          }
+          if (ac.signal.aborted) process.exitCode = 130;
+        },
+      })
+      .demandCommand(1, 'Name an env command: play'),
+  handler: () => {},
+};

@@ -1,0 +1,27 @@
+// A flag as a plain description, so that modules other than src/cli can declare the options they
+// take without knowing the argument parser (src/cli turns these into yargs options).
+import { UserError } from './errors.js';
+
+export interface OptionSpec {
+  type: 'string' | 'number' | 'boolean';
+  describe: string;
+  choices?: readonly string[];
+  default?: string | number | boolean;
+  /** Hidden from --help (internal or deprecated). */
+  hidden?: boolean;
+}
+
+export type OptionTable = Record<string, OptionSpec>;
+
+/** Raw option values keyed by camelCase flag name, as given (CLI or experiment file) plus defaults. */
+export type Settings = Record<string, unknown>;
+
+/** A --limit value: a positive integer (number or decimal string), or undefined for no limit. */
+export function parseLimit(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\+?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new UserError(`--limit must be a positive integer, got ${typeof raw === 'string' ? JSON.stringify(raw) : String(raw)}`);
+  }
+  return n;
+}

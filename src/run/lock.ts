@@ -1,0 +1,266 @@
+// One writer per run folder (issue 11): a second process on the same run would interleave and
+// duplicate records. The lock must hold in races and in containers:
+// - created atomically WITH its content: the holder is written to a temp file, then hard-linked to
+//   the lock path (link(2) fails with EEXIST when the lock exists), so no reader ever sees an empty
+//   or half-written lock;
+// - it names the exact process: host, PID, the process start time (/proc/<pid>/stat field 22, clock
+//   ticks since boot) and a random token. It is stale only when that process is gone: same host and
+//   (PID not alive, or alive with another start time -- a PID reused, as PID 1 of a restarted
+//   container in a new PID namespace). A lock from another host is never taken over;
+// - a stale lock is removed by renaming it to a unique name, checking it is the very file judged
+//   stale (same inode), then unlinking it; a fresh lock moved by mistake (a race) is linked back;
+// - release removes the lock only while it still holds our token.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import { isProcessAlive, removeStaleTempFiles, tempPathFor, forgetTempPath, writeAll } from '../util/durable.js';
+
+export const LOCK_FILE = '.lock';
+
+export interface LockHolder {
+  host: string;
+  pid: number;
+  /** /proc/<pid>/stat starttime (clock ticks since boot), null where /proc is not available. */
+  start: string | null;
+  /** /proc/sys/kernel/random/boot_id: a lock from an earlier boot of this host is stale. */
+  boot: string | null;
+  token: string;
+  /** When the lock was taken (ISO time), for messages. */
+  since: string;
+}
+
+export interface RunLock {
+  readonly path: string;
+  readonly holder: LockHolder;
+  /** Removes the lock if it is still ours; idempotent, never throws for a lock already gone. */
+  release(): void;
+}
+
+/** Field 22 of /proc/<pid>/stat (starttime), or null. The command name (field 2) may hold spaces and ")". */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields 3...
+    const v = rest[22 - 3];
+    return v && /^\d+$/.test(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function bootId(): string | null {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function parseHolder(text: string): LockHolder | 'legacy' | undefined {
+  // 0.1 wrote the bare PID: no host, no start time.
+  if (/^\s*\d+\s*$/.test(text)) return 'legacy';
+  try {
+    const h = JSON.parse(text);
+    if (typeof h?.host === 'string' && Number.isInteger(h.pid) && typeof h.token === 'string') {
+      return { host: h.host, pid: h.pid, start: h.start ?? null, boot: h.boot ?? null, token: h.token, since: String(h.since ?? '') };
+    }
+  } catch {
+    /* fall through */
+  }
+  return undefined;
+}
+
+type Verdict = { stale: true; why: string } | { stale: false };
+
+/** Whether the process named in a lock is gone (see the header). */
+export function judgeHolder(h: LockHolder, here = { host: os.hostname(), boot: bootId() }): Verdict {
+  if (h.host !== here.host) return { stale: false }; // cannot see that host's processes
+  if (h.boot && here.boot && h.boot !== here.boot) return { stale: true, why: 'taken before the last reboot' };
+  if (!isProcessAlive(h.pid)) return { stale: true, why: `process ${h.pid} is gone` };
+  const start = processStartTime(h.pid);
+  if (h.start && start && start !== h.start) return { stale: true, why: `PID ${h.pid} now belongs to another process` };
+  return { stale: false };
+}
+
+function describeHolder(h: LockHolder): string {
+  return `process ${h.pid} on host ${h.host}${h.since ? ` since ${h.since}` : ''}`;
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** The lock's inode and content, or undefined when it is gone. */
+function readLock(file: string): { ino: number; text: string; mtimeMs: number } | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    return { ino: st.ino, mtimeMs: st.mtimeMs, text: fs.readFileSync(fd, 'utf8') };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Moves the lock judged stale out of the way, unless it is no longer that file. */
+function removeStale(file: string, ino: number): void {
+  const grave = `${tempPathFor(file)}-stale`;
+  try {
+    if (fs.lstatSync(file).ino !== ino) return; // replaced meanwhile: judge again
+    fs.renameSync(file, grave);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // another process removed it
+    throw e;
+  }
+  try {
+    if (fs.lstatSync(grave).ino !== ino) {
+      // Between the check and the rename the stale lock was replaced by a fresh one: put it back
+      // (EEXIST: a third process locked meanwhile; it then holds the lock and the moved one's owner
+      // will find its token gone at release).
+      try {
+        fs.linkSync(grave, file);
+      } catch {
+        /* see above */
+      }
+    }
+  } finally {
+    fs.rmSync(grave, { force: true });
+    forgetTempPath(grave);
+  }
+}
+
+/** Writes a temp file holding `content` in `dir` (fsync'ed) and returns its path. */
+function writeTemp(lockPath: string, content: string): string {
+  const tmp = tempPathFor(lockPath);
+  const fd = fs.openSync(tmp, 'wx', 0o644);
+  try {
+    writeAll(fd, content, { path: tmp });
+    fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  fs.closeSync(fd);
+  return tmp;
+}
+
+// Filesystems without hard links (some FUSE/SMB mounts): exclusive create, then write. A reader may
+// then meet an empty lock for a moment: it waits, and only a lock unreadable for this long is stale.
+const UNREADABLE_STALE_MS = 10_000;
+const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
+function tryCreate(lockPath: string, tmp: string, content: string): boolean {
+  try {
+    fs.linkSync(tmp, lockPath);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') return false;
+    if (!NO_LINK.has(code)) throw e;
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, 'wx', 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    writeAll(fd, content, { path: lockPath });
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Takes the run lock of `dir` (which must exist). Throws a UserError naming the folder and the holder
+ * when another live process (or this one) holds it.
+ */
+export function acquireRunLock(dir: string, name = LOCK_FILE): RunLock {
+  const lockPath = path.join(dir, name);
+  const here = { host: os.hostname(), boot: bootId() };
+  const me: LockHolder = {
+    host: here.host,
+    pid: process.pid,
+    start: processStartTime(process.pid),
+    boot: here.boot,
+    token: randomBytes(16).toString('hex'),
+    since: new Date().toISOString(),
+  };
+  const content = JSON.stringify(me) + '\n';
+  removeStaleTempFiles(dir, `${name}.tmp-`); // left by acquirers killed mid-way
+  let tmp: string;
+  try {
+    tmp = writeTemp(lockPath, content);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof UserError) throw e;
+    throw new UserError(`${dir}: cannot create the run lock (${code ?? (e as Error).message}): the results folder must be a writable folder`);
+  }
+  try {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      if (tryCreate(lockPath, tmp, content)) return makeLock(lockPath, me);
+      const seen = readLock(lockPath);
+      if (!seen) continue; // released meanwhile
+      const holder = parseHolder(seen.text);
+      if (holder === undefined) {
+        // being written (no-link fallback) or corrupt: wait, and only an old one is stale
+        if (Date.now() - seen.mtimeMs < UNREADABLE_STALE_MS) {
+          sleepSync(20);
+          continue;
+        }
+        removeStale(lockPath, seen.ino);
+        continue;
+      }
+      if (holder === 'legacy') {
+        // 0.1's PID-only lock: stale unless that PID is alive in this namespace and is not us (we
+        // never write this format, so a legacy lock naming our PID is a previous container's)
+        const pid = Number(seen.text.trim());
+        if (pid !== process.pid && isProcessAlive(pid)) {
+          throw new UserError(`${dir}: this run is in progress in process ${pid}; wait for it or stop it first (or delete ${lockPath} if no such run is going on)`);
+        }
+        removeStale(lockPath, seen.ino);
+        continue;
+      }
+      const v = judgeHolder(holder, here);
+      if (v.stale) {
+        removeStale(lockPath, seen.ino);
+        continue;
+      }
+      if (holder.pid === process.pid && holder.host === here.host) {
+        throw new UserError(`${dir}: this run is already open in this process`);
+      }
+      const elsewhere = holder.host !== here.host ? `; if that host no longer runs it, delete ${lockPath}` : '';
+      throw new UserError(`${dir}: this run is in progress in ${describeHolder(holder)}; wait for it or stop it first${elsewhere}`);
+    }
+    throw new UserError(`${dir}: could not take the run lock ${lockPath} (it kept changing hands)`);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+    forgetTempPath(tmp);
+  }
+}
+
+function makeLock(lockPath: string, me: LockHolder): RunLock {
+  let released = false;
+  return {
+    path: lockPath,
+    holder: me,
+    release() {
+      if (released) return;
+      released = true;
+      const seen = readLock(lockPath);
+      if (!seen) return;
+      const h = parseHolder(seen.text);
+      // Only while it is still ours: a lock judged stale and retaken by another process is theirs.
+      if (h && h !== 'legacy' && h.token === me.token) fs.rmSync(lockPath, { force: true });
+    },
+  };
+}
