@@ -3,8 +3,10 @@
 import { registerBenchmark } from './registry.js';
 import { createHotpotQABenchmark } from './hotpotqa/index.js';
 import { createFeverBenchmark } from './fever/index.js';
+import { createAlfworldBenchmark } from './alfworld/index.js';
 
 registerBenchmark('hotpotqa', createHotpotQABenchmark);
 registerBenchmark('fever', createFeverBenchmark);
+registerBenchmark('alfworld', createAlfworldBenchmark);
 
 export { getBenchmark, benchmarkNames, registerBenchmark, hasBenchmark } from './registry.js';

@@ -16,6 +16,13 @@ export function benchmarkNames(): string[] {
   return [...factories.keys()];
 }
 
+/** The benchmark a run uses when --task is not given: the first one registered. */
+export function defaultBenchmarkName(): string {
+  const first = factories.keys().next();
+  if (first.done) throw new Error('no benchmark is registered');
+  return first.value;
+}
+
 export function hasBenchmark(name: string): boolean {
   return factories.has(name);
 }

@@ -7,6 +7,7 @@ import { ConfigError, UserError } from '../errors.js';
 import { cacheDir } from '../paths.js';
 import type { CacheMode } from './cache.js';
 import { safeEndpointLabel, type BalancePolicy } from './endpoints.js';
+import { redactUrl } from '../util/redact.js';
 import type { ApiMode } from './openai-model.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { Secret } from './secret.js';
@@ -178,6 +179,13 @@ export function mergeLlmSettings(fromFile: LlmSettings, fromFlags: LlmSettings |
   return out as LlmSettings;
 }
 
+/** An unparsable --base-url as it may be echoed: no userinfo (user:KEY@), even without a scheme. */
+function shownBadUrl(u: string): string {
+  const r = redactUrl(u);
+  const shown = r === u && u.includes('@') ? `***${u.slice(u.lastIndexOf('@'))}` : r;
+  return shown.slice(0, 80);
+}
+
 function splitURLs(values: string[], name: string): string[] {
   const urls = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
   for (const u of urls) {
@@ -185,7 +193,7 @@ function splitURLs(values: string[], name: string): string[] {
     try {
       parsed = new URL(u);
     } catch {
-      throw new UserError(`${name}: "${safeEndpointLabel(u) === '<invalid URL>' ? u.slice(0, 80) : safeEndpointLabel(u)}" is not a URL; expected e.g. http://127.0.0.1:8000/v1`);
+      throw new UserError(`${name}: "${shownBadUrl(u)}" is not a URL; expected e.g. http://127.0.0.1:8000/v1`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UserError(`${name}: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1`);
   }

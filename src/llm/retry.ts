@@ -32,7 +32,8 @@ export class MalformedResponseError extends Error {
 }
 
 export type Classified =
-  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  /** unreachable: nothing listens there (refused, unknown host): worth only a couple of quick tries. */
+  | { kind: 'retry'; reason: string; retryAfterMs?: number; unreachable?: boolean }
   | { kind: 'fail'; error: Error }
   | { kind: 'abort' }
   | { kind: 'unknown' };
@@ -81,6 +82,10 @@ function serverMessage(e: APIError, ctx: ErrorContext): string {
 }
 
 const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+/** Nothing answers at that address: a dead endpoint is reported in seconds, not after minutes of backoff. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Attempts for an unreachable endpoint (a server that is just restarting gets a second chance). */
+export const UNREACHABLE_ATTEMPTS = 3;
 
 function socketCode(e: unknown): string | undefined {
   for (let c: any = e, depth = 0; c && depth < 5; c = c.cause, depth++) {
@@ -94,7 +99,7 @@ export function classifyError(e: unknown, ctx: ErrorContext, now: number): Class
   if (e instanceof APIConnectionTimeoutError) return { kind: 'retry', reason: 'request timed out' };
   if (e instanceof APIConnectionError) {
     const code = socketCode(e);
-    return { kind: 'retry', reason: `connection error${code ? ` (${code})` : ''}` };
+    return { kind: 'retry', reason: `connection error${code ? ` (${code})` : ''}`, unreachable: code !== undefined && UNREACHABLE_CODES.has(code) };
   }
   if (e instanceof APIError && typeof e.status === 'number') {
     const s = e.status;
@@ -144,7 +149,8 @@ export function classifyError(e: unknown, ctx: ErrorContext, now: number): Class
   if (e instanceof TypeError && (/terminated|fetch failed|socket|other side closed/i.test(e.message) || socketCode(e))) {
     return { kind: 'retry', reason: `connection dropped (${socketCode(e) ?? e.message})` };
   }
-  if (socketCode(e)) return { kind: 'retry', reason: `connection error (${socketCode(e)})` };
+  const code = socketCode(e);
+  if (code) return { kind: 'retry', reason: `connection error (${code})`, unreachable: UNREACHABLE_CODES.has(code) };
   return { kind: 'unknown' };
 }
 
@@ -165,7 +171,9 @@ export async function withRetry<T>(
 ): Promise<T> {
   const clock = hooks.clock ?? systemClock;
   let lastReason = '';
-  for (let n = 1; n <= policy.maxAttempts; n++) {
+  let attempts = policy.maxAttempts;
+  let n = 1;
+  for (; n <= attempts; n++) {
     try {
       return await attempt(n);
     } catch (e) {
@@ -175,15 +183,14 @@ export async function withRetry<T>(
       if (c.kind === 'fail') throw c.error;
       if (c.kind === 'unknown') throw e;
       lastReason = c.reason;
-      if (n === policy.maxAttempts) break;
+      if (c.unreachable) attempts = Math.min(attempts, UNREACHABLE_ATTEMPTS);
+      if (n >= attempts) break;
       const delayMs =
         c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, policy.retryAfterCapMs) : backoffDelay(n, policy, hooks.random);
       hooks.onRetry?.({ attempt: n, reason: c.reason, delayMs });
       await clock.sleep(delayMs, hooks.signal);
     }
   }
-  throw new InfraError(
-    `model "${ctx.model}" at ${ctx.endpoint} failed after ${policy.maxAttempts} attempt${policy.maxAttempts === 1 ? '' : 's'}: ${lastReason}`,
-    'llm',
-  );
+  const made = Math.min(n, attempts);
+  throw new InfraError(`model "${ctx.model}" at ${ctx.endpoint} failed after ${made} attempt${made === 1 ? '' : 's'}: ${lastReason}`, 'llm');
 }

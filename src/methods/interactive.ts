@@ -49,8 +49,8 @@ export interface LoopDefinition {
   onLimit?(env: Env, signal?: AbortSignal): Promise<StepResult>;
   /** Fields of the reset info to keep in the episode record (ALFWorld task_type, WebShop instruction). */
   recordReset?(reset: ResetResult): Record<string, unknown>;
-  /** Extra fields of a step record (QA: emptyAction). */
-  stepFlags?(turn: Turn): Partial<StepRecord>;
+  /** Extra fields of a step record (QA: emptyAction; ALFWorld/WebShop: the step's reward). */
+  stepFlags?(turn: Turn, step: StepResult): Partial<StepRecord>;
 }
 
 /** Runs one episode of a loop over a fresh environment; the environment is closed afterwards. */
@@ -75,7 +75,7 @@ export async function runInteractive(def: LoopDefinition, item: Item, ctx: Metho
       const rec: StepRecord = { step: i, action: turn.action, observation: obs };
       if (turn.thought !== undefined) rec.thought = turn.thought;
       if (turn.badcall) rec.badcall = true;
-      if (def.stepFlags) Object.assign(rec, def.stepFlags(turn));
+      if (def.stepFlags) Object.assign(rec, def.stepFlags(turn, last));
       steps.push(rec);
       if (last.done) break;
     }

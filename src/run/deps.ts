@@ -1,11 +1,12 @@
 // The real modules behind RunDeps: the benchmark registry and the LLM layer.
 import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
 import '../benchmarks/builtin.js';
-import { benchmarkNames, getBenchmark } from '../benchmarks/registry.js';
+import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
+import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionTable } from '../options.js';
 import type { RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
-import { runOptions } from './options.js';
+import { defaultsOf, runOptions } from './options.js';
 
 /**
  * Every option `run` accepts (and an experiment file may set), with their defaults: the run's own,
@@ -14,17 +15,26 @@ import { runOptions } from './options.js';
  */
 export function allRunOptions(): OptionTable {
   const names = benchmarkNames();
-  const methods = [...new Set(names.flatMap((n) => [...getBenchmark(n).methods, ...Object.keys(getBenchmark(n).derivedMethods ?? {})]))];
+  const benches = names.map(getBenchmark);
+  const methodsOf = (b: Benchmark) => [...b.methods, ...Object.keys(b.derivedMethods ?? {})];
+  const methods = [...new Set(benches.flatMap(methodsOf))];
   const out: OptionTable = {
     ...runOptions,
-    task: { ...runOptions.task, choices: names },
-    method: { ...runOptions.method, choices: methods },
+    task: { ...runOptions.task, describe: `Benchmark (default ${defaultBenchmarkName()}): ${benches.map((b) => `${b.name} (${b.describe})`).join('; ')}`, choices: names },
+    method: { ...runOptions.method, describe: `Method: ${benches.map((b) => `${b.name} ${methodsOf(b).join('|')} (default ${b.defaultMethod})`).join('; ')}`, choices: methods },
+    split: { ...runOptions.split, describe: `Split: ${benches.map((b) => `${b.name} ${b.splitNames().join('|')} (default ${b.defaultSplit})`).join('; ')}` },
     ...(llmCliOptions as OptionTable),
   };
   for (const name of names) {
     for (const [flag, spec] of Object.entries(getBenchmark(name).options)) if (!(flag in out)) out[flag] = spec;
   }
   return out;
+}
+
+/** The defaults of a run on one benchmark: the run's and the model's, then that benchmark's own. */
+export function runDefaults(task: unknown): Settings {
+  const bench = getBenchmark(typeof task === 'string' ? task : defaultBenchmarkName());
+  return defaultsOf({ ...runOptions, ...(llmCliOptions as OptionTable), ...bench.options });
 }
 
 export const realDeps: RunDeps = {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
 import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError } from '../errors.js';
+import { defaultBenchmarkName } from '../benchmarks/registry.js';
 import { defaultResultsDir } from '../paths.js';
 import { executeEpisodes } from './runner.js';
 import { RunStore, readManifest, MANIFEST_FILE, RUN_LOG_SCHEMA } from './run-log.js';
@@ -59,9 +60,9 @@ export interface Plan {
   indices: number[];
 }
 
-/** The benchmark a run's settings name (--task; default hotpotqa, the paper's first table). */
+/** The benchmark a run's settings name (--task; default: the first registered). */
 export function benchmarkOf(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
-  return deps.getBenchmark(String(settings.task ?? 'hotpotqa'));
+  return deps.getBenchmark(String(settings.task ?? defaultBenchmarkName()));
 }
 
 /** Which item indices a run covers: --indices or a split, then --limit, then --shard. */

@@ -5,15 +5,13 @@
 import type { OptionSpec, OptionTable } from '../options.js';
 
 export const runOptions: OptionTable = {
-  task: { type: 'string', describe: 'Benchmark: hotpotqa (default), fever, alfworld, webshop (see `react-repro data splits`)' },
-  method: { type: 'string', describe: "Method: the benchmark's methods (HotpotQA/FEVER: standard, cot, cot-sc, act, react, react-cot-sc, cot-sc-react; ALFWorld/WebShop: act, react); default react" },
-  split: {
-    type: 'string',
-    describe: "Split (default: the benchmark's): hotpotqa dev|react500|offline|offline500 (default offline500, covered by the shipped Wikipedia); fever dev|react500|react500-fixed (default react500); alfworld valid_unseen; webshop test500",
-  },
+  // task, method and split list the registered benchmarks' names in --help (src/run/deps.ts).
+  task: { type: 'string', describe: 'Benchmark' },
+  method: { type: 'string', describe: 'Method' },
+  split: { type: 'string', describe: "Split (default: the benchmark's)" },
   indices: { type: 'string', describe: 'Run exactly these item indices (comma list, e.g. 12,40,77) instead of a split' },
   limit: { type: 'number', describe: 'Run only the first N items of the split' },
-  'env-url': { type: 'string', describe: "The benchmark's environment server (ALFWorld env server, WebShop site; for HotpotQA/FEVER a Wikipedia site, as --wiki live --wiki-url URL)" },
+  'env-url': { type: 'string', describe: "The benchmark's environment server (an env server or web site; for Wikipedia benchmarks a Wikipedia site, as --wiki live --wiki-url URL)" },
   shard: { type: 'string', describe: 'Run shard K of N (K/N): split positions p with p % N == K-1' },
   concurrency: { type: 'number', default: 8, describe: 'Episodes run at once' },
   'results-dir': { type: 'string', describe: 'Folder for run folders (default ./results)' },

@@ -8,6 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { appendRecord, removeStaleTempFiles, replaceFileAtomic, toDiskError } from '../util/durable.js';
+import { acquireRunLock, type RunLock } from './lock.js';
 import type { EpisodeRecord } from './record.js';
 import type { RunManifest } from './manifest.js';
 
@@ -17,33 +19,10 @@ export const RUN_LOG_SCHEMA = 2;
 export const MANIFEST_FILE = 'manifest.json';
 export const EPISODES_FILE = 'episodes.jsonl';
 export const SUMMARY_FILE = 'summary.csv';
-const LOCK_FILE = '.lock';
 
 /** Writes a file so that readers see either the old or the new content, never half of it. */
-export function writeFileAtomic(file: string, content: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  syncDir(path.dirname(file));
-}
-
-function syncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic there.
-  }
+export function writeFileAtomic(file: string, content: string, what = 'the file'): void {
+  replaceFileAtomic(file, content, { what });
 }
 
 export function readJsonFile<T = unknown>(file: string): T {
@@ -148,27 +127,39 @@ export class RunStore {
   /** Bytes of a cut-off last line dropped when the store was opened (after a kill -9). */
   readonly recoveredBytes: number;
   private fd: number | null;
-  private locked: boolean;
+  private lock: RunLock | null;
 
-  private constructor(readonly dir: string, loaded: LoadResult, fd: number, locked: boolean) {
+  private constructor(readonly dir: string, loaded: LoadResult, fd: number, lock: RunLock | null) {
     this.records = loaded.records;
     this.recoveredBytes = loaded.droppedBytes;
     this.fd = fd;
-    this.locked = locked;
+    this.lock = lock;
   }
 
-  /** Opens (creating) a run directory for writing: takes the lock, repairs and loads episodes.jsonl. */
+  /**
+   * Opens (creating) a run directory for writing: takes the lock (src/run/lock.ts: atomic, safe
+   * across PID namespaces), removes temp files of killed writers, repairs and loads episodes.jsonl.
+   */
   static open(dir: string, opts: { lock?: boolean } = {}): RunStore {
-    fs.mkdirSync(dir, { recursive: true });
-    const locked = opts.lock !== false;
-    if (locked) acquireLock(dir);
     try {
+      fs.mkdirSync(dir, { recursive: true });
+    } catch (e) {
+      throw toDiskError(e, dir, 'creating the run folder');
+    }
+    const lock = opts.lock !== false ? acquireRunLock(dir) : null;
+    try {
+      removeStaleTempFiles(dir);
       const file = path.join(dir, EPISODES_FILE);
       const loaded = loadEpisodes(file, { repair: true });
-      const fd = fs.openSync(file, 'a');
-      return new RunStore(dir, loaded, fd, locked);
+      let fd: number;
+      try {
+        fd = fs.openSync(file, 'a');
+      } catch (e) {
+        throw toDiskError(e, file, 'opening the run log');
+      }
+      return new RunStore(dir, loaded, fd, lock);
     } catch (e) {
-      if (locked) releaseLock(dir);
+      lock?.release();
       throw e;
     }
   }
@@ -177,21 +168,20 @@ export class RunStore {
     return path.join(this.dir, MANIFEST_FILE);
   }
 
-  /** Appends one finished episode and makes it durable before returning. */
+  /** Appends one finished episode, whole or not at all, and makes it durable before returning. */
   append(rec: EpisodeRecord): void {
     if (this.fd === null) throw new Error('RunStore is closed');
-    fs.writeSync(this.fd, JSON.stringify(rec) + '\n');
-    fs.fsyncSync(this.fd);
+    appendRecord(this.fd, path.join(this.dir, EPISODES_FILE), JSON.stringify(rec), { fsync: true, what: 'the run log' });
     this.records.delete(rec.idx);
     this.records.set(rec.idx, rec);
   }
 
   writeManifest(manifest: unknown): void {
-    writeFileAtomic(this.manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+    writeFileAtomic(this.manifestPath, JSON.stringify(manifest, null, 2) + '\n', 'the manifest');
   }
 
   writeSummary(csv: string): void {
-    writeFileAtomic(path.join(this.dir, SUMMARY_FILE), csv);
+    writeFileAtomic(path.join(this.dir, SUMMARY_FILE), csv, 'the summary');
   }
 
   close(): void {
@@ -199,42 +189,7 @@ export class RunStore {
       fs.closeSync(this.fd);
       this.fd = null;
     }
-    if (this.locked) {
-      releaseLock(this.dir);
-      this.locked = false;
-    }
-  }
-}
-
-/** One writer per run directory: a second process on the same run would interleave and duplicate. */
-function acquireLock(dir: string): void {
-  const file = path.join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(fs.readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new UserError(`${dir}: this run is in progress in process ${pid}; wait for it or stop it first`);
-      }
-      if (pid === process.pid) throw new UserError(`${dir}: this run is already open in this process`);
-      fs.rmSync(file, { force: true }); // stale lock from a killed process
-    }
-  }
-  throw new UserError(`${dir}: cannot take the run lock`);
-}
-
-function releaseLock(dir: string): void {
-  fs.rmSync(path.join(dir, LOCK_FILE), { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    this.lock?.release();
+    this.lock = null;
   }
 }

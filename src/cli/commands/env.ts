@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
-import { getBenchmark } from '../../benchmarks/registry.js';
+import { defaultBenchmarkName, getBenchmark } from '../../benchmarks/registry.js';
 import type { Benchmark, ItemRefKey } from '../../benchmarks/types.js';
 import type { Settings } from '../../options.js';
-import { allRunOptions } from '../../run/deps.js';
-import { defaultsOf, givenFlags, withoutDefaults } from '../../run/options.js';
+import { allRunOptions, runDefaults } from '../../run/deps.js';
+import { givenFlags, withoutDefaults } from '../../run/options.js';
 import { yargsOptions } from '../yargs-options.js';
 
 export interface PlayScript {
@@ -75,8 +75,9 @@ export const envCommand: CommandModule = {
             .example('$0 env play --task hotpotqa --scripts wiki.json', 'search and look up on the offline Wikipedia'),
         handler: async (argv: ArgumentsCamelCase) => {
           const table = allRunOptions();
-          const settings: Settings = { ...defaultsOf(table), ...givenFlags(argv as Record<string, unknown>, table) };
-          const bench = getBenchmark(String(settings.task ?? 'hotpotqa'));
+          const given = givenFlags(argv as Record<string, unknown>, table);
+          const settings: Settings = { ...runDefaults(given.task), ...given };
+          const bench = getBenchmark(String(settings.task ?? defaultBenchmarkName()));
           const file = String(argv.scripts);
           let data: unknown;
           try {

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { FatalRunError, UserError } from '../../errors.js';
 import { experimentsDir } from '../../paths.js';
-import { allRunOptions, realDeps } from '../../run/deps.js';
+import { allRunOptions, realDeps, runDefaults } from '../../run/deps.js';
 import { executeRun, resumeDir, manifestIfAny, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
 import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
 import { loadExperiment, type Settings } from '../../run/experiment.js';
-import { defaultsOf, givenFlags, withoutDefaults } from '../../run/options.js';
+import { givenFlags, withoutDefaults } from '../../run/options.js';
 import { readManifest } from '../../run/run-log.js';
 import { scoresText } from '../scores.js';
 import { yargsOptions } from '../yargs-options.js';
@@ -23,18 +23,19 @@ export function resolveExperimentPath(p: string): string {
 /** The settings of each run: option defaults < (stored manifest for --resume) < experiment file < flags. */
 export function resolveRuns(argv: Record<string, unknown>): Settings[] {
   const table = allRunOptions();
-  const defaults = defaultsOf(table);
   const given = givenFlags(argv, table);
+  // Defaults are those of the run's own benchmark (and the core's), never another benchmark's.
+  const withDefaults = (s: Settings): Settings => ({ ...runDefaults(s.task), ...s });
   if (typeof argv.experiment === 'string') {
     if (given.resume !== undefined) throw new UserError('--resume: give a run id without an experiment file (re-running the experiment resumes its runs)');
     const exp = loadExperiment(resolveExperimentPath(argv.experiment), table);
-    return exp.runs.map((r) => ({ ...defaults, ...r, ...given }));
+    return exp.runs.map((r) => withDefaults({ ...r, ...given }));
   }
   if (given.resume !== undefined) {
-    const stored = manifestIfAny(resumeDir({ ...defaults, ...given }));
-    return [{ ...defaults, ...(stored?.settings ?? {}), ...given }];
+    const stored = manifestIfAny(resumeDir(withDefaults(given)));
+    return [withDefaults({ ...(stored?.settings ?? {}), ...given })];
   }
-  return [{ ...defaults, ...given }];
+  return [withDefaults(given)];
 }
 
 export function resultLine(r: RunResult): string {

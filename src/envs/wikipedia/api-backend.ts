@@ -12,7 +12,9 @@
 // (effectiveSearchTerm: "AT&T" → "AT", as the notebook's URL makes it).
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { InfraError } from '../../errors.js';
-import { httpGet, WIKI_USER_AGENT, type HttpOptions } from './http-get.js';
+import { httpJson } from '../http/request.js';
+import { WIKI_SERVICE, WIKI_USER_AGENT, wikiRetryPolicy, type HttpOptions } from './http-get.js';
+import { redactUrl } from '../../util/redact.js';
 import { effectiveSearchTerm } from './notebook-url.js';
 import { outcomeFromHtml } from './soup-outcome.js';
 import { DEFAULT_WIKI_URL } from './live-backend.js';
@@ -43,6 +45,35 @@ interface PagepropsAnswer {
   error?: { code: string; info: string };
 }
 
+type ApiCall = 'pageprops' | 'parse' | 'search';
+
+// MediaWiki API error codes that a later attempt may not get (replication lag, rate limit, read-only
+// maintenance, an internal exception): retried like a 5xx.
+const TRANSIENT_API_ERRORS = /^(maxlag|ratelimited|readonly|internal_api_error_.*)$/;
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What "an answer of the expected kind" is for api.php (issue 11): a JSON object that is either an
+ * API error ({"error": {"code": string, "info": string}}; a transient code is retried) or holds the
+ * fields the call reads -- pageprops: query.pages (an array of {title}); parse: parse.text (a
+ * non-empty string, or {"*": string} in formatversion 1); search: query.search (an array of
+ * {title}). Anything else (an HTML error page, "{}", an empty body) is a malformed response.
+ */
+export function notAnApiAnswer(kind: ApiCall, v: unknown): string | undefined {
+  if (!isObj(v)) return 'not a JSON object';
+  if (v.error !== undefined) {
+    if (!isObj(v.error) || typeof v.error.code !== 'string') return 'malformed API error';
+    return TRANSIENT_API_ERRORS.test(v.error.code) ? `API error ${v.error.code}` : undefined;
+  }
+  const titled = (a: unknown) => Array.isArray(a) && a.every((p) => isObj(p) && typeof p.title === 'string');
+  if (kind === 'pageprops') return titled(v.query?.pages) ? undefined : 'no query.pages in a pageprops answer';
+  if (kind === 'search') return titled(v.query?.search) ? undefined : 'no query.search in a search answer';
+  const t = v.parse?.text;
+  const text = typeof t === 'string' ? t : isObj(t) && typeof t['*'] === 'string' ? t['*'] : undefined;
+  return text ? undefined : 'no parse.text in a parse answer';
+}
+
 export class ApiBackend implements WikiBackend {
   readonly kind = 'api';
   readonly baseUrl: string;
@@ -56,15 +87,22 @@ export class ApiBackend implements WikiBackend {
     this.apiPath = u.pathname.replace(/\/+$/, '') + '/w/api.php';
   }
 
-  private async call(params: Record<string, string>, signal?: AbortSignal): Promise<any> {
+  private async call(kind: ApiCall, params: Record<string, string>, signal?: AbortSignal): Promise<any> {
     const qs = new URLSearchParams({ ...params, format: 'json', formatversion: '2' });
-    const res = await httpGet(this.origin, `${this.apiPath}?${qs}`, { ...this.opts, signal });
-    let body: any;
-    try {
-      body = JSON.parse(res.body);
-    } catch {
-      throw new InfraError(`Wikipedia API at ${this.baseUrl} did not answer JSON`, 'env');
-    }
+    const o = this.opts;
+    const res = await httpJson(this.origin, `${this.apiPath}?${qs}`, {
+      service: WIKI_SERVICE,
+      headers: { 'User-Agent': o.userAgent ?? WIKI_USER_AGENT },
+      timeoutMs: o.timeoutMs,
+      retry: wikiRetryPolicy(o),
+      signal,
+      onRetry: o.onRetry,
+      clock: o.clock,
+      random: o.random,
+      validateJson: (v) => notAnApiAnswer(kind, v),
+    });
+    const body = res.json as { error?: { code: string; info: string } };
+    if (body.error) throw new InfraError(`Wikipedia API at ${redactUrl(this.baseUrl)}: error ${body.error.code}: ${body.error.info}`, 'env');
     return body;
   }
 
@@ -72,8 +110,7 @@ export class ApiBackend implements WikiBackend {
     const term = effectiveSearchTerm(entity);
     if (!term) return { kind: 'page', blocks: [] };
     const cands = nearMatchCandidates(term);
-    const pp: PagepropsAnswer = await this.call({ action: 'query', prop: 'pageprops', titles: cands.join('|'), redirects: '1' }, o?.signal);
-    if (pp.error) throw new InfraError(`Wikipedia API error ${pp.error.code}: ${pp.error.info}`, 'env');
+    const pp: PagepropsAnswer = await this.call('pageprops', { action: 'query', prop: 'pageprops', titles: cands.join('|'), redirects: '1' }, o?.signal);
     const q = pp.query ?? {};
     const follow = (t: string) => {
       const n = q.normalized?.find((x) => x.from === t)?.to ?? t;
@@ -84,14 +121,12 @@ export class ApiBackend implements WikiBackend {
       const page = q.pages?.find((p) => p.title === title);
       if (!page || page.missing || page.invalid) continue;
       if (page.pageprops && 'disambiguation' in page.pageprops) return { kind: 'page', blocks: [`${title} may refer to:`], title };
-      const parsed = await this.call({ action: 'parse', page: title, prop: 'text', redirects: '1' }, o?.signal);
-      if (parsed.error) throw new InfraError(`Wikipedia API error ${parsed.error.code}: ${parsed.error.info}`, 'env');
+      const parsed = await this.call('parse', { action: 'parse', page: title, prop: 'text', redirects: '1' }, o?.signal);
       const html: string = typeof parsed.parse?.text === 'string' ? parsed.parse.text : (parsed.parse?.text?.['*'] ?? '');
       const outcome = outcomeFromHtml(html);
       return outcome.kind === 'page' ? { ...outcome, title: parsed.parse?.title ?? title } : outcome;
     }
-    const s = await this.call({ action: 'query', list: 'search', srsearch: term, srlimit: String(this.opts.searchLimit ?? 20) }, o?.signal);
-    if (s.error) throw new InfraError(`Wikipedia API error ${s.error.code}: ${s.error.info}`, 'env');
+    const s = await this.call('search', { action: 'query', list: 'search', srsearch: term, srlimit: String(this.opts.searchLimit ?? 20) }, o?.signal);
     const titles: string[] = (s.query?.search ?? []).map((h: { title: string }) => h.title);
     return titles.length ? { kind: 'similar', titles } : { kind: 'page', blocks: [...NO_RESULTS_BLOCKS] };
   }
@@ -99,8 +134,11 @@ export class ApiBackend implements WikiBackend {
   describe(): Record<string, unknown> {
     return {
       kind: this.kind,
-      baseUrl: this.baseUrl,
+      baseUrl: redactUrl(this.baseUrl),
       userAgent: this.opts.userAgent ?? WIKI_USER_AGENT,
+      timeoutMs: this.opts.timeoutMs ?? 30_000,
+      retry: wikiRetryPolicy(this.opts),
+      answerCheck: 'JSON with the fields each call reads (query.pages, parse.text, query.search) or an API error; anything else is retried, then an error',
       searchLimit: this.opts.searchLimit ?? 20,
       query: 'the term the notebook URL makes the site see (AT&T → AT)',
     };

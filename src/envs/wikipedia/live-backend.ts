@@ -1,9 +1,10 @@
 // The paper's backend (§6): GET {base}/w/index.php?search=<entity, spaces as +>, exactly as the
 // notebook's requests.get sends it, then what BeautifulSoup(html.parser) sees on the answer.
 import type { SearchOutcome, WikiBackend } from './backend.js';
-import { httpGet, WIKI_USER_AGENT, type HttpOptions } from './http-get.js';
+import { httpGet, wikiRetryPolicy, WIKI_USER_AGENT, type HttpOptions } from './http-get.js';
 import { notebookSearchRequest } from './notebook-url.js';
 import { outcomeFromHtml } from './soup-outcome.js';
+import { redactUrl } from '../../util/redact.js';
 
 export const DEFAULT_WIKI_URL = 'https://en.wikipedia.org';
 
@@ -20,6 +21,23 @@ export interface LiveBackendOptions extends Omit<HttpOptions, 'signal'> {
   onFetch?: (entity: string, fetch: LiveFetch) => void;
 }
 
+// What "a page of the expected kind" is for an index.php answer (issue 11: anything else is an
+// outage, retried then InfraError, never an observation). Whatever index.php answers to a search --
+// an article (after the "go" redirect), a disambiguation page, or Special:Search with hits, with "no
+// results" or with an empty query -- is a MediaWiki page view, and every MediaWiki skin renders
+// the page body inside <div id="mw-content-text">; the released code then reads either the
+// div.mw-search-result-heading entries or the p/ul blocks, both inside it. An empty body, a
+// proxy/CDN error page ("Our servers are currently under maintenance..." has <p> text but no
+// content container), a truncated page or random bytes lack it.
+const CONTENT_CONTAINER = /<div\b[^>]*\sid\s*=\s*(["']?)mw-content-text\1(?=[\s/>])/i;
+
+/** Why `html` is not a MediaWiki page view (then it must not become an observation), or undefined. */
+export function notAWikiPage(html: string): string | undefined {
+  if (html.trim() === '') return 'empty body';
+  if (!CONTENT_CONTAINER.test(html)) return 'not a MediaWiki page (no <div id="mw-content-text">)';
+  return undefined;
+}
+
 export class LiveHtmlBackend implements WikiBackend {
   readonly kind: string = 'live';
   readonly baseUrl: string;
@@ -31,20 +49,23 @@ export class LiveHtmlBackend implements WikiBackend {
   async search(entity: string, o?: { signal?: AbortSignal }): Promise<SearchOutcome> {
     const req = notebookSearchRequest(this.baseUrl, entity);
     const origin = new URL(this.baseUrl).origin;
-    const res = await httpGet(origin, req.pathAndQuery, { ...this.opts, signal: o?.signal });
+    const res = await httpGet(origin, req.pathAndQuery, { ...this.opts, signal: o?.signal }, (r) => notAWikiPage(r.body));
     const outcome = outcomeFromHtml(res.body);
-    this.opts.onFetch?.(entity, { url: req.url, time: new Date().toISOString(), html: res.body, outcome });
+    this.opts.onFetch?.(entity, { url: redactUrl(req.url), time: new Date().toISOString(), html: res.body, outcome });
     return outcome;
   }
 
   describe(): Record<string, unknown> {
+    const retry = wikiRetryPolicy(this.opts);
     return {
       kind: this.kind,
-      baseUrl: this.baseUrl,
+      baseUrl: redactUrl(this.baseUrl),
       userAgent: this.opts.userAgent ?? WIKI_USER_AGENT,
       timeoutMs: this.opts.timeoutMs ?? 30_000,
-      attempts: this.opts.attempts ?? 10,
+      attempts: retry.maxAttempts,
+      retry,
       parser: 'BeautifulSoup html.parser rules on htmlparser2 tokenizer',
+      pageCheck: 'a 200 without <div id="mw-content-text"> (empty, garbage, an error page) is retried, then an error',
     };
   }
 }

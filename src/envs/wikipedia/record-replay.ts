@@ -3,11 +3,12 @@
 // SearchOutcome for replay). Replaying answers from the file without any network, so observations are
 // byte-identical; when an entity was recorded more than once the first answer is used. An entity that
 // is not in the file stops the run (FatalRunError naming entity and file): it would miss on every retry.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { FatalRunError, UserError } from '../../errors.js';
 import { LiveHtmlBackend, type LiveBackendOptions } from './live-backend.js';
+import { appendRecord, toDiskError, truncateTornTail } from '../../util/durable.js';
 
 export interface Recording {
   entity: string;
@@ -20,20 +21,41 @@ export interface Recording {
 export class RecordingBackend implements WikiBackend {
   readonly kind = 'record';
   private readonly live: LiveHtmlBackend;
+  private fd: number | undefined;
 
   constructor(
     readonly file: string,
     opts: LiveBackendOptions = {},
   ) {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    try {
+      mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      // A recording killed mid-line (before durable appends) would leave a torn line in the middle of
+      // the file once we append after it: cut it first.
+      truncateTornTail(file);
+    } catch (e) {
+      throw toDiskError(e, file, 'opening the --wiki record file');
+    }
     this.live = new LiveHtmlBackend({
       ...opts,
       onFetch: (entity, f) => {
         const rec: Recording = { entity, url: f.url, time: f.time, html: f.html, outcome: f.outcome };
-        appendFileSync(file, JSON.stringify(rec) + '\n'); // one write per line: a killed run keeps whole lines
+        // a whole line or nothing (a full disk is a DiskError that stops the run, never a torn record)
+        if (this.fd === undefined) {
+          try {
+            this.fd = openSync(file, 'a');
+          } catch (e) {
+            throw toDiskError(e, file, 'opening the --wiki record file');
+          }
+        }
+        appendRecord(this.fd, file, JSON.stringify(rec), { what: 'the --wiki record file' });
         opts.onFetch?.(entity, f);
       },
     });
+  }
+
+  async close(): Promise<void> {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 
   search(entity: string, o?: { signal?: AbortSignal }): Promise<SearchOutcome> {

@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { UserError } from '../../errors.js';
 import { cacheDir, envsDir } from '../../paths.js';
+import { forgetTempPath, removeStaleTempFiles, tempPathFor } from '../../util/durable.js';
 import { effectiveSearchTerm } from './notebook-url.js';
 import { NO_RESULTS_BLOCKS } from './offline-pages.js';
 import { pyStrip } from './py-text.js';
@@ -205,7 +206,9 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   sha.catch(() => {}); // awaited below; an error then fails the build
   let sourceSha256 = '';
   mkdirSync(path.dirname(path.resolve(opts.out)), { recursive: true });
-  const tmp = `${opts.out}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  // A killed build leaves <out>.tmp-<pid>-<token>[-shard] behind: remove those whose process is gone.
+  removeStaleTempFiles(path.dirname(path.resolve(opts.out)), `${path.basename(opts.out)}.tmp-`);
+  const tmp = tempPathFor(opts.out);
   const shardFile = `${tmp}-shard`;
   const setupSql = buildSetupSql(opts.hashBytes ?? 256 * 1024 * 1024);
   const shard = new FtsShardWorker(shardFile, setupSql);
@@ -282,6 +285,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     throw e;
   } finally {
     rmSync(shardFile, { force: true });
+    forgetTempPath(tmp);
   }
   opts.onProgress?.(pages, true);
   return {
@@ -440,6 +444,8 @@ function fsyncFile(file: string): void {
 export async function ensureShippedSnapshot(onProgress?: BuildOptions['onProgress']): Promise<string> {
   const sha = await sha256File(SHIPPED_PAGES);
   const out = path.join(cacheDir(), 'wiki', `hotpotqa-2017-${sha.slice(0, 16)}-f${SNAPSHOT_FORMAT}.sqlite`);
+  // also the temp files of killed builds of other versions of the shipped pages (the folder is ours)
+  removeStaleTempFiles(path.dirname(out), 'hotpotqa-2017-');
   if (!existsSync(out)) await buildSnapshot({ from: [SHIPPED_PAGES], out, onProgress });
   return out;
 }

@@ -9,6 +9,7 @@ import { startWikiServer, type WikiServer } from '../../servers/wiki-server.js';
 import { ApiBackend, nearMatchCandidates } from '../../../src/envs/wikipedia/api-backend.js';
 import { createWikiBackend, WikiEnv } from '../../../src/envs/wikipedia/index.js';
 import { FatalRunError, InfraError, UserError } from '../../../src/errors.js';
+import { VirtualClock } from '../../../src/llm/clock.js';
 
 const episodes = JSON.parse(readFileSync(path.join(__dirname, '../../fixtures/wikipedia/episodes.json'), 'utf8'));
 let server: WikiServer;
@@ -53,11 +54,16 @@ describe('api backend', () => {
     expect(await observe(env, ['search[zzzz qqqq]', 'search[#]'])).toEqual(['There were no results matching the query..', '']);
   });
 
-  it('an outage is InfraError', async () => {
+  it('a passing 503 is retried; an outage is InfraError', async () => {
     server.setFault({ kind: '503', count: 1 });
-    const err = await new ApiBackend({ baseUrl: server.url }).search('Colorado orogeny').catch((e) => e);
+    const ok = await new ApiBackend({ baseUrl: server.url, clock: new VirtualClock() }).search('Colorado orogeny');
+    expect(ok.kind).toBe('page');
+    server.setFault({ kind: '503' });
+    const err = await new ApiBackend({ baseUrl: server.url, clock: new VirtualClock() }).search('Colorado orogeny').catch((e) => e);
+    server.setFault(undefined);
     expect(err).toBeInstanceOf(InfraError);
     expect(err.source).toBe('env');
+    expect(err.message).toMatch(/^Wikipedia: GET http:\/\/127\.0\.0\.1:\d+\/w\/api\.php\?.* failed 10 times \(last: HTTP 503\)$/);
   });
 });
 
@@ -77,6 +83,19 @@ describe('record and replay', () => {
     expect(server.requests.length).toBe(before);
     // and the recorded observations are the live ones
     expect(recorded[0]).toBe(episodes.episodes[0].steps[1].obs);
+  });
+
+  it('recording again after a killed recording: the torn last line is cut, then whole lines follow', async () => {
+    const file = path.join(tmp, 'torn.jsonl');
+    await observe(new WikiEnv(await createWikiBackend(`record:${file}`, { wikiUrl: server.url })), ['search[Colorado orogeny]']);
+    const whole = readFileSync(file, 'utf8');
+    writeFileSync(file, whole + whole.slice(0, 100)); // a kill -9 in the middle of the next line
+    const rec = await createWikiBackend(`record:${file}`, { wikiUrl: server.url });
+    expect(readFileSync(file, 'utf8')).toBe(whole);
+    await observe(new WikiEnv(rec), ['search[1984]']);
+    await rec.close?.();
+    const replayed = await observe(new WikiEnv(await createWikiBackend(`replay:${file}`)), ['search[Colorado orogeny]', 'search[1984]']);
+    expect(replayed[1]).toMatch(/^1984 \(MCMLXXXIV\)/);
   });
 
   it('a replay miss is an error naming the entity and the file', async () => {

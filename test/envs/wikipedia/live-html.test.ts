@@ -9,6 +9,7 @@ import { LiveHtmlBackend } from '../../../src/envs/wikipedia/live-backend.js';
 import { WikiCleanStrError, WikiEnv } from '../../../src/envs/wikipedia/wiki-env.js';
 import { notebookSearchRequest } from '../../../src/envs/wikipedia/notebook-url.js';
 import { InfraError } from '../../../src/errors.js';
+import { VirtualClock } from '../../../src/llm/clock.js';
 
 const fx = JSON.parse(readFileSync(path.join(__dirname, '../../fixtures/wikipedia/episodes.json'), 'utf8'));
 const urls = JSON.parse(readFileSync(path.join(__dirname, '../../fixtures/wikipedia/urls.json'), 'utf8'));
@@ -72,7 +73,7 @@ describe('WikiEnv over the live HTML backend = released logic under CPython', ()
   (fx.episodes as { strict: boolean; steps: Step[] }[]).forEach((ep, i) => {
     it(`episode ${i} (${ep.steps.length - 1} actions${ep.strict ? ', raising clean_str' : ''})`, async () => {
       const env = new WikiEnv(new LiveHtmlBackend({ baseUrl: server.url }), { cleanStrErrors: ep.strict ? 'throw' : 'keep' });
-      expect(await env.reset()).toBe(ep.steps[0].obs);
+      expect((await env.reset()).observation).toBe(ep.steps[0].obs);
       for (const s of ep.steps.slice(1)) {
         if (s.error) {
           await expect(env.step(s.action!)).rejects.toBeInstanceOf(WikiCleanStrError);
@@ -96,32 +97,39 @@ describe('WikiEnv over the live HTML backend = released logic under CPython', ()
 });
 
 describe('outages are InfraError, never observations', () => {
-  it('HTTP 503', async () => {
+  // Virtual time: the backoff sleeps are recorded, never waited.
+  it('HTTP 503 on every attempt: retried with backoff, then InfraError naming it', async () => {
     server.setFault({ kind: '503' });
-    const env = new WikiEnv(new LiveHtmlBackend({ baseUrl: server.url }));
+    const clock = new VirtualClock();
+    const env = new WikiEnv(new LiveHtmlBackend({ baseUrl: server.url, clock }));
     await env.reset();
+    const before = server.requests.length;
     const err = await env.step('search[Colorado orogeny]').catch((e) => e);
     server.setFault(undefined);
     expect(err).toBeInstanceOf(InfraError);
     expect(err.source).toBe('env');
     expect(err.message).toContain('503');
+    expect(err.message).toMatch(/failed 10 times/);
+    expect(server.requests.length - before).toBe(10);
+    expect(clock.sleeps).toHaveLength(9);
   });
   it('a hang is retried on timeout, then succeeds', async () => {
     server.setFault({ kind: 'hang', count: 2 });
-    const r = await new LiveHtmlBackend({ baseUrl: server.url, timeoutMs: 150 }).search('Colorado orogeny');
+    const r = await new LiveHtmlBackend({ baseUrl: server.url, timeoutMs: 150, clock: new VirtualClock() }).search('Colorado orogeny');
     expect(r.kind).toBe('page');
   });
   it('exhausted retries (timeouts, dropped connections)', async () => {
     for (const kind of ['hang', 'drop'] as const) {
       server.setFault({ kind, count: 3 });
-      const err = await new LiveHtmlBackend({ baseUrl: server.url, timeoutMs: 100, attempts: 3 }).search('x').catch((e) => e);
+      const err = await new LiveHtmlBackend({ baseUrl: server.url, timeoutMs: 100, attempts: 3, clock: new VirtualClock() }).search('x').catch((e) => e);
       expect(err).toBeInstanceOf(InfraError);
       expect(err.message).toMatch(/failed 3 times/);
     }
     server.setFault(undefined);
   });
   it('connection refused', async () => {
-    const err = await new LiveHtmlBackend({ baseUrl: 'http://127.0.0.1:1', attempts: 2 }).search('x').catch((e) => e);
+    const err = await new LiveHtmlBackend({ baseUrl: 'http://127.0.0.1:1', attempts: 2, clock: new VirtualClock() }).search('x').catch((e) => e);
     expect(err).toBeInstanceOf(InfraError);
+    expect(err.message).toMatch(/^Wikipedia unreachable at http:\/\/127\.0\.0\.1:1: failed 2 times \(last: connection refused \(ECONNREFUSED\)\)$/);
   });
 });

@@ -1,6 +1,7 @@
 // The offline snapshot backend: building from the three dump formats, title matching, BM25 fallback,
 // atomic builds, and the shipped 2017 pages answering the paper-style exemplars (§6).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -183,4 +184,31 @@ describe('the two-thread build (worker shard merged into the database)', () => {
       ref.close();
     }
   });
+});
+
+describe('temp files of killed builds (issue 11)', () => {
+  it('a build killed with -9 leaves <out>.tmp-<pid>-*; the next build removes them (and keeps a live one\'s)', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'killed-'));
+    const out = path.join(dir, 'k.sqlite');
+    // The killed build reads from a FIFO that nobody writes: it is stuck mid-build, its temp files open.
+    const src = path.join(dir, 'src');
+    mkdirSync(src);
+    execFileSync('mkfifo', [path.join(src, 'pages.jsonl')]);
+    const snapshotTs = path.join(__dirname, '../../../src/envs/wikipedia/snapshot.ts');
+    const code = `const { buildSnapshot } = await import(${JSON.stringify(snapshotTs)}); await buildSnapshot({ from: [${JSON.stringify(src)}], out: ${JSON.stringify(out)} });`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: path.join(__dirname, '../../..'), stdio: 'ignore' });
+    const temps = () => readdirSync(dir).filter((f) => f.startsWith('k.sqlite.tmp-'));
+    for (let i = 0; i < 400 && temps().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    const left = temps();
+    child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.on('exit', r)));
+    expect(left.map((f) => f.replace(/-\d+-[0-9a-f]+/, '-PID-X'))).toEqual(['k.sqlite.tmp-PID-X', 'k.sqlite.tmp-PID-X-shard']);
+    expect(left.every((f) => f.includes(`.tmp-${child.pid}-`))).toBe(true);
+    // a concurrent build in a live process (our parent) keeps its file
+    const live = `k.sqlite.tmp-${process.ppid}-abc123`;
+    writeFileSync(path.join(dir, live), '');
+    const r = await buildSnapshot({ from: [path.join(DUMPS, 'abstracts')], out });
+    expect(r.pages).toBeGreaterThan(0);
+    expect(readdirSync(dir).sort()).toEqual(['k.sqlite', live, 'src'].sort());
+  }, 30_000);
 });

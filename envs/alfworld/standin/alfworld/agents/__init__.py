@@ -1,0 +1,1 @@
+# Stand-in for tests (see ../../README.md): not ALFWorld.

@@ -1,0 +1,136 @@
+// ALFWorld as a benchmark plug-in (paper §4 "ALFWorld", Table 3; alfworld.ipynb, §8): the paper's 134
+// valid_unseen games, ReAct and Act over an agentenv-alfworld HTTP server, success = the game's won
+// flag, and Table 3 in the report.
+import { InfraError, UserError } from '../../errors.js';
+import type { Settings } from '../../options.js';
+import { redactUrl } from '../../util/redact.js';
+import type { Benchmark, EnvHandle, Item, Split } from '../types.js';
+import { AlfworldClient } from './client.js';
+import { AlfworldEnv, gameRef } from './env.js';
+import { GAMES_FILE, OPENINGS_FILE, paperGameList, paperGoals, taskTypeOf } from './games.js';
+import { createAlfworldMethod, MAX_ACTIONS, observeAlfworld } from './loop.js';
+import { alfworldOptions, resolveEnvSettings, resolvePromptSet, type AlfworldEnvSettings } from './options.js';
+import { formatPromptSet, loadPrompts, PROMPT_FILE } from './prompt.js';
+import { buildAlfworldTables } from './table3.js';
+
+export const SPLIT = 'valid_unseen';
+const METHODS = ['act', 'react'] as const;
+
+function makeItem(index: number): Item {
+  const games = paperGameList();
+  const id = games[index];
+  const type = taskTypeOf(id)!;
+  return { index, id, input: paperGoals().get(id) ?? '', meta: { task_type: type } };
+}
+
+function checkIndex(index: number): number {
+  const n = paperGameList().length;
+  if (!Number.isInteger(index) || index < 0 || index >= n) throw new UserError(`ALFWorld game index ${index}: expected an integer in 0..${n - 1}`);
+  return index;
+}
+
+/** Builds the environment handle from validated settings (exported for tests with a test clock). */
+export function createAlfworldEnvHandle(s: AlfworldEnvSettings, client = new AlfworldClient({ baseUrl: s.envUrl, timeoutMs: s.timeoutMs })): EnvHandle {
+  const closeState = { absent: false };
+  let serverInfo: Record<string, unknown> | null | undefined;
+  return {
+    makeEnv: (item) => new AlfworldEnv(client, gameRef(item, s.gameList.ids, s.gameList.listName), { obs: s.obs, closeState }),
+    describe: () => ({
+      kind: 'agentenv-alfworld HTTP',
+      url: redactUrl(s.envUrl),
+      // What the game ids mean (in the run's identity); where the list was read from is not.
+      games: { vendored: s.gameList.vendored, n: s.gameList.games.length, sha256: s.gameList.sha256 },
+      gamesPath: s.gameList.source,
+      observations: s.obs === 'clean' ? 'clean (the server drops the banner and "You arrive at loc N. ")' : 'raw (the adapter cleans them as the notebook does)',
+      // GET /info of envs/alfworld/server.py (alfworld version, game-list sha256); null: none (agentenv-alfworld).
+      server: serverInfo ?? null,
+      timeoutMs: s.timeoutMs,
+    }),
+    // The server answers; where it describes itself (our server.py), its games and text mode match ours.
+    check: async (signal) => {
+      let info: Record<string, unknown> | null;
+      try {
+        info = await client.info(signal);
+        if (info === null) await client.ping(signal);
+      } catch (e) {
+        if (e instanceof InfraError) throw new InfraError(`--env-url ${client.shownUrl}: the ALFWorld server does not answer (${e.message})`, 'env', { cause: e });
+        throw e;
+      }
+      serverInfo = info;
+      if (!info) return;
+      if (typeof info.games_sha256 === 'string' && info.games_sha256 !== s.gameList.sha256) {
+        throw new UserError(
+          `--env-url ${client.shownUrl}: the server's game list (sha256 ${info.games_sha256}, ${String(info.n_games)} games) is not ${s.gameList.listName} (sha256 ${s.gameList.sha256}): give --games the server's list`,
+        );
+      }
+      if (typeof info.observations === 'string' && info.observations !== s.obs) {
+        throw new UserError(`--alfworld-obs ${s.obs}: the server at ${client.shownUrl} sends ${info.observations} observations (use --alfworld-obs ${info.observations})`);
+      }
+    },
+  };
+}
+
+export function createAlfworldBenchmark(): Benchmark {
+  let prompts: Record<string, string> | undefined;
+  const loaded = () => (prompts ??= loadPrompts());
+  return {
+    name: 'alfworld',
+    title: 'ALFWorld',
+    describe: "ALFWorld text households: the paper's 134 valid_unseen games over an agentenv-alfworld server (Table 3)",
+    metrics: [{ key: 'success', label: 'Success' }],
+    options: alfworldOptions,
+
+    size: () => paperGameList().length,
+    item: (index) => makeItem(checkIndex(index)),
+    splitNames: () => [SPLIT],
+    defaultSplit: SPLIT,
+    split: (name, opts = {}): Split => {
+      if (name !== SPLIT) throw new UserError(`--split ${name}: ALFWorld has one split, ${SPLIT} (the paper's 134 games)`);
+      const all = paperGameList().map((_, i) => i);
+      const { limit } = opts;
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UserError(`--limit ${limit}: expected a positive integer`);
+      return {
+        benchmark: 'alfworld',
+        name: SPLIT,
+        description: `the paper's 134 valid_unseen (eval_out_of_distribution) games in loader order (${GAMES_FILE})`,
+        indices: limit === undefined ? all : all.slice(0, limit),
+      };
+    },
+    itemRefKey: 'game',
+    itemByRef: (ref) => {
+      if (typeof ref === 'number') return makeItem(checkIndex(ref));
+      if (typeof ref === 'string') {
+        const i = paperGameList().indexOf(ref);
+        if (i < 0) throw new UserError(`"game": "${ref}" is not one of the paper's 134 games (${GAMES_FILE})`);
+        return makeItem(i);
+      }
+      throw new UserError(`"game": expected a game name ("<task dir>/<trial>") or an index 0..133, got ${JSON.stringify(ref)}`);
+    },
+
+    methods: METHODS,
+    defaultMethod: 'react',
+    createMethod: (name, settings: Settings) => {
+      if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: ALFWorld runs ${METHODS.join(' or ')}`);
+      return createAlfworldMethod(name, loaded(), resolvePromptSet(settings));
+    },
+
+    createEnv: async (settings) => createAlfworldEnvHandle(resolveEnvSettings(settings)),
+    observe: observeAlfworld,
+    // alfworld_run returns info['won'] of the step that said done; 0 when 49 actions never ended it.
+    score: (_item, result) => ({ success: result.done === true && result.finalInfo?.won === true ? 1 : 0 }),
+    inputFiles: (_method, settings) => {
+      const files = [PROMPT_FILE, OPENINGS_FILE];
+      if (settings.games === undefined || settings.games === null || settings.games === '') files.push(GAMES_FILE);
+      return files;
+    },
+    fidelity: (settings) => ({
+      promptSet: formatPromptSet(resolvePromptSet(settings)),
+      promptSetDefault: '1,0 (the notebook: react_<type>_1 then react_<type>_0)',
+      observations: settings.alfworldObs === 'raw' ? 'raw: cleaned by the adapter (first paragraph dropped, process_ob)' : 'clean: as the server sends them',
+      maxActions: MAX_ACTIONS,
+      success: 'won flag (not done)',
+      alfworldVersion: '0.3.3 expected on the server (0.4.0 changed the action grammar the prompts use)',
+    }),
+    reportTables: buildAlfworldTables,
+  };
+}

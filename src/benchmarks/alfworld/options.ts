@@ -1,0 +1,111 @@
+// The flags ALFWorld adds to `run` and `env play`, and their validation (UserError naming the flag).
+import { UserError } from '../../errors.js';
+import type { OptionTable, Settings } from '../../options.js';
+import { GAMES_FILE, gamesSha256, loadGameListFile, paperGameList } from './games.js';
+import { parsePromptSet, type PromptSet } from './prompt.js';
+import type { ObsMode } from './env.js';
+
+export const DEFAULT_ENV_TIMEOUT_S = 120;
+
+// Defaults are applied in code, not declared: the core merges every benchmark's declared defaults
+// into every run's settings, and other benchmarks' manifests should not carry ALFWorld's.
+export const alfworldOptions = {
+  'env-url': {
+    type: 'string',
+    describe:
+      'ALFWorld server speaking the agentenv-alfworld protocol (envs/alfworld/server.py, or AgentGym\'s agentenv-alfworld), e.g. http://127.0.0.1:36001 (required)',
+  },
+  games: {
+    type: 'string',
+    describe: `JSON list of "<task dir>/<trial>" game names in the server's game-id order (default: the paper's 134 valid_unseen games, ${GAMES_FILE})`,
+  },
+  'alfworld-obs': {
+    type: 'string',
+    choices: ['clean', 'raw'],
+    describe:
+      'clean (default): the server already drops the opening banner and "You arrive at loc N. " (agentenv-alfworld, envs/alfworld/server.py); raw: the server sends TextWorld\'s text and the adapter cleans it as the notebook does',
+  },
+  'prompt-set': {
+    type: 'string',
+    describe: 'Exemplars i,j of the 3 per task type, shown in that order (default 1,0, the notebook\'s; Table 3 runs all 6 ordered pairs)',
+  },
+  // Shared with other benchmarks, whose defaults differ: ours applies when it is absent.
+  'env-timeout': {
+    type: 'number',
+    describe: `Seconds per environment-server request before it counts as failed (ALFWorld: a reset loads a game, allow time) [ALFWorld default: ${DEFAULT_ENV_TIMEOUT_S}]`,
+  },
+} as const satisfies OptionTable;
+
+export interface GameList {
+  games: string[];
+  /** The --games file as given, or the vendored file's repo path. */
+  source: string;
+  /** How messages name it: "--games FILE" or the vendored file. */
+  listName: string;
+  vendored: boolean;
+  sha256: string;
+  /** name → server game id (its position). */
+  ids: Map<string, number>;
+}
+
+export interface AlfworldEnvSettings {
+  envUrl: string;
+  obs: ObsMode;
+  timeoutMs: number;
+  gameList: GameList;
+}
+
+export function resolveGameList(games: unknown): GameList {
+  if (games !== undefined && games !== null && typeof games !== 'string') throw new UserError(`--games: expected a file name, got ${JSON.stringify(games)}`);
+  const vendored = games === undefined || games === null || games === '';
+  const list = vendored ? paperGameList() : loadGameListFile(games as string);
+  const source = vendored ? GAMES_FILE : (games as string);
+  return {
+    games: list,
+    source,
+    listName: vendored ? `the game list ${GAMES_FILE}` : `--games ${games as string}`,
+    vendored,
+    sha256: gamesSha256(list),
+    ids: new Map(list.map((g, i) => [g, i])),
+  };
+}
+
+export function resolveObsMode(v: unknown): ObsMode {
+  if (v === undefined || v === null) return 'clean';
+  if (v !== 'clean' && v !== 'raw') throw new UserError(`--alfworld-obs ${JSON.stringify(v)}: expected clean or raw`);
+  return v;
+}
+
+export function resolveEnvUrl(v: unknown): string {
+  if (v === undefined || v === null || v === '') {
+    throw new UserError('--env-url: ALFWorld needs a server speaking the agentenv-alfworld protocol, e.g. --env-url http://127.0.0.1:36001 (envs/alfworld/README.md says how to start one)');
+  }
+  if (typeof v !== 'string') throw new UserError(`--env-url: expected a URL, got ${JSON.stringify(v)}`);
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new UserError(`--env-url ${v}: not a URL (expected e.g. http://127.0.0.1:36001)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UserError(`--env-url ${v}: expected an http:// or https:// URL`);
+  return v;
+}
+
+export function resolveTimeoutMs(v: unknown): number {
+  if (v === undefined || v === null) return DEFAULT_ENV_TIMEOUT_S * 1000;
+  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new UserError(`--env-timeout ${JSON.stringify(v)}: expected a positive number of seconds`);
+  return Math.round(v * 1000);
+}
+
+/** All of the environment's flags, validated (the prompt set is the method's). */
+export function resolveEnvSettings(settings: Settings): AlfworldEnvSettings {
+  const obs = resolveObsMode(settings.alfworldObs);
+  const timeoutMs = resolveTimeoutMs(settings.envTimeout);
+  const gameList = resolveGameList(settings.games);
+  const envUrl = resolveEnvUrl(settings.envUrl);
+  return { envUrl, obs, timeoutMs, gameList };
+}
+
+export function resolvePromptSet(settings: Settings): PromptSet {
+  return parsePromptSet(settings.promptSet);
+}

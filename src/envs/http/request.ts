@@ -1,0 +1,311 @@
+// One HTTP client for every environment backend (Wikipedia live/api, an ALFWorld JSON server, the
+// WebShop site), so that an outage is retried the same way everywhere and never becomes an
+// observation (issue 11):
+// - the request line is sent exactly as given (node:http/https, no URL re-normalisation: §6, the
+//   notebook's requests.get sends "AT&T" as search=AT&T);
+// - redirects are followed as python-requests follows them (301/302/303/307/308 with a Location, at
+//   most 30; 303 and 302, and 301 after a POST, become a GET without body; 307/308 keep method and body;
+//   credentials are dropped when the host changes);
+// - 5xx, 429, 408, timeouts, resets, dropped connections and malformed 200s (the caller's `validate`,
+//   or non-JSON for httpJson) are retried with capped exponential backoff and full jitter, honouring
+//   Retry-After (seconds or an HTTP date, capped); refused connections a few times (a restarting
+//   server); any other status is at once an InfraError('env') naming the service and the URL, and so
+//   is every exhausted retry;
+// - an AbortSignal stops an in-flight request and a backoff sleep at once, rejecting with the signal's
+//   reason (the runner checks signal.aborted itself);
+// - messages never show the userinfo of a URL (src/util/redact.ts).
+import http from 'node:http';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { InfraError } from '../../errors.js';
+import { abortReason, systemClock, type Clock } from '../../llm/clock.js';
+import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../../llm/retry.js';
+import { repoRoot } from '../../paths.js';
+import { redactUrl } from '../../util/redact.js';
+
+let version = '0.0.0';
+try {
+  version = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version ?? version;
+} catch {
+  /* keep the placeholder */
+}
+/** Wikimedia answers 403 to requests without a descriptive User-Agent (env-servers.md, traps). */
+export const USER_AGENT = `react-repro/${version} (research reproduction of ReAct)`;
+
+/**
+ * Defaults for environment servers: 10 attempts as the notebook's step loop (§6 retries), first
+ * backoff ceiling 1 s doubling to 30 s, a server's Retry-After honoured up to 60 s.
+ */
+export const ENV_RETRY: RetryPolicy = { maxAttempts: 10, baseDelayMs: 1000, maxDelayMs: 30_000, retryAfterCapMs: 60_000 };
+/** Attempts when nothing listens (ECONNREFUSED, unknown host): enough for a restarting server, few enough to fail fast. */
+export const REFUSED_ATTEMPTS = 3;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_REDIRECTS = 30; // requests.models.DEFAULT_REDIRECT_LIMIT
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export type HttpHeaders = http.IncomingHttpHeaders;
+
+export interface HttpResult {
+  /** The final URL after redirects (userinfo removed). */
+  url: string;
+  status: number;
+  headers: HttpHeaders;
+  body: string;
+}
+
+export interface RetryEvent {
+  service: string;
+  url: string;
+  /** The attempt that failed (1-based). */
+  attempt: number;
+  reason: string;
+  /** How long we wait before the next attempt. */
+  delayMs: number;
+}
+
+export interface HttpRequestOptions {
+  method?: 'GET' | 'POST';
+  /** A JSON request body (POST): sent with Content-Type application/json. */
+  json?: unknown;
+  /** Extra request headers (User-Agent, Accept and Accept-Encoding have defaults). */
+  headers?: Record<string, string>;
+  /** Per-attempt inactivity timeout, ms (default 30 s). */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  signal?: AbortSignal;
+  /** Who answers, for messages: 'Wikipedia', 'ALFWorld server', 'WebShop site'. */
+  service: string;
+  /** Follow redirects as python-requests does (default true); false returns the 3xx answer. */
+  followRedirects?: boolean;
+  /**
+   * Checks a 2xx answer: a string is the reason it is not what the service sends (garbage, empty,
+   * cut), and the request is retried as for a 5xx; undefined accepts it.
+   */
+  validate?: (res: HttpResult) => string | undefined;
+  /** Called before every backoff sleep (progress lines count retries by cause). */
+  onRetry?: (e: RetryEvent) => void;
+  /** Tests: virtual time and a seeded jitter. */
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** An attempt that may succeed when repeated. */
+class Retryable extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+    readonly refused = false,
+  ) {
+    super(message);
+  }
+}
+
+/** True for what httpRequest rejects with when its signal aborted (the signal's reason, or an AbortError). */
+export function isAbortError(e: unknown): boolean {
+  return e instanceof Error && (e.name === 'AbortError' || e.name === 'TimeoutError');
+}
+
+interface Target {
+  url: URL;
+  /** The request line's target, exactly as sent. */
+  path: string;
+  method: 'GET' | 'POST';
+  body?: Buffer;
+  auth?: string;
+}
+
+const REFUSED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'HPE_INVALID_CONSTANT', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{ status: number; headers: HttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const signal = opts.signal;
+    if (signal?.aborted) return reject(abortReason(signal));
+    const lib = t.url.protocol === 'https:' ? https : http;
+    const headers: Record<string, string> = {
+      'User-Agent': USER_AGENT,
+      Accept: '*/*',
+      'Accept-Encoding': 'identity',
+      ...opts.headers,
+    };
+    if (t.auth) headers.Authorization = t.auth;
+    if (t.body) {
+      headers['Content-Type'] ??= 'application/json';
+      headers['Content-Length'] = String(t.body.length);
+    }
+    let settled = false;
+    const done = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      f();
+    };
+    const req = lib.request(
+      {
+        protocol: t.url.protocol,
+        hostname: t.url.hostname.replace(/^\[|\]$/g, ''),
+        port: t.url.port || undefined,
+        path: t.path,
+        method: t.method,
+        headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          done(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') })),
+        );
+        res.on('error', (e) => done(() => reject(new Retryable(`connection dropped mid-response (${e.message})`))));
+        res.on('aborted', () => done(() => reject(new Retryable('connection dropped mid-response'))));
+      },
+    );
+    const onAbort = () => {
+      done(() => reject(abortReason(signal!)));
+      req.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.setTimeout(timeoutMs, () => {
+      done(() => reject(new Retryable(`timed out after ${timeoutMs} ms`)));
+      req.destroy();
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      const code = e.code ?? '';
+      if (REFUSED_CODES.has(code)) done(() => reject(new Retryable(`connection refused (${code})`, undefined, true)));
+      else if (DROPPED_CODES.has(code) || /socket hang up|closed/i.test(e.message)) done(() => reject(new Retryable(`connection dropped (${code || e.message})`)));
+      else done(() => reject(e));
+    });
+    req.end(t.body);
+  });
+}
+
+/** The request the next hop sends, as requests.Session.resolve_redirects builds it. */
+function redirected(t: Target, status: number, location: string): Target {
+  const url = new URL(location, t.url);
+  url.hash = '';
+  // rebuild_method: 303 → GET (unless HEAD); 302 → GET; 301 after POST → GET.
+  const toGet = status === 303 || status === 302 || (status === 301 && t.method === 'POST');
+  const method = toGet ? 'GET' : t.method;
+  // 307/308 keep the body; otherwise it is purged with its headers.
+  const body = status === 307 || status === 308 ? t.body : undefined;
+  // rebuild_auth: credentials go only to the host they were given for.
+  const auth = url.hostname === t.url.hostname ? t.auth : undefined;
+  return { url, path: url.pathname + url.search, method, body, auth };
+}
+
+function describeUrl(t: Target): string {
+  return redactUrl(`${t.url.protocol}//${t.url.host}${t.path}`);
+}
+
+/** One request with its redirects; a retryable failure throws Retryable, a final one InfraError. */
+async function fetchFollowing(first: Target, opts: HttpRequestOptions, timeoutMs: number, now: number): Promise<HttpResult> {
+  let t = first;
+  for (let hop = 0; ; hop++) {
+    const r = await once(t, opts, timeoutMs);
+    const location = r.headers.location;
+    if (opts.followRedirects !== false && REDIRECT_STATUSES.has(r.status) && location) {
+      if (hop >= MAX_REDIRECTS) throw new InfraError(`${opts.service}: more than ${MAX_REDIRECTS} redirects from ${describeUrl(first)}`, 'env');
+      t = redirected(t, r.status, location);
+      continue;
+    }
+    const res: HttpResult = { url: describeUrl(t), status: r.status, headers: r.headers, body: r.body };
+    if (r.status === 429 || r.status === 408 || r.status >= 500) {
+      const ra = parseRetryAfter({ get: (n) => headerValue(r.headers, n) }, now);
+      throw new Retryable(`HTTP ${r.status}${r.status === 429 ? ' (rate limited)' : ''}`, ra);
+    }
+    const isRedirectAnswer = opts.followRedirects === false && r.status >= 300 && r.status < 400;
+    if ((r.status < 200 || r.status >= 300) && !isRedirectAnswer) {
+      throw new InfraError(`${opts.service} answered HTTP ${r.status} for ${res.url}`, 'env');
+    }
+    const bad = opts.validate?.(res);
+    if (bad !== undefined) throw new Retryable(`malformed response: ${bad}`);
+    return res;
+  }
+}
+
+function headerValue(h: HttpHeaders, name: string): string | null {
+  const v = h[name.toLowerCase()];
+  return v === undefined ? null : Array.isArray(v) ? v[0] : String(v);
+}
+
+function firstTarget(origin: string, pathAndQuery: string, opts: HttpRequestOptions): Target {
+  let url: URL;
+  try {
+    url = new URL(pathAndQuery, origin);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new InfraError(`${opts.service}: ${redactUrl(origin)} is not an http(s) URL`, 'env');
+  }
+  // Credentials in the URL are sent as Basic auth, as requests does (get_auth_from_url).
+  const auth = url.username || url.password ? 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64') : undefined;
+  const method = opts.method ?? (opts.json !== undefined ? 'POST' : 'GET');
+  const body = opts.json !== undefined ? Buffer.from(JSON.stringify(opts.json), 'utf8') : undefined;
+  return { url, path: pathAndQuery, method, body, auth };
+}
+
+/**
+ * Sends `method pathAndQuery` to `origin` (a base URL; only its scheme, host and port are used) and
+ * returns the final 2xx answer. Throws InfraError('env') for any other outcome, or the signal's reason
+ * when it aborts.
+ */
+export async function httpRequest(origin: string, pathAndQuery: string, opts: HttpRequestOptions): Promise<HttpResult> {
+  const policy: RetryPolicy = { ...ENV_RETRY };
+  for (const [k, v] of Object.entries(opts.retry ?? {})) if (v !== undefined) (policy as unknown as Record<string, number>)[k] = v;
+  const clock = opts.clock ?? systemClock;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const first = firstTarget(origin, pathAndQuery, opts);
+  const shown = describeUrl(first);
+  for (let attempt = 1; ; attempt++) {
+    if (opts.signal?.aborted) throw abortReason(opts.signal);
+    let failure: Retryable;
+    try {
+      return await fetchFollowing(first, opts, timeoutMs, clock.now());
+    } catch (e) {
+      if (opts.signal?.aborted) throw abortReason(opts.signal);
+      if (e instanceof InfraError) throw e;
+      if (!(e instanceof Retryable)) {
+        throw new InfraError(`${opts.service} request failed: ${first.method} ${shown}: ${redactUrl((e as Error).message)}`, 'env', { cause: e });
+      }
+      failure = e;
+    }
+    const limit = failure.refused ? Math.min(policy.maxAttempts, REFUSED_ATTEMPTS) : policy.maxAttempts;
+    if (attempt >= limit) {
+      const what = failure.refused ? `${opts.service} unreachable at ${redactUrl(first.url.origin)}:` : `${opts.service}: ${first.method} ${shown}`;
+      throw new InfraError(`${what} failed ${attempt} times (last: ${failure.message})`, 'env');
+    }
+    const delayMs =
+      failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.retryAfterCapMs) : backoffDelay(attempt, policy, opts.random);
+    opts.onRetry?.({ service: opts.service, url: shown, attempt, reason: failure.message, delayMs });
+    await clock.sleep(delayMs, opts.signal);
+  }
+}
+
+export interface JsonResult<T = unknown> extends HttpResult {
+  json: T;
+}
+
+/**
+ * httpRequest for a JSON API: a 2xx body that is not JSON (or that `validateJson` rejects) is a
+ * malformed response, retried, then InfraError.
+ */
+export async function httpJson<T = unknown>(
+  origin: string,
+  pathAndQuery: string,
+  opts: HttpRequestOptions & { validateJson?: (v: unknown) => string | undefined },
+): Promise<JsonResult<T>> {
+  let parsed: unknown;
+  const res = await httpRequest(origin, pathAndQuery, {
+    ...opts,
+    validate: (r) => {
+      const pre = opts.validate?.(r);
+      if (pre !== undefined) return pre;
+      try {
+        parsed = JSON.parse(r.body);
+      } catch {
+        return r.body.trim() === '' ? 'empty body' : 'not JSON';
+      }
+      return opts.validateJson?.(parsed);
+    },
+  });
+  return { ...res, json: parsed as T };
+}

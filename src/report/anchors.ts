@@ -1,0 +1,179 @@
+// Published numbers (anchors) to show beside ours: the paper's tables, its code's README, and other
+// models' numbers from public repositories and threads (data/anchors/published-numbers.json). Each
+// carries its source and a comparability class (issue 10): A = the paper's protocol and items, shown
+// beside our results; B = same items, another tool/environment/implementation; C = another protocol
+// or subset. B and C only ever go to a separate "published elsewhere" section.
+import fs from 'node:fs';
+import path from 'node:path';
+import { dataDir, repoRoot } from '../paths.js';
+import { UserError } from '../errors.js';
+
+export const ANCHORS_FILE = path.join(dataDir, 'anchors', 'published-numbers.json');
+
+export type ComparabilityClass = 'A' | 'B' | 'C';
+export type VerificationStatus = 'checked' | 'spec' | 'unverified';
+
+export interface AnchorSource {
+  kind: 'paper' | 'repo-file' | 'issue' | 'web';
+  /** How a person cites it ("Yao et al., ReAct…", "ysymyth/ReAct#9 (author…)"). */
+  cite: string;
+  url?: string;
+  repo?: string;
+  path?: string;
+  commit?: string;
+  /** Paper table ("Table 1"). */
+  table?: string;
+  note?: string;
+}
+
+export interface Anchor {
+  id: string;
+  /** Benchmark name as registered (hotpotqa, fever, alfworld, webshop). */
+  benchmark: string;
+  /** Our method name where it is one of ours (react, act, cot...), else the source's own (lats, butler...). */
+  method: string;
+  /** The benchmark's metric key (em, success, score) or a table-specific one (error_share). */
+  metric: string;
+  /** A part of the benchmark (ALFWorld task type, Table 2 category); absent = the whole. */
+  subset?: string;
+  /** How the figure aggregates runs ("best-of-6", "avg-of-6"); absent = one run. */
+  stat?: string;
+  model: string;
+  /** Percentage as published. */
+  value: number;
+  n: number | null;
+  split: string | null;
+  class: ComparabilityClass;
+  source: AnchorSource;
+  verification: { status: VerificationStatus; how: string; date?: string };
+  /** The source disagrees with another figure for the same setting (both are kept and flagged). */
+  conflict?: boolean;
+  note?: string;
+}
+
+export interface AnchorSet {
+  file: string;
+  anchors: Anchor[];
+  classes: Record<ComparabilityClass, string>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Validates the parsed file; every problem is a UserError naming the file and the field. */
+export function parseAnchors(json: unknown, file: string): AnchorSet {
+  const where = path.isAbsolute(file) ? path.relative(repoRoot, file) || file : file;
+  const fail = (field: string, expected: string, got?: unknown): never => {
+    throw new UserError(`${where}: ${field}: expected ${expected}${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`);
+  };
+  if (!isObj(json)) fail('(top level)', 'a JSON object');
+  const doc = json as Obj;
+  if (doc.schema !== 1) fail('schema', '1', doc.schema);
+  if (!isObj(doc.classes) || !['A', 'B', 'C'].every((k) => typeof (doc.classes as Obj)[k] === 'string')) fail('classes', 'an object with string entries A, B and C');
+  if (!Array.isArray(doc.anchors)) fail('anchors', 'an array');
+  const seen = new Set<string>();
+  const anchors = (doc.anchors as unknown[]).map((raw, i): Anchor => {
+    const at = (f: string) => `anchors[${i}].${f}`;
+    if (!isObj(raw)) return fail(`anchors[${i}]`, 'an object');
+    const a = raw as Obj;
+    const str = (f: string, optional = false): string | undefined => {
+      const v = a[f];
+      if (v === undefined && optional) return undefined;
+      if (typeof v !== 'string' || v.trim() === '') fail(at(f), 'a non-empty string', v);
+      return v as string;
+    };
+    const id = str('id')!;
+    if (seen.has(id)) fail(at('id'), 'a unique id', id);
+    seen.add(id);
+    for (const f of ['benchmark', 'method', 'metric', 'model']) str(f);
+    str('subset', true);
+    str('stat', true);
+    str('note', true);
+    if (typeof a.value !== 'number' || !Number.isFinite(a.value) || a.value < 0 || a.value > 100) fail(at('value'), 'a percentage in [0, 100]', a.value);
+    if (a.n !== null && (!Number.isInteger(a.n) || (a.n as number) <= 0)) fail(at('n'), 'a positive integer or null', a.n);
+    if (a.split !== null && (typeof a.split !== 'string' || a.split === '')) fail(at('split'), 'a non-empty string or null', a.split);
+    if (a.class !== 'A' && a.class !== 'B' && a.class !== 'C') fail(at('class'), '"A", "B" or "C"', a.class);
+    if (a.conflict !== undefined && typeof a.conflict !== 'boolean') fail(at('conflict'), 'a boolean', a.conflict);
+    const s = a.source;
+    if (!isObj(s)) return fail(at('source'), 'an object');
+    if (!['paper', 'repo-file', 'issue', 'web'].includes(s.kind as string)) fail(at('source.kind'), '"paper", "repo-file", "issue" or "web"', s.kind);
+    if (typeof s.cite !== 'string' || s.cite === '') fail(at('source.cite'), 'a non-empty string', s.cite);
+    for (const f of ['url', 'repo', 'path', 'commit', 'table', 'note']) if (s[f] !== undefined && typeof s[f] !== 'string') fail(at(`source.${f}`), 'a string', s[f]);
+    // A file in a repository is only a source with the commit it was read at.
+    if (s.kind === 'repo-file' && (typeof s.repo !== 'string' || typeof s.path !== 'string' || typeof s.commit !== 'string')) fail(at('source'), 'repo, path and commit for a repo-file source');
+    if (s.kind === 'paper' && typeof s.table !== 'string') fail(at('source.table'), 'the paper table (e.g. "Table 1")', s.table);
+    if (s.kind === 'issue' && typeof s.url !== 'string') fail(at('source.url'), 'the thread URL', s.url);
+    const v = a.verification;
+    if (!isObj(v)) return fail(at('verification'), 'an object');
+    if (!['checked', 'spec', 'unverified'].includes(v.status as string)) fail(at('verification.status'), '"checked", "spec" or "unverified"', v.status);
+    if (typeof v.how !== 'string' || v.how === '') fail(at('verification.how'), 'a non-empty string', v.how);
+    return raw as unknown as Anchor;
+  });
+  return { file: where, anchors, classes: doc.classes as Record<ComparabilityClass, string> };
+}
+
+/** Reads and validates the anchors file (UserError when it is missing, not JSON, or malformed). */
+export function loadAnchors(file = ANCHORS_FILE): AnchorSet {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserError(`${file}: cannot read the anchors file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  return parseAnchors(json, file);
+}
+
+export interface AnchorQuery {
+  benchmark: string;
+  method: string;
+  metric: string;
+  /** Default: the whole benchmark (anchors without a subset). */
+  subset?: string;
+  /** Restrict to one model ("PaLM-540B", "text-davinci-002"). */
+  model?: string;
+}
+
+/**
+ * Class-A anchors for one cell of ours: same benchmark, method, metric and subset. Figures flagged as
+ * conflicting and numbers never re-checked are left out unless asked for.
+ */
+export function classAAnchors(set: AnchorSet, q: AnchorQuery, opts: { includeConflicts?: boolean; includeUnverified?: boolean } = {}): Anchor[] {
+  return set.anchors.filter(
+    (a) =>
+      a.class === 'A' &&
+      a.benchmark === q.benchmark &&
+      a.method === q.method &&
+      a.metric === q.metric &&
+      (a.subset ?? undefined) === (q.subset ?? undefined) &&
+      (q.model === undefined || a.model === q.model) &&
+      (opts.includeConflicts || !a.conflict) &&
+      (opts.includeUnverified || a.verification.status !== 'unverified'),
+  );
+}
+
+/** Numbers published elsewhere (class B and C), for the separate section; optionally for one benchmark/method/metric. */
+export function publishedElsewhere(set: AnchorSet, q: Partial<AnchorQuery> = {}): Anchor[] {
+  return set.anchors.filter(
+    (a) =>
+      a.class !== 'A' &&
+      (q.benchmark === undefined || a.benchmark === q.benchmark) &&
+      (q.method === undefined || a.method === q.method) &&
+      (q.metric === undefined || a.metric === q.metric) &&
+      (q.subset === undefined || a.subset === q.subset) &&
+      (q.model === undefined || a.model === q.model),
+  );
+}
+
+/** One line naming where a number comes from: "Table 1, Yao et al. …" / "repo path @commit" / the thread. */
+export function anchorCitation(a: Anchor): string {
+  const s = a.source;
+  if (s.kind === 'paper') return `${s.table}, ${s.cite}`;
+  if (s.kind === 'repo-file') return `${s.repo} ${s.path} @${s.commit!.slice(0, 7)}`;
+  return s.url ? `${s.cite} ${s.url}` : s.cite;
+}

@@ -1,0 +1,148 @@
+// The trajectory browser's script, inlined into the report. Plain ES2017 in a string (no build step,
+// nothing for a bundler to rename). Every piece of run data reaches the page through textContent or
+// option.text: no innerHTML, no attribute built from data except `value` and `data-*` set as properties.
+export const CLIENT_JS = String.raw`(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var runs = data.runs, episodes = data.episodes;
+  var PAGE = 100;
+  var shown = PAGE;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function uniq(xs) {
+    var seen = {}, out = [];
+    xs.forEach(function (x) { if (!Object.prototype.hasOwnProperty.call(seen, x)) { seen[x] = 1; out.push(x); } });
+    return out.sort();
+  }
+  function fill(select, values, allLabel) {
+    var o = el('option', null, allLabel);
+    o.value = '';
+    select.appendChild(o);
+    values.forEach(function (v) { var opt = el('option', null, v); opt.value = v; select.appendChild(opt); });
+  }
+  function fmt(v) { return typeof v === 'number' && isFinite(v) ? (Math.round(v * 1000) / 1000).toString() : '—'; }
+
+  var fBench = document.getElementById('filter-benchmark');
+  var fMethod = document.getElementById('filter-method');
+  var fOutcome = document.getElementById('filter-outcome');
+  var fTag = document.getElementById('filter-tag');
+  var fSearch = document.getElementById('filter-search');
+  var list = document.getElementById('episode-list');
+  var count = document.getElementById('episode-count');
+  var more = document.getElementById('show-more');
+
+  fill(fBench, uniq(runs.map(function (r) { return r.benchmark; })), 'all benchmarks');
+  fill(fMethod, uniq(runs.map(function (r) { return r.method; })), 'all methods');
+  fill(fTag, uniq([].concat.apply([], episodes.map(function (e) { return e.tags; }))), 'all tags');
+
+  // Lower-cased search text per episode, built once.
+  var haystack = episodes.map(function (e) {
+    return [e.item, e.input, e.answer || '', e.gold || '', e.text, e.error || '', e.tags.join(' ')].join('\n').toLowerCase();
+  });
+
+  function matches(e, i) {
+    var run = runs[e.run];
+    if (fBench.value && run.benchmark !== fBench.value) return false;
+    if (fMethod.value && run.method !== fMethod.value) return false;
+    if (fOutcome.value && e.outcome !== fOutcome.value) return false;
+    if (fTag.value && e.tags.indexOf(fTag.value) < 0) return false;
+    var q = fSearch.value.trim().toLowerCase();
+    if (q && haystack[i].indexOf(q) < 0) return false;
+    return true;
+  }
+
+  function kv(parent, label, value, cls) {
+    var row = el('div', 'kv' + (cls ? ' ' + cls : ''));
+    row.appendChild(el('span', 'k', label));
+    row.appendChild(el('span', 'v', value));
+    parent.appendChild(row);
+  }
+
+  function episodeBody(e) {
+    var run = runs[e.run];
+    var body = el('div', 'episode-body');
+    kv(body, 'Run', run.id + ' · ' + run.benchmark + ' · ' + run.method + ' · ' + run.split + ' · ' + run.model);
+    kv(body, 'Input', e.input);
+    kv(body, 'Answer', e.answer === null ? '—' : e.answer);
+    kv(body, 'Gold', e.gold === null ? '—' : e.gold);
+    kv(body, 'Scores', Object.keys(e.metrics).map(function (k) { return k + ' ' + fmt(e.metrics[k]); }).join(' · ') || '—');
+    if (e.error) kv(body, 'Error', e.error, 'error');
+    if (e.tags.length) kv(body, 'Tags', e.tags.join(', '));
+    if (e.steps.length) {
+      var ol = el('ol', 'steps');
+      e.steps.forEach(function (s) {
+        var li = el('li', 'step');
+        li.appendChild(el('div', 'step-no', 'Step ' + s.step));
+        if (s.thought !== null) { var t = el('div', 'thought'); t.appendChild(el('b', null, 'Thought ')); t.appendChild(el('span', null, s.thought)); li.appendChild(t); }
+        var a = el('div', 'action'); a.appendChild(el('b', null, 'Action ')); a.appendChild(el('code', null, s.action)); li.appendChild(a);
+        var o = el('div', 'observation'); o.appendChild(el('b', null, 'Observation ')); o.appendChild(el('span', null, s.observation)); li.appendChild(o);
+        ol.appendChild(li);
+      });
+      body.appendChild(ol);
+    }
+    var raw = el('details', 'raw');
+    raw.appendChild(el('summary', null, e.steps.length ? 'Episode text (after the prompt)' : 'Episode text (after the prompt): the completion'));
+    raw.appendChild(el('pre', null, e.text));
+    if (!e.steps.length) raw.open = true;
+    body.appendChild(raw);
+    var keys = Object.keys(e.extras);
+    if (keys.length) {
+      var ex = el('details', 'extras');
+      ex.appendChild(el('summary', null, 'Other fields: ' + keys.join(', ')));
+      ex.appendChild(el('pre', null, JSON.stringify(e.extras, null, 2)));
+      body.appendChild(ex);
+    }
+    return body;
+  }
+
+  function episodeNode(e) {
+    var run = runs[e.run];
+    var d = el('details', 'episode ' + e.outcome);
+    d.dataset.outcome = e.outcome;
+    d.dataset.method = run.method;
+    d.dataset.benchmark = run.benchmark;
+    var s = el('summary');
+    s.appendChild(el('span', 'badge ' + e.outcome, e.outcome));
+    s.appendChild(el('span', 'where', run.benchmark + ' / ' + run.method + ' #' + e.idx));
+    s.appendChild(el('span', 'item', e.item.length > 140 ? e.item.slice(0, 140) + '…' : e.item));
+    if (e.answer !== null || e.gold !== null) s.appendChild(el('span', 'ans', (e.answer === null ? '—' : e.answer) + ' | gold ' + (e.gold === null ? '—' : e.gold)));
+    e.tags.forEach(function (t) { s.appendChild(el('span', 'tag', t)); });
+    d.appendChild(s);
+    var built = false;
+    d.addEventListener('toggle', function () {
+      if (d.open && !built) { built = true; d.appendChild(episodeBody(e)); }
+    });
+    return d;
+  }
+
+  function render() {
+    var hits = [];
+    episodes.forEach(function (e, i) { if (matches(e, i)) hits.push(e); });
+    list.textContent = '';
+    hits.slice(0, shown).forEach(function (e) { list.appendChild(episodeNode(e)); });
+    count.textContent = hits.length + ' of ' + episodes.length + ' episodes' + (hits.length > shown ? ' (showing ' + shown + ')' : '');
+    count.dataset.count = String(hits.length);
+    more.hidden = hits.length <= shown;
+  }
+
+  [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', function () { shown = PAGE; render(); }); });
+  fSearch.addEventListener('input', function () { shown = PAGE; render(); });
+  more.addEventListener('click', function () { shown += PAGE; render(); });
+
+  // Each run's few-shot prompt, once.
+  var prompts = document.getElementById('run-prompts');
+  runs.forEach(function (r) {
+    var d = el('details', 'prompt');
+    d.appendChild(el('summary', null, r.benchmark + ' / ' + r.method + ' · ' + r.model + ' · ' + r.id + ': few-shot prompt (' + r.prompt.length + ' characters)'));
+    d.appendChild(el('pre', null, r.prompt || '(no prompt shared by the episodes)'));
+    prompts.appendChild(d);
+  });
+
+  render();
+  document.body.dataset.ready = '1';
+})();`;

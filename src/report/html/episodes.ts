@@ -1,0 +1,124 @@
+// The trajectory browser's data: each run once (with its few-shot prompt once), each episode as its
+// own text after that prompt, its steps, scores and tags. Pure: RunView[] in, plain JSON out.
+import type { RunView } from '../model.js';
+import type { EpisodeRecord } from '../../run/record.js';
+
+export interface BrowserRun {
+  id: string;
+  benchmark: string;
+  method: string;
+  split: string;
+  model: string;
+  /** The metric whose value > 0 means "correct". */
+  primary: string;
+  /** The few-shot prompt the run's episodes share (common prefix of their trajs, to a line end). */
+  prompt: string;
+}
+
+export interface BrowserStep {
+  step: number;
+  thought: string | null;
+  action: string;
+  observation: string;
+}
+
+export interface BrowserEpisode {
+  /** Position of the run in BrowserData.runs. */
+  run: number;
+  idx: number;
+  item: string;
+  input: string;
+  gold: string | null;
+  answer: string | null;
+  metrics: Record<string, number>;
+  outcome: 'correct' | 'incorrect' | 'error';
+  error: string | null;
+  tags: string[];
+  steps: BrowserStep[];
+  /** The traj after the run's prompt (the question and everything the episode added). */
+  text: string;
+  /** Other record fields (samples, forced_finish...), shown as JSON. */
+  extras: Record<string, unknown>;
+}
+
+export interface BrowserData {
+  runs: BrowserRun[];
+  episodes: BrowserEpisode[];
+}
+
+/** Longest common prefix of the strings, cut back to just after a newline (so an episode starts on its own line). */
+export function commonLinePrefix(texts: readonly string[]): string {
+  if (texts.length === 0) return '';
+  let end = texts[0]!.length;
+  for (const t of texts.slice(1)) {
+    let i = 0;
+    const lim = Math.min(end, t.length);
+    while (i < lim && t.charCodeAt(i) === texts[0]!.charCodeAt(i)) i++;
+    end = i;
+  }
+  const prefix = texts[0]!.slice(0, end);
+  return prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+}
+
+/**
+ * The few-shot prompt of a run: the common prefix of its trajs, cut before the first line that holds
+ * an episode's own input (so a one-episode run, whose "common prefix" is its whole traj, still shows
+ * its question as the episode's text, not as the prompt).
+ */
+export function runPrompt(records: readonly Pick<EpisodeRecord, 'traj' | 'input'>[]): string {
+  const trajs = records.map((r) => r.traj).filter((t) => typeof t === 'string' && t.length > 0);
+  let prompt = commonLinePrefix(trajs);
+  for (const r of records) {
+    if (!r.input || !r.traj) continue;
+    const at = r.traj.lastIndexOf(r.input);
+    if (at >= 0 && at < prompt.length) prompt = prompt.slice(0, r.traj.lastIndexOf('\n', at) + 1);
+  }
+  return prompt;
+}
+
+const CORE = new Set(['idx', 'item', 'input', 'gold', 'answer', 'metrics', 'reward', 'traj', 'steps', 'error', 'tags']);
+
+/** The primary metric: the caller's choice, else the manifest's first declared metric, else the first the records carry. */
+function primaryOf(run: RunView, pick?: (run: RunView) => string | undefined): string {
+  return pick?.(run) ?? run.manifest.metrics?.[0]?.key ?? Object.keys(run.records.find((r) => !r.error)?.metrics ?? run.records[0]?.metrics ?? {})[0] ?? 'score';
+}
+
+export function browserData(runs: readonly RunView[], opts: { primaryMetric?: (run: RunView) => string | undefined; extraTags?: (run: RunView, r: EpisodeRecord) => string[] } = {}): BrowserData {
+  const out: BrowserData = { runs: [], episodes: [] };
+  runs.forEach((run, i) => {
+    const primary = primaryOf(run, opts.primaryMetric);
+    const prompt = runPrompt(run.records);
+    out.runs.push({
+      id: run.manifest.runId,
+      benchmark: run.manifest.task,
+      method: run.manifest.method,
+      split: run.manifest.split,
+      model: run.manifest.model,
+      primary,
+      prompt,
+    });
+    for (const r of run.records) {
+      const own = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
+      const tags = [...new Set([...own, ...(opts.extraTags?.(run, r) ?? [])])];
+      const extras: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(r)) if (!CORE.has(k)) extras[k] = v;
+      const traj = typeof r.traj === 'string' ? r.traj : '';
+      out.episodes.push({
+        run: i,
+        idx: r.idx,
+        item: String(r.item ?? ''),
+        input: String(r.input ?? ''),
+        gold: r.gold ?? null,
+        answer: r.answer ?? null,
+        metrics: r.metrics ?? {},
+        outcome: r.error ? 'error' : (r.metrics?.[primary] ?? 0) > 0 ? 'correct' : 'incorrect',
+        error: r.error ? `${r.error.source}: ${r.error.message}` : null,
+        tags,
+        steps: (r.steps ?? []).map((s) => ({ step: s.step, thought: s.thought ?? null, action: s.action, observation: s.observation })),
+        text: traj.startsWith(prompt) ? traj.slice(prompt.length) : traj,
+        extras,
+      });
+    }
+  });
+  return out;
+}

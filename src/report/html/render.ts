@@ -1,0 +1,125 @@
+// The HTML report: one self-contained file that opens offline (issue 10). Tables, figures (SVG from
+// ../svg.ts), run list and a trajectory browser. Nothing external: inline CSS and script, run data as
+// JSON in a non-executed <script type="application/json"> with "<" written \u003c, and a
+// Content-Security-Policy that loads nothing from anywhere and runs only our own script (by hash), so
+// even a model's "<script>" that escaped escaping could not run.
+import { createHash } from 'node:crypto';
+import type { ReportTable, RunView } from '../model.js';
+import type { EpisodeRecord } from '../../run/record.js';
+import { formatScore } from '../numbers.js';
+import { xmlEscape as esc } from '../svg.js';
+import { browserData } from './episodes.js';
+import { CLIENT_JS } from './client.js';
+import { REPORT_CSS } from './style.js';
+
+export interface HtmlFigure {
+  title: string;
+  /** Markup from src/report/svg.ts (trusted: built by our code with every text escaped). */
+  svg: string;
+}
+
+export interface HtmlReportInput {
+  title?: string;
+  tables: ReportTable[];
+  figures: HtmlFigure[];
+  runs: RunView[];
+  /** The metric whose value > 0 counts as correct (default: the first metric in the run's records). */
+  primaryMetric?: (run: RunView) => string | undefined;
+  /** Tags to add to a record's own `tags` (e.g. automatic error-analysis tags). */
+  extraTags?: (run: RunView, record: EpisodeRecord) => string[];
+  /** A line saying when and from what the report was built. */
+  generatedNote?: string;
+}
+
+/** JSON that is safe inside <script>: "<" (so no "</script>" or "<!--") and the JS line separators escaped. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function cellHtml(v: unknown, numeric: boolean | undefined): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number') return esc(numeric ? formatScore(v) : String(v));
+  return esc(String(v));
+}
+
+export function tableHtml(t: ReportTable): string {
+  const out: string[] = [`<section class="report-table" id="${esc(`table-${t.id}`)}">`, `<h3>${esc(t.title)}</h3>`, '<table>', '<thead>'];
+  if (t.columns.some((c) => c.group !== undefined)) {
+    const cells = ['<th></th>'];
+    for (let i = 0; i < t.columns.length; ) {
+      const g = t.columns[i]!.group;
+      let j = i + 1;
+      while (g !== undefined && j < t.columns.length && t.columns[j]!.group === g) j++;
+      cells.push(`<th colspan="${j - i}" class="group">${g === undefined ? '' : esc(g)}</th>`);
+      i = j;
+    }
+    out.push(`<tr>${cells.join('')}</tr>`);
+  }
+  out.push(`<tr><th></th>${t.columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${esc(c.label)}</th>`).join('')}</tr>`, '</thead>', '<tbody>');
+  for (const r of t.rows) {
+    out.push(
+      `<tr class="${r.source}"><th scope="row">${esc(r.label)}</th>${t.columns
+        .map((c) => `<td${c.numeric ? ' class="num"' : ''}>${cellHtml(r.cells[c.key], c.numeric)}</td>`)
+        .join('')}</tr>`,
+    );
+  }
+  out.push('</tbody>', '</table>');
+  if (t.notes.length) out.push(`<ul class="notes">${t.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
+  out.push('</section>');
+  return out.join('\n');
+}
+
+function runsTableHtml(runs: RunView[]): string {
+  const rows = runs.map((r) => {
+    const m = r.manifest;
+    const errors = r.records.filter((x) => x.error).length;
+    return `<tr><td><code>${esc(m.runId)}</code></td><td>${esc(m.task)}</td><td>${esc(m.method)}</td><td>${esc(m.split)}${m.shard ? ` (shard ${esc(m.shard)})` : ''}</td><td>${esc(m.model)}</td><td class="num">${r.records.length}/${m.indices?.length ?? r.records.length}</td><td class="num">${errors}</td></tr>`;
+  });
+  return `<table class="runs"><thead><tr><th>Run</th><th>Benchmark</th><th>Method</th><th>Split</th><th>Model</th><th class="num">Episodes</th><th class="num">Errors</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+export function renderHtmlReport(input: HtmlReportInput): string {
+  const title = input.title ?? 'ReAct reproduction report';
+  const data = browserData(input.runs, { primaryMetric: input.primaryMetric, extraTags: input.extraTags });
+  const scriptHash = createHash('sha256').update(CLIENT_JS, 'utf8').digest('base64');
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${esc(title)}</title>`,
+    `<style>${REPORT_CSS}</style>`,
+    '</head><body>',
+    `<header><h1>${esc(title)}</h1>${input.generatedNote ? `<p class="meta">${esc(input.generatedNote)}</p>` : ''}`,
+    '<nav><a href="#tables">Tables</a> · <a href="#figures">Figures</a> · <a href="#runs">Runs</a> · <a href="#trajectories">Trajectories</a></nav></header>',
+    '<main>',
+    '<section id="tables"><h2>Tables</h2>',
+    ...(input.tables.length ? input.tables.map(tableHtml) : ['<p class="meta">No tables.</p>']),
+    '</section>',
+    '<section id="figures"><h2>Figures</h2>',
+    ...(input.figures.length ? input.figures.map((f) => `<figure><figcaption>${esc(f.title)}</figcaption>\n${f.svg}\n</figure>`) : ['<p class="meta">No figures.</p>']),
+    '</section>',
+    '<section id="runs"><h2>Runs</h2>',
+    runsTableHtml(input.runs),
+    '<h3>Few-shot prompts (one per run)</h3><div id="run-prompts"></div>',
+    '</section>',
+    '<section id="trajectories"><h2>Trajectories</h2>',
+    '<div class="filters">',
+    '<label>Benchmark <select id="filter-benchmark"></select></label>',
+    '<label>Method <select id="filter-method"></select></label>',
+    '<label>Outcome <select id="filter-outcome"><option value="">all outcomes</option><option value="correct">correct</option><option value="incorrect">incorrect</option><option value="error">error</option></select></label>',
+    '<label>Tag <select id="filter-tag"></select></label>',
+    '<label>Search <input id="filter-search" type="search" placeholder="text in question, steps, answer"></label>',
+    '</div>',
+    '<p id="episode-count" class="meta"></p>',
+    '<div id="episode-list"></div>',
+    '<button id="show-more" type="button" hidden>Show more</button>',
+    '</section>',
+    '</main>',
+    `<script type="application/json" id="report-data">${scriptJson(data)}</script>`,
+    `<script>${CLIENT_JS}</script>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+}

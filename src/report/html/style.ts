@@ -1,0 +1,40 @@
+// The report's stylesheet, inlined (the file must open offline). System fonts only.
+export const REPORT_CSS = `
+:root{--fg:#1d1d1f;--muted:#5f6368;--line:#dadce0;--ok:#1e7b34;--bad:#b3261e;--err:#8a5a00;--bg2:#f6f7f9}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);margin:0 auto;padding:1.5em 2em;max-width:80em}
+h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.3em;border-bottom:1px solid var(--line);padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em;margin:1.4em 0 .4em}
+nav a{color:#1a56b0}.meta{color:var(--muted)}
+table{border-collapse:collapse;margin:.4em 0}
+th,td{padding:.25em .7em;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+thead th{border-bottom:1.5px solid #999;font-weight:600}th.group{text-align:center;border-bottom:1px solid #bbb}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+tbody th{font-weight:500}
+tr.paper td,tr.paper th{color:var(--muted);font-style:italic}
+tr.ours+tr.paper td,tr.ours+tr.paper th{border-top:1.5px solid #999}
+.notes{color:var(--muted);font-size:.9em;margin:.2em 0 0;padding-left:1.2em}
+figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}
+.filters{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;background:var(--bg2);padding:.6em .8em;border-radius:6px}
+.filters label{display:flex;gap:.4em;align-items:center}
+.filters input{min-width:18em}
+details.episode{border:1px solid var(--line);border-radius:6px;margin:.35em 0;background:#fff}
+details.episode>summary{cursor:pointer;padding:.35em .6em;display:flex;gap:.7em;align-items:baseline;flex-wrap:wrap}
+details.episode[open]>summary{border-bottom:1px solid var(--line);background:var(--bg2)}
+.badge{font-size:.8em;padding:0 .5em;border-radius:1em;color:#fff}
+.badge.correct{background:var(--ok)}.badge.incorrect{background:var(--bad)}.badge.error{background:var(--err)}
+.where{color:var(--muted);font-family:ui-monospace,Menlo,monospace;font-size:.9em}
+.item{flex:1 1 20em}.ans{color:var(--muted);font-size:.9em}
+.tag{font-size:.8em;border:1px solid #aaa;border-radius:1em;padding:0 .5em;color:#444}
+.episode-body{padding:.5em .9em .8em}
+.kv{display:flex;gap:.8em;margin:.15em 0}.kv .k{min-width:5.5em;color:var(--muted)}.kv .v{white-space:pre-wrap;overflow-wrap:anywhere}
+.kv.error .v{color:var(--err)}
+ol.steps{list-style:none;padding:0;margin:.6em 0}
+li.step{border-left:3px solid #c5cbd3;padding:.2em .7em;margin:.4em 0}
+.step-no{font-size:.8em;color:var(--muted)}
+.thought span,.observation span{white-space:pre-wrap;overflow-wrap:anywhere}
+.action code{background:#eef3fb;padding:0 .3em;border-radius:3px;white-space:pre-wrap;overflow-wrap:anywhere}
+.observation{color:#333}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg2);padding:.6em;border-radius:4px;max-height:32em;overflow:auto;font-size:.85em}
+details.prompt{margin:.3em 0}details.prompt>summary{cursor:pointer}
+button{margin:.8em 0;padding:.3em 1em}
+`;

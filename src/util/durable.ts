@@ -1,0 +1,278 @@
+// Durable writes (issue 11): a run's files are whole or absent, never torn, and a full or read-only
+// disk is a one-line error naming the path and what to do.
+// - writeAll loops: write(2) may write fewer bytes than asked (a nearly full disk, a signal), and
+//   fs.writeSync returns that count without complaint.
+// - appendRecord appends a whole line or nothing: on failure the file is cut back to its length before
+//   the write, so a reader never meets half a record.
+// - replaceFileAtomic writes a temp file in the same folder, fsyncs it, renames it over the target and
+//   fsyncs the folder: readers see the old content or the new one, also after a crash.
+// - removeStaleTempFiles removes `<name>.tmp-<pid>-<token>...` files left by killed writers.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+/** The signature of fs.writeSync(fd, buffer, offset, length, position); tests inject short writers. */
+export type WriteFn = (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
+
+/** Exit status of a disk failure (sysexits EX_IOERR). */
+export const DISK_EXIT_CODE = 74;
+
+const ADVICE: Record<string, (p: string) => string> = {
+  ENOSPC: () => 'no space left on the device: free some space, then run the same command again (it resumes)',
+  EDQUOT: () => 'the disk quota is exhausted: free some space, then run the same command again (it resumes)',
+  EACCES: () => 'permission denied: make it writable by this user, or choose another folder',
+  EPERM: () => 'operation not permitted: make it writable by this user, or choose another folder',
+  EROFS: () => 'the file system is read-only: choose a folder on a writable disk',
+  ENOTDIR: () => 'a part of this path is a file, not a folder: choose another path',
+  EISDIR: () => 'this is a folder, not a file: remove it or choose another path',
+  EIO: () => 'input/output error from the device: check the disk, then run the same command again',
+  EFBIG: () => 'the file is too large for this file system: choose another folder',
+};
+
+/** A write that the disk refused (full, read-only, no permission...): one line, path and remedy. */
+export class DiskError extends UserError {
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, DISK_EXIT_CODE);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/**
+ * `e` as a DiskError when it is one of the disk conditions above (ENOSPC, EACCES, EROFS, ENOTDIR,
+ * EISDIR...), else `e` unchanged. `doing` says what was being written ("writing the run log").
+ */
+export function toDiskError(e: unknown, file: string, doing = 'writing'): unknown {
+  if (e instanceof DiskError) return e;
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (!code || !ADVICE[code]) return e;
+  return new DiskError(file, code, `${file}: ${doing} failed (${code}): ${ADVICE[code](file)}`, { cause: e });
+}
+
+const defaultWrite: WriteFn = (fd, buf, offset, length, position) => fs.writeSync(fd, buf, offset, length, position);
+
+export interface WriteAllOptions {
+  /** Where to write (pwrite); null/undefined: the current file position (or the end, for O_APPEND). */
+  position?: number | null;
+  /** Injected write for tests. */
+  write?: WriteFn;
+  /** Names the file in errors. */
+  path?: string;
+}
+
+/** Writes every byte of `data` to `fd`, looping over short writes; throws (DiskError when it is one) otherwise. */
+export function writeAll(fd: number, data: Uint8Array | string, opts: WriteAllOptions = {}): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const write = opts.write ?? defaultWrite;
+  let off = 0;
+  let eagain = 0;
+  while (off < buf.length) {
+    let n: number;
+    try {
+      n = write(fd, buf, off, buf.length - off, opts.position == null ? null : opts.position + off);
+    } catch (e) {
+      // a non-blocking descriptor (a pipe) that is momentarily full: try again
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN' && ++eagain < 1000) continue;
+      throw opts.path ? toDiskError(e, opts.path) : e;
+    }
+    if (!(n > 0)) {
+      // write(2) returns 0 only when nothing can be written: treat as a full device
+      const e = Object.assign(new Error(`write returned ${n} with ${buf.length - off} bytes left`), { code: 'ENOSPC' });
+      throw opts.path ? toDiskError(e, opts.path) : e;
+    }
+    off += n;
+  }
+}
+
+export interface AppendOptions {
+  /** fsync after the append (the record survives a power loss, not just a crash). */
+  fsync?: boolean;
+  write?: WriteFn;
+  /** What the file is, for messages ("the run log"). */
+  what?: string;
+}
+
+/**
+ * Appends `line` (plus "\n" unless it ends with one) to `fd` (opened on `file` with flag 'a'): the
+ * whole line or nothing. On failure the file is truncated back to its previous length and a
+ * DiskError (or the original error) is thrown.
+ */
+export function appendRecord(fd: number, file: string, line: string, opts: AppendOptions = {}): void {
+  const data = Buffer.from(line.endsWith('\n') ? line : line + '\n', 'utf8');
+  const before = fs.fstatSync(fd).size;
+  try {
+    writeAll(fd, data, { write: opts.write });
+    if (opts.fsync) fs.fsyncSync(fd);
+  } catch (e) {
+    let restored = true;
+    try {
+      fs.ftruncateSync(fd, before);
+    } catch {
+      restored = false;
+    }
+    const err = toDiskError(e, file, `appending to ${opts.what ?? 'the file'}`);
+    if (!restored && err instanceof DiskError) {
+      err.message += ` (the last line could not be removed: the next resume repairs it)`;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Cuts a torn last line (no final "\n", left by a crash before appendRecord existed or by a power
+ * loss) off `file`. Returns the bytes removed (0 when the file is whole or absent).
+ */
+export function truncateTornTail(file: string): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw toDiskError(e, file, 'opening');
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return 0;
+    // read backwards in blocks until a "\n" is found
+    const block = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - block.length);
+      const n = fs.readSync(fd, block, 0, end - start, start);
+      const nl = block.subarray(0, n).lastIndexOf(0x0a);
+      if (nl >= 0) {
+        const keep = start + nl + 1;
+        if (keep < size) fs.ftruncateSync(fd, keep);
+        return size - keep;
+      }
+      end = start;
+    }
+    fs.ftruncateSync(fd, 0);
+    return size;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The temp paths this process made: a file with our PID but not in here is a previous process's (same PID in a new container). */
+const ourTemps = new Set<string>();
+
+/** A temp file name next to `file`: `<file>.tmp-<pid>-<token>` (removeStaleTempFiles knows the shape). */
+export function tempPathFor(file: string): string {
+  const p = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  ourTemps.add(path.resolve(p));
+  return p;
+}
+
+/** Tells removeStaleTempFiles that this process is done with a temp path of its own (renamed or removed). */
+export function forgetTempPath(p: string): void {
+  ourTemps.delete(path.resolve(p));
+}
+
+/** fsync a folder so a rename in it is durable (not supported everywhere: then skipped). */
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF') throw toDiskError(e, dir, 'syncing the folder');
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+export interface ReplaceOptions {
+  write?: WriteFn;
+  /** File mode of a new file (default 0o644, umask applies). */
+  mode?: number;
+  what?: string;
+}
+
+/**
+ * Replaces `file` with `content` atomically: temp file in the same folder, every byte written, fsync,
+ * rename over `file`, fsync of the folder. On failure the temp file is removed, `file` keeps its old
+ * content (or stays absent), and a DiskError (or the original error) is thrown.
+ */
+export function replaceFileAtomic(file: string, content: Uint8Array | string, opts: ReplaceOptions = {}): void {
+  const tmp = tempPathFor(file);
+  const doing = `writing ${opts.what ?? 'the file'}`;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(tmp, 'wx', opts.mode ?? 0o644);
+    writeAll(fd, content, { write: opts.write });
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(tmp, file);
+    ourTemps.delete(path.resolve(tmp));
+  } catch (e) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* already failing */
+      }
+    }
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      /* never created (ENOTDIR...) */
+    }
+    ourTemps.delete(path.resolve(tmp));
+    // name the target, not the temp: that is the path the user knows
+    throw toDiskError(e, file, doing);
+  }
+  fsyncDir(path.dirname(path.resolve(file)));
+}
+
+/** Whether a process with this PID exists (in our PID namespace). EPERM: it exists, owned by another user. */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const TEMP_NAME = /\.tmp-(\d+)-[0-9a-z]{1,16}(?:-[a-z]+)*$/;
+
+/**
+ * Removes the temp files in `dir` left by writers that are gone: names `<prefix>...tmp-<pid>-<token>`
+ * (with optional suffixes such as "-shard", "-journal", "-wal") whose PID is not a live process (or
+ * is ours but the name was not made by this process), and that start with `prefix` when one is
+ * given. Files of other live processes are kept (a concurrent build's; a PID reused in another
+ * container keeps its files too: removing a live writer's file would be worse). Returns the names.
+ */
+export function removeStaleTempFiles(dir: string, prefix = ''): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    const full = path.resolve(dir, name);
+    if (pid === process.pid ? [...ourTemps].some((t) => full.startsWith(t)) : isProcessAlive(pid)) continue;
+    try {
+      fs.rmSync(path.join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      /* another cleaner got it, or not ours to remove: leave it */
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,58 @@
+// Ctrl-C while an environment request hangs: the run stops within 2 s (the AbortSignal reaches the
+// HTTP request), writes its summary and exits 130; the hanging episode is not recorded.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
+import { cleanEnv, runDirs, scriptedRespond, startCli } from '../run/cli-helpers.js';
+
+let tmp: string;
+let srv: OpenAIServer;
+let hang: http.Server;
+let hangURL: string;
+let requests = 0;
+const open = new Set<http.ServerResponse>();
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-int-'));
+  srv = await startOpenAIServer({ respond: scriptedRespond });
+  // A Wikipedia that accepts the request and never answers.
+  hang = http.createServer((_req, res) => {
+    requests++;
+    open.add(res);
+  });
+  await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+  hangURL = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const res of open) res.destroy();
+  await new Promise<void>((r) => hang.close(() => r()));
+  await srv.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('Ctrl-C during a hanging environment request', () => {
+  it('exits 130 within 2 s, summary written, nothing recorded for the hanging episode', async () => {
+    const results = path.join(tmp, 'results');
+    const { child, done } = startCli(
+      ['run', '--task', 'hotpotqa', '--method', 'react', '--indices', '0', '--wiki', 'live', '--wiki-url', hangURL, '--wiki-timeout', '300', '--base-url', srv.baseURL, '--model', 'test-model', '--cache', 'off', '--results-dir', results],
+      { cwd: tmp, env: cleanEnv() },
+    );
+    // Wait until the search request is hanging at the Wikipedia server.
+    for (let i = 0; i < 400 && requests === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(requests).toBe(1);
+    const t0 = Date.now();
+    child.kill('SIGINT');
+    const r = await done;
+    const elapsed = Date.now() - t0;
+    expect(r.code).toBe(130);
+    expect(elapsed).toBeLessThan(2000);
+    const [dir] = runDirs(results);
+    expect(fs.readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8')).toBe('');
+    expect(fs.existsSync(path.join(results, dir, 'summary.csv'))).toBe(true);
+    const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
+    expect(m.sessions.at(-1).status).toBe('interrupted');
+  });
+});

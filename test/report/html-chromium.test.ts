@@ -1,0 +1,163 @@
+// The HTML report in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core): it
+// opens from a file with no network, shows its tables and plots, logs no console error, the filters
+// work, and injected <script>/<img onerror> payloads stay text (no dialog, no execution).
+// Skipped, saying why, when there is no chromium binary or no playwright-core (.ci/run installs both).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { renderHtmlReport } from '../../src/report/html/render.js';
+import { linePlotSvg } from '../../src/report/svg.js';
+import { PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, sampleRuns } from './sample-runs.js';
+import { table1, table3, table4 } from './sample-tables.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+let playwright: typeof import('playwright-core') | null = null;
+try {
+  playwright = await import('playwright-core');
+} catch {
+  playwright = null;
+}
+const skipReason = !fs.existsSync(CHROMIUM)
+  ? `no chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`
+  : !playwright
+    ? 'playwright-core is not installed (devDependency)'
+    : null;
+if (skipReason) console.warn(`html-chromium.test.ts skipped: ${skipReason}`);
+
+function figure2(): string {
+  const k = Array.from({ length: 21 }, (_, i) => i + 1);
+  return linePlotSvg({
+    xLabel: 'CoT-SC samples', yLabel: 'EM (%)', caption: 'HotpotQA, n = 87 questions scored in every run',
+    series: [
+      { name: 'CoT-SC', points: k.map((x) => ({ x, y: 28 + 5 * (1 - Math.exp(-x / 5)) })) },
+      { name: 'CoT-SC→ReAct', points: k.map((x) => ({ x, y: 30 + 4.5 * (1 - Math.exp(-x / 3)) })) },
+      { name: 'ReAct→CoT-SC', points: k.map((x) => ({ x, y: x === 4 ? null : 31 + 4 * (1 - Math.exp(-x / 2.5)) })) },
+    ],
+    refs: [{ name: 'ReAct', y: 29.2 }, { name: 'CoT', y: 28.1 }],
+  });
+}
+
+describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-'));
+  const file = path.join(dir, 'report.html');
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const dialogs: string[] = [];
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    fs.writeFileSync(file, renderHtmlReport({
+      title: 'ReAct reproduction: report test',
+      tables: [table1(), table3(), table4()],
+      figures: [{ title: 'Figure 2: HotpotQA EM against CoT-SC samples', svg: figure2() }],
+      runs: sampleRuns(),
+      generatedNote: 'Built from 3 crafted runs.',
+    }));
+    browser = await playwright!.chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="1"]');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the tables, the plot and the runs, with nothing fetched', async () => {
+    expect(await page.locator('section.report-table table').count()).toBe(3);
+    expect(await page.locator('#table-table1 tbody tr').count()).toBe(8);
+    expect(await page.locator('#figures svg polyline').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('#figures svg').first().isVisible()).toBe(true);
+    expect(await page.locator('table.runs tbody tr').count()).toBe(3);
+    expect(requests).toEqual([pathToFileURL(file).href]);
+  });
+
+  it('shows each run\'s prompt once, and the episodes without it', async () => {
+    expect(await page.locator('#run-prompts details.prompt').count()).toBe(3);
+    const text = await page.evaluate(() => document.getElementById('episode-list')!.textContent);
+    expect(text).not.toContain('Musician and satirist');
+  });
+
+  it('filters by method, outcome, benchmark, tag and text', async () => {
+    const count = async () => Number(await page.locator('#episode-count').getAttribute('data-count'));
+    expect(await count()).toBe(7);
+    await page.selectOption('#filter-method', 'cot');
+    expect(await count()).toBe(2);
+    expect(await page.locator('details.episode').count()).toBe(2);
+    await page.selectOption('#filter-outcome', 'correct');
+    expect(await count()).toBe(1);
+    await page.selectOption('#filter-method', '');
+    await page.selectOption('#filter-outcome', 'error');
+    expect(await count()).toBe(1);
+    await page.selectOption('#filter-outcome', '');
+    await page.selectOption('#filter-benchmark', 'alfworld');
+    expect(await count()).toBe(2);
+    await page.selectOption('#filter-tag', 'step-limit');
+    expect(await count()).toBe(1);
+    await page.selectOption('#filter-tag', '');
+    await page.selectOption('#filter-benchmark', '');
+    await page.fill('#filter-search', 'colorado OROGENY');
+    expect(await count()).toBe(2);
+    await page.fill('#filter-search', '');
+    expect(await count()).toBe(7);
+  });
+
+  it('keeps injected markup as text: no script runs, no image loads, no dialog', async () => {
+    await page.fill('#filter-search', 'onerror');
+    const ep = page.locator('details.episode', { hasText: 'react #6238' });
+    await ep.locator('summary').click();
+    await ep.locator('ol.steps').waitFor();
+    const body = await ep.textContent();
+    expect(body).toContain(PAYLOAD_SCRIPT);
+    expect(body).toContain(PAYLOAD_IMG);
+    expect(body).toContain(PAYLOAD_CLOSE);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(2);
+    expect(dialogs).toEqual([]);
+    // The run's model name (a payload too) is text in the runs table.
+    expect(await page.locator('table.runs').textContent()).toContain(`evil-model ${PAYLOAD_IMG}`);
+  });
+
+  it('lays out thoughts, actions and observations step by step', async () => {
+    await page.fill('#filter-search', 'colorado');
+    await page.selectOption('#filter-method', 'react');
+    const ep = page.locator('details.episode').first();
+    await ep.locator('summary').click();
+    // The body is built on the details' toggle event, which fires after the click returns.
+    await ep.locator('ol.steps').waitFor();
+    const steps = ep.locator('li.step');
+    expect(await steps.count()).toBe(2);
+    expect(await steps.nth(0).locator('.thought').textContent()).toBe('Thought I need to search Colorado orogeny.');
+    expect(await steps.nth(0).locator('.action code').textContent()).toBe('search[Colorado orogeny]');
+    expect(await steps.nth(1).locator('.observation').textContent()).toBe('Observation Episode finished, reward = 1');
+    await page.selectOption('#filter-method', '');
+    await page.fill('#filter-search', '');
+    // A view a person would see, for the record.
+    const shown = page.locator('details.episode', { hasText: 'react #6238' });
+    await shown.locator('summary').click();
+    await shown.locator('ol.steps').waitFor();
+    await page.screenshot({ path: path.join(os.tmpdir(), 'report.png'), fullPage: true });
+  });
+
+  it('logged no console error', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,109 @@
+// The HTML report as text: self-contained, every piece of model text escaped or inside the JSON
+// block with "<" escaped, the prompt once per run; the SVG plot never has NaN. (The same page in a
+// real browser: html-chromium.test.ts.)
+import { describe, expect, it } from 'vitest';
+import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/episodes.js';
+import { renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
+import { linePlotSvg } from '../../src/report/svg.js';
+import { COT_PROMPT, PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, sampleRuns } from './sample-runs.js';
+import { NASTY, table1, wideRuns } from './sample-tables.js';
+
+describe('few-shot prompt once per run', () => {
+  it('commonLinePrefix stops at a line end', () => {
+    expect(commonLinePrefix(['ab\ncd\nQuestion: x', 'ab\ncd\nQuestion: y'])).toBe('ab\ncd\n');
+    expect(commonLinePrefix(['abc', 'abd'])).toBe('');
+    expect(commonLinePrefix([])).toBe('');
+  });
+
+  it('runPrompt is the shared exemplars, also for a one-episode run', () => {
+    const [react, cot] = sampleRuns();
+    expect(runPrompt(react!.records)).toBe(REACT_PROMPT);
+    expect(runPrompt(cot!.records)).toBe(COT_PROMPT);
+    const one = react!.records.slice(0, 1);
+    expect(runPrompt(one)).toBe(REACT_PROMPT);
+  });
+
+  it('browserData keeps each episode\'s own text, outcome by the primary metric, tags and extras', () => {
+    const d = browserData(sampleRuns());
+    expect(d.runs.map((r) => [r.benchmark, r.method, r.primary])).toEqual([['hotpotqa', 'react', 'em'], ['hotpotqa', 'cot', 'em'], ['alfworld', 'act', 'success']]);
+    expect(d.episodes.map((e) => e.outcome)).toEqual(['correct', 'incorrect', 'error', 'incorrect', 'correct', 'correct', 'incorrect']);
+    for (const e of d.episodes) expect(e.text).not.toContain('Musician and satirist');
+    expect(d.episodes[0]!.text.startsWith('Question: What is the elevation range')).toBe(true);
+    expect(d.episodes[1]!.extras).toMatchObject({ forced_finish: false, n_calls: 1 });
+    expect(d.episodes[5]!.tags).toEqual(['repeated-action']);
+    expect(d.episodes[2]!.error).toBe('llm: endpoint unreachable after 5 retries');
+    const tagged = browserData(sampleRuns(), { extraTags: (_run, r) => (r.error ? ['infra'] : []) });
+    expect(tagged.episodes[2]!.tags).toEqual(['infra']);
+  });
+});
+
+describe('renderHtmlReport', () => {
+  const html = renderHtmlReport({
+    title: `Report ${NASTY}`,
+    tables: [table1(), wideRuns()],
+    figures: [{ title: 'Figure 2', svg: linePlotSvg({ xLabel: 'CoT-SC samples', yLabel: 'EM (%)', series: [{ name: 'CoT-SC', points: [{ x: 1, y: 30 }, { x: 2, y: 32 }] }] }) }],
+    runs: sampleRuns(),
+  });
+
+  it('loads nothing from outside and runs only its own script', () => {
+    expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);
+    expect(html).not.toMatch(/<link\b/);
+    expect(html).toContain('default-src &#39;none&#39;');
+    expect(html.match(/<script\b/g)).toHaveLength(2);
+    expect(html).toMatch(/<script type="application\/json" id="report-data">/);
+  });
+
+  it('escapes every piece of run and model text', () => {
+    // The only "<script" are ours; no payload tag appears unescaped anywhere.
+    for (const p of [PAYLOAD_SCRIPT, PAYLOAD_IMG, PAYLOAD_CLOSE]) expect(html).not.toContain(p);
+    expect(html).not.toMatch(/<img\b/i);
+    expect(html).toContain('<code>react-hotpotqa-paper500-aaaa</code>');
+    expect(html).toContain('evil-model &lt;img src=x onerror=&quot;window.__pwned = 2; alert(&#39;img&#39;)&quot;&gt;');
+    // The JSON block round-trips to the same data.
+    const json = /<script type="application\/json" id="report-data">(.*)<\/script>/.exec(html)![1]!;
+    expect(json).not.toContain('<');
+    expect(JSON.parse(json)).toEqual(browserData(sampleRuns()));
+    // The prompt is in the page once per run that has it.
+    expect(json.split('Musician and satirist').length - 1).toBe(1);
+  });
+
+  it('scriptJson escapes what could end a script element', () => {
+    expect(scriptJson({ a: '</script><!-- & \u2028' })).toBe('{"a":"\\u003c/script\\u003e\\u003c!-- \\u0026 \\u2028"}');
+  });
+
+  it('tables: group headings, one decimal, — for nothing, paper rows marked', () => {
+    const t = tableHtml(table1());
+    expect(t).toContain('<th colspan="4" class="group">HotpotQA (EM)</th>');
+    expect(t).toContain('<td class="num">78.9</td>');
+    expect(t).toContain('<td class="num">—</td>');
+    expect(t).toContain('<tr class="paper"><th scope="row">Supervised SoTA</th>');
+    expect(t).not.toContain('NaN');
+  });
+});
+
+describe('linePlotSvg', () => {
+  it('leaves gaps for missing points and never writes NaN', () => {
+    const svg = linePlotSvg({
+      xLabel: 'CoT-SC samples', yLabel: 'EM (%)', caption: 'n = 87 questions scored in every run',
+      series: [
+        { name: 'CoT-SC', points: Array.from({ length: 21 }, (_, i) => ({ x: i + 1, y: 28 + i / 2 })) },
+        { name: 'ReAct→CoT-SC', points: [{ x: 1, y: 30 }, { x: 2, y: Number.NaN }, { x: 3, y: null }, { x: 4, y: 33 }, { x: 5, y: 34 }] },
+        { name: 'ReAct <b>', points: [{ x: 1, y: null }] },
+      ],
+      refs: [{ name: 'CoT-SC (paper, 21)', y: 33.4 }, { name: 'bad', y: Number.NaN }],
+    });
+    expect(svg).not.toMatch(/NaN|Infinity|undefined/);
+    expect(svg).toContain('ReAct &lt;b&gt;');
+    // The broken series: a lone dot at x=1 and a line from 4 to 5.
+    const g = /<g class="series" data-series="ReAct→CoT-SC">([\s\S]*?)<\/g>/.exec(svg)![1]!;
+    expect(g.match(/<polyline/g)).toHaveLength(1);
+    expect(g.match(/<circle/g)).toHaveLength(3);
+    expect(svg).toContain('n = 87 questions scored in every run');
+  });
+
+  it('draws empty axes that say so when nothing is scored', () => {
+    const svg = linePlotSvg({ xLabel: 'k', yLabel: 'EM', series: [{ name: 'ReAct', points: [{ x: 1, y: null }, { x: 2, y: Number.NaN }] }] });
+    expect(svg).toContain('no scored points');
+    expect(svg).not.toMatch(/NaN|Infinity/);
+  });
+});
