@@ -4,9 +4,11 @@ import { registerBenchmark } from './registry.js';
 import { createHotpotQABenchmark } from './hotpotqa/index.js';
 import { createFeverBenchmark } from './fever/index.js';
 import { createAlfworldBenchmark } from './alfworld/index.js';
+import { createWebshopBenchmark } from './webshop/index.js';
 
 registerBenchmark('hotpotqa', createHotpotQABenchmark);
 registerBenchmark('fever', createFeverBenchmark);
 registerBenchmark('alfworld', createAlfworldBenchmark);
+registerBenchmark('webshop', createWebshopBenchmark);
 
 export { getBenchmark, benchmarkNames, registerBenchmark, hasBenchmark } from './registry.js';

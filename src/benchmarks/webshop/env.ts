@@ -1,0 +1,129 @@
+// The notebook's webshopEnv over the WebShop Flask site (spec §9; env-servers.md): one session per
+// episode. reset() fetches the start page; step() runs the session state machine (session.ts), builds
+// the URL as the notebook formats it, sends it as python-requests would (requests-url.ts), converts the
+// page (page-text.ts) and merges the page info into the session, as webshopEnv.step does.
+// A refused action observes "Invalid action!" with reward 0 and done false (webshop_run's
+// `except AssertionError`); outages are InfraError('env') (site-http.ts), never observations.
+import { FatalRunError, InfraError } from '../../errors.js';
+import type { Env, EnvCallOptions, ResetResult, StepResult } from '../../envs/types.js';
+import type { Clock } from '../../llm/clock.js';
+import type { RetryPolicy } from '../../llm/retry.js';
+import { pageInstruction, pageText, WebshopRewardError } from './page-text.js';
+import { prepareRequestsUrl } from './requests-url.js';
+import { initialState, mergeInfo, notebookUrl, pyDictRepr, transition, type SessionState } from './session.js';
+import { getSitePage } from './site-http.js';
+import { checkGoal, type ExpectedGoal, type GoalsMode } from './goals.js';
+
+export const INVALID_ACTION = 'Invalid action!';
+
+export interface WebshopSiteOptions {
+  /** The notebook's WEBSHOP_URL: scheme, host, port and an optional path prefix, no trailing slash. */
+  baseUrl: string;
+  timeoutMs: number;
+  serverErrors: 'observe' | 'fail';
+  retry?: Partial<RetryPolicy>;
+  clock?: Clock;
+  random?: () => number;
+}
+
+export interface WebshopEnvOptions extends WebshopSiteOptions {
+  session: string;
+  goals: GoalsMode;
+  /** The vendored goal of this session (fixed_0..fixed_99), when there is one. */
+  expected?: ExpectedGoal;
+  /** Told about a reset whose instruction differs from the vendored goal (mode 'check'); none: silent. */
+  warn?: (message: string) => void;
+}
+
+/** A fetched and converted page. */
+export interface FetchedPage {
+  url: string;
+  target: string;
+  status: number;
+  html: string;
+  observation: string;
+  info: ReturnType<typeof pageText>['info'];
+  cleanStrError?: string;
+}
+
+/** GET the notebook's URL for `state` and convert the page. */
+export async function fetchPage(opts: WebshopSiteOptions, state: SessionState, signal?: AbortSignal): Promise<FetchedPage> {
+  const url = notebookUrl(opts.baseUrl, state);
+  const { pathUrl } = prepareRequestsUrl(url);
+  const base = new URL(opts.baseUrl);
+  const page = await getSitePage(base, pathUrl, {
+    timeoutMs: opts.timeoutMs,
+    serverErrors: opts.serverErrors,
+    retry: opts.retry,
+    signal,
+    clock: opts.clock,
+    random: opts.random,
+  });
+  let converted: ReturnType<typeof pageText>;
+  try {
+    converted = pageText(page.body, state.page_type, url);
+  } catch (e) {
+    // float() of the done page's score text failed: the notebook would crash; a site that sends a
+    // non-number there is broken, not a wrong purchase.
+    if (e instanceof WebshopRewardError) throw new InfraError(`WebShop site: ${e.message} (GET ${pathUrl})`, 'env', { cause: e });
+    throw e;
+  }
+  return { url, target: pathUrl, status: page.status, html: page.body, ...converted };
+}
+
+function stepInfo(state: SessionState, page: FetchedPage | null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const info: Record<string, unknown> = { page_type: state.page_type, ...extra };
+  if (page) {
+    info.request = page.target;
+    if (page.status !== 200) info.http_status = page.status;
+    if (page.cleanStrError) info.clean_str_error = page.cleanStrError;
+    if (page.info.reward !== undefined) info.reward = page.info.reward;
+  }
+  if (state.options?.size) info.options = pyDictRepr(state.options);
+  return info;
+}
+
+export class WebshopEnv implements Env {
+  /** The notebook's self.sessions[session] dict. */
+  private state: SessionState;
+
+  constructor(private readonly opts: WebshopEnvOptions) {
+    this.state = initialState(opts.session);
+  }
+
+  async reset(o: EnvCallOptions = {}): Promise<ResetResult> {
+    const state = initialState(this.opts.session);
+    const page = await fetchPage(this.opts, state, o.signal);
+    if (page.status !== 200) {
+      throw new InfraError(`WebShop site answered HTTP ${page.status} for the start page of ${this.opts.session} (GET ${page.target})`, 'env');
+    }
+    const instruction = pageInstruction(page.html);
+    if (instruction === null) {
+      throw new InfraError(`WebShop site: the start page of ${this.opts.session} has no "Instruction:" heading (is --env-url the WebShop site?)`, 'env');
+    }
+    this.state = mergeInfo(state, page.info);
+    const goalCheck = checkGoal(instruction, this.opts.expected, this.opts.goals);
+    if (goalCheck.status === 'mismatch') {
+      const msg = `WebShop ${this.opts.session}: the site's instruction differs from the paper's goal: site ${JSON.stringify(goalCheck.site)}, expected ${JSON.stringify(goalCheck.expected)}`;
+      if (this.opts.goals === 'strict') throw new FatalRunError(`${msg} (--webshop-goals strict; see envs/webshop/README.md)`);
+      this.opts.warn?.(msg);
+    }
+    return {
+      observation: page.observation,
+      info: { session: this.opts.session, instruction, goal_check: goalCheck, ...stepInfo(this.state, page) },
+    };
+  }
+
+  async step(action: string, o: EnvCallOptions = {}): Promise<StepResult> {
+    const t = transition(this.state, action);
+    if (t.kind === 'refused') {
+      return { observation: INVALID_ACTION, reward: 0, done: false, info: { ...stepInfo(this.state, null), invalid_action: t.reason } };
+    }
+    const page = await fetchPage(this.opts, t.next, o.signal);
+    this.state = mergeInfo(t.next, page.info);
+    const observation = t.observationOverride ?? page.observation;
+    const reward = page.info.reward ?? 0;
+    return { observation, reward, done: t.done, info: stepInfo(this.state, page, t.think ? { think: true } : {}) };
+  }
+}
+

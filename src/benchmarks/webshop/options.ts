@@ -1,0 +1,82 @@
+// The flags WebShop adds to `run` and `env play`, and their validation (UserError naming the flag).
+// The timeout is --webshop-timeout, not --env-timeout: the CLI merges every benchmark's flags into one
+// table where the first declaration wins, and ALFWorld declares --env-timeout with its own default.
+import { UserError } from '../../errors.js';
+import type { OptionTable, Settings } from '../../options.js';
+import { GOALS_MODES, type GoalsMode } from './goals.js';
+
+export const DEFAULT_ENV_TIMEOUT_S = 60;
+export const SERVER_ERROR_MODES = ['observe', 'fail'] as const;
+export type ServerErrorMode = (typeof SERVER_ERROR_MODES)[number];
+
+export const webshopOptions = {
+  'env-url': {
+    type: 'string',
+    describe:
+      "The WebShop site (princeton-nlp/WebShop web_agent_site/app.py; the notebook's WEBSHOP_URL), e.g. http://127.0.0.1:3000 (required; see envs/webshop/README.md)",
+  },
+  'webshop-goals': {
+    type: 'string',
+    choices: GOALS_MODES,
+    default: 'check',
+    describe:
+      "Compare each session's instruction with the paper's goals of fixed_0..fixed_99 (envs/webshop/webshop.fixed100.json): check (default: warn and count), strict (stop the run on a differing instruction), off",
+  },
+  'webshop-server-errors': {
+    type: 'string',
+    choices: SERVER_ERROR_MODES,
+    default: 'observe',
+    describe:
+      'A page the site answers with HTTP 500 three times (its app raised on that URL, e.g. a query starting with "["): observe (default, the notebook: its text is the observation) or fail (the episode is an environment error)',
+  },
+  'webshop-timeout': {
+    type: 'number',
+    default: DEFAULT_ENV_TIMEOUT_S,
+    describe: `Seconds per WebShop site request before it counts as failed and is retried [default: ${DEFAULT_ENV_TIMEOUT_S}]`,
+  },
+} as const satisfies OptionTable;
+
+export interface WebshopSettings {
+  /** The notebook's WEBSHOP_URL (no trailing slash). */
+  baseUrl: string;
+  timeoutMs: number;
+  goals: GoalsMode;
+  serverErrors: ServerErrorMode;
+}
+
+export function resolveGoalsMode(v: unknown): GoalsMode {
+  if (v === undefined || v === null) return 'check';
+  if (typeof v !== 'string' || !(GOALS_MODES as readonly string[]).includes(v)) {
+    throw new UserError(`--webshop-goals ${JSON.stringify(v)}: expected one of ${GOALS_MODES.join(', ')}`);
+  }
+  return v as GoalsMode;
+}
+
+export function resolveWebshopSettings(settings: Settings): WebshopSettings {
+  const raw = settings.envUrl;
+  if (raw === undefined || raw === null || raw === '') {
+    throw new UserError('--env-url: the WebShop site is required (e.g. --env-url http://127.0.0.1:3000; see envs/webshop/README.md)');
+  }
+  if (typeof raw !== 'string') throw new UserError(`--env-url: expected a URL, got ${JSON.stringify(raw)}`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UserError(`--env-url ${raw}: not a URL (expected e.g. http://127.0.0.1:3000)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`--env-url: expected an http:// or https:// URL, got ${url.protocol}`);
+  if (/[?#]/.test(raw)) throw new UserError('--env-url: expected the site\'s base URL without "?" or "#"');
+  const timeout = settings.webshopTimeout ?? DEFAULT_ENV_TIMEOUT_S;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
+    throw new UserError(`--webshop-timeout: expected a positive number of seconds, got ${JSON.stringify(timeout)}`);
+  }
+  const se = settings.webshopServerErrors ?? 'observe';
+  if (se !== 'observe' && se !== 'fail') throw new UserError(`--webshop-server-errors ${JSON.stringify(se)}: expected observe or fail`);
+  return {
+    // The notebook formats f'{WEBSHOP_URL}/{session}': a trailing slash would double it.
+    baseUrl: raw.replace(/\/+$/, ''),
+    timeoutMs: Math.round(timeout * 1000),
+    goals: resolveGoalsMode(settings.webshopGoals),
+    serverErrors: se,
+  };
+}
