@@ -9,6 +9,8 @@ export interface OptionSpec {
   default?: string | number | boolean;
   /** Hidden from --help (internal or deprecated). */
   hidden?: boolean;
+  /** Heading the flag is listed under in --help ("Model:", "ALFWorld:"). */
+  group?: string;
 }
 
 export type OptionTable = Record<string, OptionSpec>;

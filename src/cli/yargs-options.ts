@@ -9,6 +9,7 @@ export function yargsOptions(table: OptionTable): Record<string, Options> {
     if (spec.choices) o.choices = [...spec.choices];
     if (spec.default !== undefined) o.default = spec.default;
     if (spec.hidden) o.hidden = true;
+    if (spec.group) o.group = spec.group;
     out[flag] = o;
   }
   return out;

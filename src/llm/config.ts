@@ -2,7 +2,7 @@
 // The API key itself is never a flag or a file field: --api-key-env names the environment variable.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Options } from 'yargs';
+import type { OptionTable } from '../options.js';
 import { ConfigError, UserError } from '../errors.js';
 import { cacheDir } from '../paths.js';
 import type { CacheMode } from './cache.js';
@@ -99,7 +99,7 @@ export const llmCliOptions = {
   balance: { type: 'string', group, choices: ['round-robin', 'least-busy'], describe: 'How requests spread over several --base-url servers [default: least-busy]' },
   'price-prompt': { type: 'number', group, describe: 'USD per 1M prompt tokens [default: built-in for OpenAI models, else 0]' },
   'price-completion': { type: 'number', group, describe: 'USD per 1M completion tokens [default: built-in for OpenAI models, else 0]' },
-} satisfies Record<string, Options>;
+} satisfies OptionTable;
 
 type Kind = 'string' | 'urls' | 'int' | 'number';
 const SPEC: Record<keyof LlmSettings, { kind: Kind; choices?: string[]; min?: number }> = {

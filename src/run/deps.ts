@@ -25,8 +25,11 @@ export function allRunOptions(): OptionTable {
     split: { ...runOptions.split, describe: `Split: ${benches.map((b) => `${b.name} ${b.splitNames().join('|')} (default ${b.defaultSplit})`).join('; ')}` },
     ...(llmCliOptions as OptionTable),
   };
-  for (const name of names) {
-    for (const [flag, spec] of Object.entries(getBenchmark(name).options)) if (!(flag in out)) out[flag] = spec;
+  // A flag several benchmarks declare is listed once, under all their names (HotpotQA / FEVER).
+  const declaredBy = new Map<string, string[]>();
+  for (const b of benches) for (const flag of Object.keys(b.options)) declaredBy.set(flag, [...(declaredBy.get(flag) ?? []), b.title]);
+  for (const b of benches) {
+    for (const [flag, spec] of Object.entries(b.options)) if (!(flag in out)) out[flag] = { group: `${declaredBy.get(flag)!.join(' / ')} options:`, ...spec };
   }
   return out;
 }
