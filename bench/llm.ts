@@ -8,6 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { childOpenAIServer } from './support/child-server.js';
+import { reportRows, writeResultsFile } from './support/summary.js';
 import { createCompletionModel, resolveModelConfig } from '../src/llm/index.js';
 import { PAPER_SAMPLING, type CompletionRequest } from '../src/llm/types.js';
 
@@ -94,6 +95,13 @@ export async function benchLlm(): Promise<string> {
   fs.rmSync(dir, { recursive: true, force: true });
 
   const f = (x: number) => x.toFixed(3);
+  const lin = (c: number) => thr[c] / thr[1] / c;
+  const file = 'results-llm.md';
+  reportRows([
+    { benchmark: 'LLM client + cache: cache hit, median', target: '< 1 ms', measured: `${f(quantile(hit, 0.5))} ms (p99 ${quantile(hit, 0.99).toFixed(2)})`, file },
+    { benchmark: 'LLM client + cache: miss over loopback, median', target: '< 5 ms', measured: `${quantile(miss, 0.5).toFixed(2)} ms (p99 ${quantile(miss, 0.99).toFixed(0)})`, file },
+    { benchmark: 'LLM throughput, 200 ms server, concurrency 8 / 32', target: '≥ 0.8 × linear', measured: `${lin(8).toFixed(2)} × / ${lin(32).toFixed(2)} ×`, file },
+  ]);
   const lines = [
     '## llm',
     '',
@@ -119,6 +127,6 @@ export async function benchLlm(): Promise<string> {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const md = await benchLlm();
-  fs.writeFileSync(path.join(here, 'results-llm.md'), md);
+  writeResultsFile(path.join(here, 'results-llm.md'), md);
   process.stdout.write(md);
 }

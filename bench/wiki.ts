@@ -4,13 +4,14 @@
 //   npx tsx bench/wiki.ts [--pages 1000000] [--queries 2000] [--out bench/results-wiki.md] [--keep]
 // Serving is measured in a child process so its peak RSS is not the builder's.
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSnapshot, SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
 import Database from 'better-sqlite3';
 import { mulberry32 } from '../test/support/mulberry32.js';
+import { reportRows, writeResultsFile, type SummaryRow } from './support/summary.js';
 
 const here = fileURLToPath(import.meta.url);
 const arg = (name: string, dflt: string) => {
@@ -166,7 +167,19 @@ async function main() {
       '',
     ];
     process.stdout.write(lines.join('\n'));
-    writeFileSync(outFile, lines.join('\n'));
+    writeResultsFile(outFile, lines.join('\n'));
+    const file = path.basename(outFile);
+    const summary: SummaryRow[] = [];
+    for (const r of rows) {
+      const what = r.label === 'shipped-2017' ? `shipped ${r.pages.toLocaleString('en')} pages` : `${r.pages.toLocaleString('en')} synthetic pages`;
+      summary.push({ benchmark: `Wikipedia snapshot build, ${what}`, target: '≥ 20,000 pages/s', measured: `${Math.round(r.pagesPerSec).toLocaleString('en')} pages/s (${r.seconds.toFixed(1)} s)`, file });
+    }
+    const big = rows[rows.length - 1];
+    summary.push(
+      { benchmark: `Wikipedia search at ${big.pages.toLocaleString('en')} pages, p50 / p99`, target: '≤ 2 ms / ≤ 20 ms', measured: `${big.p50.toFixed(2)} ms / ${big.p99.toFixed(2)} ms`, file },
+      { benchmark: `Wikipedia serving peak RSS at ${big.pages.toLocaleString('en')} pages`, target: '≤ 300 MB', measured: `${big.rssMB.toFixed(0)} MB`, file },
+    );
+    reportRows(summary);
   } finally {
     if (keep) process.stderr.write(`  kept ${tmp}\n`);
     else rmSync(tmp, { recursive: true, force: true });

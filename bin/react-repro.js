@@ -1,7 +1,66 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx's loader, so a clone works without a build step.
-import { register } from 'tsx/esm/api';
+// The react-repro command. It runs the compiled CLI in dist/ (built by `npm run build`, which `npm ci`
+// runs through the `prepare` script). In a checkout, when a source file is newer than its compiled
+// file (a developer edited src/ without rebuilding) or dist/ is missing, it runs src/ through tsx
+// instead, so the command and the tests that spawn it always run the current sources.
+// REACT_REPRO_ENTRY=dist|src forces one (the start-time bench measures both).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const src = path.join(root, 'src');
+const dist = path.join(root, 'dist');
+
+/** True when every src/**.ts has a compiled dist/**.js at least as new (one stat pair a file: ~1 ms). */
+function distIsCurrent() {
+  let entries;
+  try {
+    entries = fs.readdirSync(src, { recursive: true });
+  } catch {
+    return true; // an installed package ships dist/ only
+  }
+  for (const rel of entries) {
+    if (!rel.endsWith('.ts') || rel.endsWith('.d.ts')) continue;
+    const out = fs.statSync(path.join(dist, rel.slice(0, -3) + '.js'), { throwIfNoEntry: false });
+    if (!out || out.mtimeMs < fs.statSync(path.join(src, rel)).mtimeMs) return false;
+  }
+  return true;
+}
+
+const distMain = path.join(dist, 'cli', 'main.js');
+
+function importDist() {
+  return import(pathToFileURL(distMain).href).catch((e) => {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes(distMain)) throw e;
+    process.stderr.write('react-repro: dist/ is missing: run `npm run build` (or `npm ci`, which builds it)\n');
+    process.exit(70);
+  });
+}
+
+async function loadMain() {
+  const forced = process.env.REACT_REPRO_ENTRY;
+  if (forced !== undefined && forced !== 'dist' && forced !== 'src') {
+    process.stderr.write(`react-repro: REACT_REPRO_ENTRY must be dist or src, got "${forced}"\n`);
+    process.exit(2);
+  }
+  if (forced === 'dist' || (forced === undefined && distIsCurrent())) {
+    return importDist();
+  }
+  let tsx;
+  try {
+    tsx = await import('tsx/esm/api');
+  } catch {
+    // tsx is a devDependency: without it, a stale build is still better than no command at all.
+    if (forced === 'src') {
+      process.stderr.write('react-repro: REACT_REPRO_ENTRY=src needs tsx (a devDependency): run `npm install`\n');
+      process.exit(70);
+    }
+    return importDist();
+  }
+  tsx.register();
+  return import(pathToFileURL(path.join(src, 'cli', 'main.ts')).href);
+}
+
+const { main } = await loadMain();
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes src/util/python-unicode-tables.ts: the character classes of CPython's str methods that
-normalize_answer relies on (paper-protocol.md §7), taken from the running CPython (3.11, Unicode 14).
+normalize_answer relies on (docs/protocol.md §7), taken from the running CPython (3.11, Unicode 14).
 
 Node's built-in Unicode data (ICU) follows a newer Unicode version and JavaScript's \\b and \\s are
 not Python's, so scoring uses these tables instead of JS built-ins:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the scoring fixtures for src/tasks/scoring.ts, computed with CPython 3.11 and a verbatim
-copy of the released wrappers.py scoring functions (ysymyth/ReAct, paper-protocol.md §7).
+copy of the released wrappers.py scoring functions (ysymyth/ReAct, docs/protocol.md §7).
 
 Run from the repo root:  python3 scripts/gen_scoring_corpus.py
   test/fixtures/scoring/corpus.jsonl      one (prediction, gold) pair per line with CPython's results:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the Wikipedia environment's expectations with CPython (paper-protocol.md §6).
+"""Generate the Wikipedia environment's expectations with CPython (docs/protocol.md §6).
 
 Run from the repository root:  python3 scripts/gen_wiki_fixtures.py
 Needs CPython 3.11, requests and BeautifulSoup 4.11 (Debian: python3-requests python3-bs4; with a
@@ -18,7 +18,7 @@ Writes
   test/fixtures/wikipedia/shipped_snapshot.json  the same on pages of the shipped 2017 snapshot
   test/fixtures/wikipedia/dumps/          tiny dumps in the three formats `wiki build` reads
 
-The env logic below is a restatement of the released wikienv.py behaviour (paper-protocol.md §6),
+The env logic below is a restatement of the released wikienv.py behaviour (docs/protocol.md §6),
 run against the same test site that test/servers/wiki-server.ts serves.
 """
 import json

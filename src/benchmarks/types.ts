@@ -37,6 +37,21 @@ export interface MetricDef {
   label: string;
 }
 
+/** Callbacks a run passes to createEnv (issue 11); a benchmark may ignore them. */
+export interface EnvHooks {
+  /** Called before each backoff sleep of an environment request (src/envs/http/request.ts RetryEvent). */
+  onRetry?(e: { service: string; attempt: number; reason: string; delayMs: number }): void;
+}
+
+/** What a run is about to do, for Benchmark.startNotes. */
+export interface RunStart {
+  method: string;
+  split: string;
+  /** The item indices this run covers. */
+  indices: readonly number[];
+  settings: Settings;
+}
+
 /** The environment side of a run, built once from the run's options. */
 export interface EnvHandle {
   makeEnv(item: Item): Env;
@@ -104,8 +119,11 @@ export interface Benchmark {
   derivedMethods?: Record<string, DerivedMethod>;
 
   // ---- environment ----
-  /** Builds the environment for a run or `env play`; validates the benchmark's options first. */
-  createEnv(settings: Settings): Promise<EnvHandle>;
+  /**
+   * Builds the environment for a run or `env play`; validates the benchmark's options first. `hooks`
+   * (optional, issue 11) lets a run count the environment's retries as they happen.
+   */
+  createEnv(settings: Settings, hooks?: EnvHooks): Promise<EnvHandle>;
   /**
    * How the benchmark's loops turn an environment step into the observation text, before prompt
    * assembly (QA: literal "\\n" removed; ALFWorld: think → "OK."). `env play` prints exactly this.
@@ -121,6 +139,11 @@ export interface Benchmark {
   fidelity?(settings: Settings): Record<string, unknown>;
   /** Lines to print after a run's summary (e.g. WebShop's goals check); optional. */
   summaryNotes?(runs: RunView): string[];
+  /**
+   * One-line notices to print before a run starts (e.g. FEVER on an offline snapshot that lacks the
+   * evidence pages of the split); optional, must not write anything.
+   */
+  startNotes?(run: RunStart): string[];
   /**
    * The paper-style tables of this benchmark (ours beside the paper's numbers). It receives every run
    * being reported and uses those it knows; tables with the same id from two benchmarks (HotpotQA and

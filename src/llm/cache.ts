@@ -14,7 +14,7 @@ import { ConfigError, FatalRunError } from '../errors.js';
 import { sha256 } from '../util/hash.js';
 import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
 import { LlmAccumulator } from './stats.js';
-import { ZERO_USAGE } from './pricing.js';
+import { costUsd, ZERO_USAGE } from './pricing.js';
 
 export type CacheMode = 'rw' | 'off' | 'replay';
 
@@ -46,6 +46,29 @@ export interface StoredChoice {
   sampleIndex: number;
   text: string;
   finishReason: string;
+  /** Samples of the backend call that produced this one, and that call's usage (null: not reported). */
+  callN?: number;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+}
+
+/**
+ * A result with the usage of every sample served, cache hits included: what the same request would
+ * have used without the cache. `usage`/`costUsd` stay what this call spent (0 for a full hit).
+ */
+export interface CacheAccountedResult extends CompletionResult {
+  total?: { usage: TokenUsage; costUsd: number };
+}
+
+/**
+ * What serving `rows` from the cache stands for: the prompt once (as a fresh request of n samples
+ * counts it), and each sample's share of the completion tokens of the call that produced it.
+ * Rows whose backend reported no usage count 0.
+ */
+export function storedUsage(rows: readonly StoredChoice[], withPrompt = true): TokenUsage {
+  const prompt = withPrompt ? (rows.find((r) => typeof r.promptTokens === 'number')?.promptTokens ?? 0) : 0;
+  const completion = Math.round(rows.reduce((a, r) => a + (typeof r.completionTokens === 'number' ? r.completionTokens / Math.max(1, r.callN ?? 1) : 0), 0));
+  return { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
 }
 
 const SCHEMA = `
@@ -96,7 +119,7 @@ export class CompletionCache {
       retryBusy(() => this.db.exec(SCHEMA));
     }
     this.selectStmt = this.db.prepare(
-      'SELECT sample_index AS sampleIndex, text, finish_reason AS finishReason FROM completions WHERE key = ? ORDER BY sample_index',
+      'SELECT sample_index AS sampleIndex, text, finish_reason AS finishReason, call_n AS callN, prompt_tokens AS promptTokens, completion_tokens AS completionTokens FROM completions WHERE key = ? ORDER BY sample_index',
     );
     this.countStmt = this.db.prepare('SELECT COUNT(*) AS n FROM completions');
     this.insertStmt = opts.readonly
@@ -208,6 +231,8 @@ export interface CachedModelOptions {
   /** Goes into the key: 'completions', 'chat', 'llama'... */
   api: string;
   accumulator?: LlmAccumulator;
+  /** Where the one warning goes when the cache file fails (default: stderr). */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -218,6 +243,8 @@ export class CachedCompletionModel implements CompletionModel {
   readonly accumulator: LlmAccumulator;
   private readonly cache?: CompletionCache;
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Set when the cache file failed (full disk, I/O error): the run goes on uncached (issue 11). */
+  private cacheFailed = false;
 
   constructor(
     private readonly inner: CompletionModel,
@@ -231,7 +258,13 @@ export class CachedCompletionModel implements CompletionModel {
       try {
         this.cache = CompletionCache.open(o.path);
       } catch (e) {
-        throw new ConfigError(`--cache-path: cannot use ${o.path} as the completion cache (${(e as Error).message.split('\n')[0]})`);
+        // A full or failing disk (SQLITE_FULL, SQLITE_IOERR_*) only costs the cache in rw mode (issue 11).
+        if (o.mode !== 'rw' || !/^SQLITE_(FULL|IOERR)/.test(String((e as { code?: unknown }).code))) {
+          throw new ConfigError(`--cache-path: cannot use ${o.path} as the completion cache (${(e as Error).message.split('\n')[0]})`);
+        }
+        this.cacheOrWarn(() => {
+          throw e;
+        }, undefined);
       }
     }
   }
@@ -247,7 +280,7 @@ export class CachedCompletionModel implements CompletionModel {
   async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
     try {
       let r: CompletionResult;
-      if (this.cache) {
+      if (this.cache && !this.cacheFailed) {
         const canonical = canonicalRequest(this.model, this.o.api, req);
         const key = sha256(canonical);
         r = await this.withKeyLock(key, () => this.viaCache(req, key, canonical, opts));
@@ -265,15 +298,19 @@ export class CachedCompletionModel implements CompletionModel {
   private async viaCache(req: CompletionRequest, key: string, canonical: string, opts: { signal?: AbortSignal }): Promise<CompletionResult> {
     const t0 = performance.now();
     const cache = this.cache!;
-    const have = cache.get(key);
+    const have = this.cacheOrWarn(() => cache.get(key), []);
     if (have.length >= req.n) {
-      return {
-        choices: have.slice(0, req.n).map(toChoice),
+      const served = have.slice(0, req.n);
+      const total = storedUsage(served);
+      const hit: CacheAccountedResult = {
+        choices: served.map(toChoice),
         usage: { ...ZERO_USAGE },
         costUsd: 0,
         cachedChoices: req.n,
         latencyMs: performance.now() - t0,
+        total: { usage: total, costUsd: this.costAtRunPrices(total) },
       };
+      return hit;
     }
     if (this.o.mode === 'replay') {
       throw new CacheMissError(
@@ -287,15 +324,54 @@ export class CachedCompletionModel implements CompletionModel {
     const ask = seededSampling ? req.n : req.n - have.length;
     const res = await this.inner.complete({ ...req, n: ask }, opts);
     const fresh = seededSampling ? res.choices.slice(have.length) : res.choices;
-    const stored = cache.put(key, canonical, this.model, have.length, fresh, res.usage, ask);
+    // A paid completion is never lost to the cache: if storing fails, it is returned uncached.
+    const stored = this.cacheOrWarn(
+      () => cache.put(key, canonical, this.model, have.length, fresh, res.usage, ask),
+      fresh.map((c, k) => ({ sampleIndex: have.length + k, text: c.text, finishReason: c.finishReason })),
+    );
     const all = [...have, ...stored];
-    return {
+    // The fresh call paid for its prompt and samples; the cached samples add their completion share
+    // (none when the fresh call re-generated them all).
+    const reused = seededSampling ? [] : have;
+    const extra = storedUsage(reused, false);
+    const partial: CacheAccountedResult = {
       choices: all.map(toChoice),
       usage: res.usage,
       costUsd: res.costUsd,
       cachedChoices: have.length,
       latencyMs: performance.now() - t0,
+      total: {
+        usage: { promptTokens: res.usage.promptTokens, completionTokens: res.usage.completionTokens + extra.completionTokens, totalTokens: res.usage.totalTokens + extra.totalTokens },
+        costUsd: res.costUsd + this.costAtRunPrices(extra),
+      },
     };
+    return partial;
+  }
+
+  /**
+   * A cache read or write; when the file fails (SQLITE_FULL on a full disk, SQLITE_IOERR, read-only),
+   * rw mode warns once and goes on without the cache (`fallback`); replay mode cannot go on.
+   */
+  private cacheOrWarn<T>(op: () => T, fallback: T): T {
+    try {
+      return op();
+    } catch (e) {
+      const why = `${(e as { code?: string }).code ?? (e as Error).name}: ${(e as Error).message.split('\n')[0]}`;
+      if (this.o.mode === 'replay') throw new FatalRunError(`--cache replay: cannot read the cache file ${this.o.path} (${why})`);
+      if (!this.cacheFailed) {
+        this.cacheFailed = true;
+        const line = `warning: the completion cache ${this.o.path} failed (${why}); the run goes on without it (completions are no longer cached)`;
+        (this.o.warn ?? ((l: string) => process.stderr.write(`react-repro: ${l}\n`)))(line);
+      }
+      return fallback;
+    }
+  }
+
+  /** Cost of tokens at the backend's configured prices (USD per 1M, from its description; none → 0). */
+  private costAtRunPrices(usage: TokenUsage): number {
+    const p = (this.inner.describe() as { pricesUsdPer1M?: { prompt?: unknown; completion?: unknown } }).pricesUsdPer1M;
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+    return p ? costUsd(usage, { promptPerM: num(p.prompt), completionPerM: num(p.completion) }) : 0;
   }
 
   private async withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {

@@ -186,7 +186,17 @@ function shownBadUrl(u: string): string {
   return shown.slice(0, 80);
 }
 
-function splitURLs(values: string[], name: string): string[] {
+/**
+ * Ports the Fetch standard forbids (https://fetch.spec.whatwg.org/#bad-port): Node's fetch (undici)
+ * fails every request to them at once with "bad port", which looked like an outage and was retried.
+ */
+const FETCH_BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119,
+  123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990,
+  993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+function splitURLs(values: string[], name: string, apiKeyEnv: string): string[] {
   const urls = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
   for (const u of urls) {
     let parsed: URL;
@@ -196,6 +206,18 @@ function splitURLs(values: string[], name: string): string[] {
       throw new UserError(`${name}: "${shownBadUrl(u)}" is not a URL; expected e.g. http://127.0.0.1:8000/v1`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UserError(`${name}: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1`);
+    // Node's fetch refuses URLs with credentials, and a key there would be written wherever the URL
+    // is (issue 11): the key belongs in the environment. The URL is not echoed (it holds the key).
+    if (parsed.username || parsed.password) {
+      throw new UserError(
+        `${name}: the URL holds credentials (user:KEY@host), which are not accepted: put the key in the environment variable ${apiKeyEnv} (or name another with --api-key-env) and give the URL without it, e.g. ${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '')}`,
+      );
+    }
+    if (parsed.port !== '' && FETCH_BAD_PORTS.has(Number(parsed.port))) {
+      throw new UserError(
+        `${name} ${safeEndpointLabel(u)}: fetch never connects to port ${parsed.port} (a "bad port" of the Fetch standard): serve the model on another port`,
+      );
+    }
   }
   return [...new Set(urls.map((u) => u.replace(/\/+$/, '')))];
 }
@@ -226,7 +248,8 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
     mode: (s.cache ?? 'rw') as CacheMode,
     path: path.resolve(s.cachePath ?? path.join(cacheDir(), 'completions.sqlite')),
   };
-  const flagURLs = s.baseUrl ? splitURLs(s.baseUrl as string[], '--base-url') : [];
+  const keyEnvName = typeof s.apiKeyEnv === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.apiKeyEnv) && !s.apiKeyEnv.startsWith('sk-') ? s.apiKeyEnv : DEFAULT_API_KEY_ENV;
+  const flagURLs = s.baseUrl ? splitURLs(s.baseUrl as string[], '--base-url', keyEnvName) : [];
 
   if (s.llm) {
     if (flagURLs.length) throw new UserError('--llm and --base-url exclude each other: use one model backend');
@@ -241,7 +264,7 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
     throw new UserError('--api-key-env: expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not the key itself');
   }
   const keyValue = env[apiKeyEnv]?.trim() || undefined;
-  let baseURLs = flagURLs.length ? flagURLs : env.OPENAI_BASE_URL?.trim() ? splitURLs([env.OPENAI_BASE_URL], 'OPENAI_BASE_URL') : [];
+  let baseURLs = flagURLs.length ? flagURLs : env.OPENAI_BASE_URL?.trim() ? splitURLs([env.OPENAI_BASE_URL], 'OPENAI_BASE_URL', apiKeyEnv) : [];
 
   const replay = cache.mode === 'replay';
   if (!baseURLs.length) {

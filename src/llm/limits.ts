@@ -58,7 +58,7 @@ export class ConcurrencyLimiter {
 
 export const WINDOW_MS = 60_000;
 
-/** Token estimate before a call (§ brief: prompt length / 4 + max_tokens per sample). */
+/** Token estimate before a call (prompt length / 4 + max_tokens per sample). */
 export function estimateTokens(promptChars: number, maxTokens: number, n: number): number {
   return Math.ceil(promptChars / 4) + maxTokens * n;
 }

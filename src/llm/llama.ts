@@ -1,5 +1,5 @@
 // Embedded llama.cpp backend (node-llama-cpp v3, CPU): raw text completion of a GGUF model, with
-// the same request semantics as the Completions API (paper-protocol.md §3): greedy at temperature 0,
+// the same request semantics as the Completions API (docs/protocol.md §3): greedy at temperature 0,
 // stop sequences cut out of the text, n samples, maxTokens → finish "length".
 //
 // node-llama-cpp is an optional dependency of ~670 MB, so it is imported only here, dynamically,

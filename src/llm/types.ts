@@ -1,5 +1,5 @@
 // The completion interface every backend (OpenAI-compatible HTTP, chat-carried, embedded llama.cpp,
-// cache) implements. ReAct is text completion with stop sequences (paper-protocol.md §3).
+// cache) implements. ReAct is text completion with stop sequences (docs/protocol.md §3).
 
 export interface CompletionRequest {
   prompt: string;
@@ -17,7 +17,7 @@ export interface CompletionRequest {
   presencePenalty: number;
 }
 
-/** Paper defaults (paper-protocol.md §3). */
+/** Paper defaults (docs/protocol.md §3). */
 export const PAPER_SAMPLING: Omit<CompletionRequest, 'prompt' | 'stop'> = {
   maxTokens: 100,
   temperature: 0,

@@ -8,6 +8,7 @@ import {
   type TokenUsage,
 } from '../llm/types.js';
 import type { StepRecord } from './types.js';
+import { totalOfResult } from '../run/record.js';
 
 /** A step record with the suite's extra flag for an empty action (§4 step 3). */
 export interface QaStepRecord extends StepRecord {
@@ -15,11 +16,17 @@ export interface QaStepRecord extends StepRecord {
   emptyAction?: boolean;
 }
 
-/** Counts calls and sums usage and cost over an episode. */
+/**
+ * Counts calls and sums usage and cost over an episode. `usage`/`costUsd` count every call, cache hits
+ * included (the cache reports a hit's stored usage as `total`; issue 10: a replayed run is not "0
+ * tokens"); `spentUsage`/`spentCostUsd` only the calls that went to the model.
+ */
 export class CallLedger {
   calls = 0;
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   costUsd = 0;
+  spentUsage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  spentCostUsd = 0;
 
   constructor(
     private readonly model: CompletionModel,
@@ -30,10 +37,11 @@ export class CallLedger {
     this.signal?.throwIfAborted();
     const res = await this.model.complete(req, this.signal ? { signal: this.signal } : undefined);
     this.calls++;
-    this.usage.promptTokens += res.usage.promptTokens;
-    this.usage.completionTokens += res.usage.completionTokens;
-    this.usage.totalTokens += res.usage.totalTokens;
-    this.costUsd += res.costUsd;
+    const total = totalOfResult(res);
+    addUsage(this.usage, total.usage);
+    this.costUsd += total.costUsd;
+    addUsage(this.spentUsage, res.usage);
+    this.spentCostUsd += res.costUsd;
     if (res.choices.length < req.n) {
       throw new InfraError(`completion returned ${res.choices.length} choice(s), expected ${req.n}`, 'llm');
     }
@@ -45,6 +53,12 @@ export class CallLedger {
     const choices = await this.complete(greedyRequest(prompt, stop));
     return choices[0].text;
   }
+}
+
+function addUsage(a: TokenUsage, b: TokenUsage): void {
+  a.promptTokens += b.promptTokens;
+  a.completionTokens += b.completionTokens;
+  a.totalTokens += b.totalTokens;
 }
 
 export function greedyRequest(prompt: string, stop: string[]): CompletionRequest {

@@ -177,3 +177,57 @@ export function anchorCitation(a: Anchor): string {
   if (s.kind === 'repo-file') return `${s.repo} ${s.path} @${s.commit!.slice(0, 7)}`;
   return s.url ? `${s.cite} ${s.url}` : s.cite;
 }
+
+/** The order in which sources are preferred for a cell: the paper's table, then the code's files, then threads. */
+const SOURCE_RANK: Record<AnchorSource['kind'], number> = { paper: 0, 'repo-file': 1, issue: 2, web: 3 };
+
+/**
+ * The anchors one report draws on. Tables take their class-A figures through pick(), which records
+ * what was shown beside ours; everything else for the reported benchmarks (class B and C, and class-A
+ * figures no table showed: other models, a second source for a cell) goes to the "published
+ * elsewhere" section, so no number is hidden and none sits in a column it does not belong to.
+ */
+export class AnchorBook {
+  readonly shown = new Set<string>();
+  constructor(readonly set: AnchorSet) {}
+
+  /** Class-A anchors for a cell (optionally of one aggregate, e.g. "best-of-6"), best source first. */
+  candidates(q: AnchorQuery & { stat?: string | null }): Anchor[] {
+    return classAAnchors(this.set, q)
+      .filter((a) => q.stat === undefined || (a.stat ?? null) === q.stat)
+      .sort((a, b) => SOURCE_RANK[a.source.kind] - SOURCE_RANK[b.source.kind]);
+  }
+
+  /** The figure to print in a cell beside ours (recorded as shown), or null. */
+  pick(q: AnchorQuery & { stat?: string | null }): Anchor | null {
+    const a = this.candidates(q)[0] ?? null;
+    if (a) this.shown.add(a.id);
+    return a;
+  }
+
+  /** Every anchor of these benchmarks that no table showed, class A first; Table 2's shares only with Table 2. */
+  notShown(benchmarks: readonly string[], opts: { withErrorShares?: boolean } = {}): Anchor[] {
+    const order: Record<ComparabilityClass, number> = { A: 0, B: 1, C: 2 };
+    return this.set.anchors
+      .filter((a) => benchmarks.includes(a.benchmark) && !this.shown.has(a.id) && (opts.withErrorShares || a.metric !== 'error_share'))
+      .sort((a, b) => benchmarks.indexOf(a.benchmark) - benchmarks.indexOf(b.benchmark) || order[a.class] - order[b.class]);
+  }
+}
+
+let current: AnchorBook | null = null;
+
+/** The book of the report being built (a fresh one from the anchors file outside a report build). */
+export function reportAnchors(): AnchorBook {
+  return (current ??= new AnchorBook(loadAnchors()));
+}
+
+/** Builds a report with its own anchor book: what fn's tables pick is recorded there. */
+export function withAnchorBook<T>(book: AnchorBook, fn: () => T): T {
+  const prev = current;
+  current = book;
+  try {
+    return fn();
+  } finally {
+    current = prev;
+  }
+}

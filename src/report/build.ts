@@ -1,69 +1,179 @@
-// The content of a report: every benchmark's paper tables and figures for the runs given (each
-// benchmark picks the runs it knows; a table id two benchmarks share is drawn once), and one table
-// of run details. Renderers (md, csv, tex, html) draw this; none of them knows a benchmark.
-import type { Benchmark } from '../benchmarks/types.js';
+// The content of a report: the runs grouped into comparable sets (grouping.ts), every benchmark's
+// paper tables and figures on those sets, paired comparisons, ablations, the error analysis
+// (Table 2), the numbers published elsewhere, and a table of every run. Renderers (md, csv, tex,
+// html) draw this; none of them knows a benchmark.
+import type { Benchmark, MetricDef } from '../benchmarks/types.js';
 import type { ReportColumn, ReportFigure, ReportRow, ReportTable, RunView } from './model.js';
+import { AnchorBook, loadAnchors, withAnchorBook, type AnchorSet } from './anchors.js';
+import { groupRuns, type Cohort } from './grouping.js';
+import { comparisonTables } from './comparisons.js';
+import { ablationTables } from './ablation.js';
+import { autoTagTables, DEFAULT_LABEL_METHODS, labelledTables, sampleRuns, type RunSample } from './table2.js';
+import { publishedElsewhereTable } from './published.js';
+import { methodLabel, type TitleOf } from './names.js';
+import type { LabelRow } from './error-tags.js';
+import { scoreCell } from './scores.js';
+
+export interface ReportOptions {
+  title?: string;
+  /** A person's Table 2 labels (report --labels FILE). */
+  labels?: LabelRow[];
+  /** Methods whose runs Table 2 samples (default: react and cot, as the paper). */
+  labelMethods?: string[];
+  /** The anchors file (default data/anchors/published-numbers.json). */
+  anchors?: AnchorSet;
+}
+
+export interface ReportSection {
+  id: string;
+  title: string;
+  /** A paragraph before the section's tables. */
+  intro?: string;
+  tables: ReportTable[];
+}
 
 export interface ReportContent {
+  title: string;
+  /** One line on what the report was built from. */
+  summary: string;
+  /** The benchmarks' paper tables (Table 1, 3, 4...). */
   tables: ReportTable[];
   figures: ReportFigure[];
-  /** Every run's details (split, n, errors, each metric, calls, tokens, cost, status). */
+  /** Comparisons, ablations, error analysis, published elsewhere (in that order; empty ones left out). */
+  sections: ReportSection[];
+  /** Every run's details (split, n, errors, each metric, calls, tokens and cost total and spent, status). */
   runsTable: ReportTable;
+  /** The runs reported, as stored (after reruns and superseded shards are dropped). */
   runs: RunView[];
+  /** The same runs restricted to their cohort's common items (what the tables compared). */
+  aligned: RunView[];
+  cohorts: Cohort[];
+  /** How the runs were grouped: reruns counted once, shards superseded by a merge. */
+  notes: string[];
+  /** Table 2's samples (their tags also go to the trajectory browser). */
+  samples: RunSample[];
 }
 
-export function buildReport(runs: RunView[], benchmarks: Benchmark[]): ReportContent {
-  const tables: ReportTable[] = [];
-  const figures: ReportFigure[] = [];
-  for (const b of benchmarks) {
-    for (const t of b.reportTables(runs)) if (!tables.some((x) => x.id === t.id)) tables.push(t);
-    for (const f of b.reportFigures?.(runs) ?? []) if (!figures.some((x) => x.id === f.id)) figures.push(f);
-  }
-  return { tables, figures, runsTable: runsTable(runs), runs };
+function metricsLookup(runs: readonly RunView[], benchmarks: readonly Benchmark[]): (b: string) => MetricDef[] {
+  return (name) => {
+    const declared = runs.find((r) => r.manifest.task === name && r.manifest.metrics?.length)?.manifest.metrics ?? benchmarks.find((b) => b.name === name)?.metrics;
+    if (declared?.length) return declared;
+    const keys = [...new Set(runs.filter((r) => r.manifest.task === name).flatMap((r) => r.records.flatMap((x) => Object.keys(x.metrics ?? {}))))];
+    return keys.map((key) => ({ key, label: key.toUpperCase() }));
+  };
 }
 
-export function runsTable(runs: RunView[]): ReportTable {
+export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: ReportOptions = {}): ReportContent {
+  const grouped = groupRuns(all);
+  // Sections follow the benchmarks' registration order (HotpotQA, FEVER, ALFWorld, WebShop).
+  const order = (name: string) => {
+    const i = benchmarks.findIndex((b) => b.name === name);
+    return i < 0 ? benchmarks.length : i;
+  };
+  grouped.cohorts.sort((a, b) => order(a.benchmark) - order(b.benchmark));
+  const titleOf: TitleOf = (name) => benchmarks.find((b) => b.name === name)?.title ?? name;
+  const metricsOf = metricsLookup(grouped.runs, benchmarks);
+  const book = new AnchorBook(opts.anchors ?? loadAnchors());
+  return withAnchorBook(book, () => {
+    const tables: ReportTable[] = [];
+    const figures: ReportFigure[] = [];
+    for (const b of benchmarks) {
+      for (const t of b.reportTables(grouped.aligned)) if (!tables.some((x) => x.id === t.id)) tables.push(t);
+      for (const f of b.reportFigures?.(grouped.aligned) ?? []) if (!figures.some((x) => x.id === f.id)) figures.push(f);
+    }
+    const sections: ReportSection[] = [];
+    const comparisons = comparisonTables(grouped.cohorts, grouped.aligned, metricsOf, titleOf);
+    if (comparisons.length) sections.push({ id: 'comparisons', title: 'Comparisons', intro: 'Two methods on the same items: the difference with its paired 95% interval.', tables: comparisons });
+    const ablations = ablationTables(grouped.runs, metricsOf, titleOf);
+    if (ablations.length) sections.push({ id: 'ablations', title: 'Ablations', intro: 'Runs of one method on the same items that differ in exactly one setting.', tables: ablations });
+    const samples = sampleRuns(grouped.runs, opts.labelMethods ?? DEFAULT_LABEL_METHODS).sort((a, b) => order(a.run.manifest.task) - order(b.run.manifest.task));
+    const analysis = autoTagTables(samples, titleOf);
+    const notes = [...grouped.notes];
+    if (opts.labels) {
+      const l = labelledTables(grouped.runs, opts.labels, titleOf);
+      analysis.unshift(...l.tables);
+      notes.push(...l.notes);
+    }
+    if (analysis.length) sections.push({ id: 'error-analysis', title: 'Error analysis (Table 2)', tables: analysis });
+    const present = [...new Set(grouped.runs.map((r) => r.manifest.task))].sort((a, b) => order(a) - order(b));
+    const published = publishedElsewhereTable(book, present, titleOf, { withErrorShares: opts.labels !== undefined });
+    if (published) sections.push({ id: 'published-elsewhere', title: 'Published elsewhere', intro: 'Not comparable column by column with ours: each number with its comparability class and source.', tables: [published] });
+    const dropped = all.length - grouped.runs.length;
+    return {
+      title: opts.title ?? 'ReAct reproduction report',
+      summary: `${grouped.runs.length} run(s)${dropped ? ` (${dropped} more folder(s) not counted: see the notes)` : ''} in ${grouped.cohorts.length} comparable set(s) of episodes.`,
+      tables,
+      figures,
+      sections,
+      runsTable: runsTable(grouped.runs, grouped.aligned, metricsOf, titleOf),
+      runs: grouped.runs,
+      aligned: grouped.aligned,
+      cohorts: grouped.cohorts,
+      notes,
+      samples,
+    };
+  });
+}
+
+const usd = (x: number) => x.toFixed(4);
+
+/** One row per run as stored: the numbers of its summary.csv, with intervals, and tokens and cost total and spent. */
+export function runsTable(runs: readonly RunView[], aligned: readonly RunView[] = [], metricsOf?: (b: string) => MetricDef[], titleOf: TitleOf = (n) => n): ReportTable {
   const metricLabels = new Map<string, string>();
   for (const r of runs) {
-    for (const m of r.manifest.metrics ?? Object.keys(r.summary.metrics).map((key) => ({ key, label: key.toUpperCase() }))) {
-      if (!metricLabels.has(m.key)) metricLabels.set(m.key, m.label);
-    }
+    const defs = metricsOf?.(r.manifest.task) ?? r.manifest.metrics ?? Object.keys(r.summary.metrics).map((key) => ({ key, label: key.toUpperCase() }));
+    for (const m of defs) if (!metricLabels.has(m.key)) metricLabels.set(m.key, m.label);
   }
   const columns: ReportColumn[] = [
-    { key: 'task', label: 'Task' },
-    { key: 'method', label: 'Method' },
+    { key: 'run', label: 'Run' },
     { key: 'split', label: 'Split' },
     { key: 'model', label: 'Model' },
     { key: 'done', label: 'Done' },
     { key: 'errors', label: 'Errors' },
     ...[...metricLabels].map(([key, label]) => ({ key: `m.${key}`, label, numeric: true })),
     { key: 'calls', label: 'Calls' },
-    { key: 'tokens', label: 'Tokens' },
-    { key: 'cost', label: 'Cost (USD)' },
     { key: 'cached', label: 'Cached calls' },
+    { key: 'tokens', label: 'Tokens (total)' },
+    { key: 'spent_tokens', label: 'Tokens (spent)' },
+    { key: 'cost', label: 'Cost USD (total)' },
+    { key: 'spent_cost', label: 'Cost USD (spent)' },
     { key: 'status', label: 'Status' },
   ];
   const rows: ReportRow[] = runs.map((r) => {
     const s = r.summary;
     const m = r.manifest;
+    const variant = aligned.find((a) => a.full === r)?.variant;
+    const ci: NonNullable<ReportRow['ci']> = {};
+    for (const k of metricLabels.keys()) if (s.metrics[k] !== undefined && s.metrics[k] !== null) ci[`m.${k}`] = scoreCell(r.records, k, m.runId).ci;
     return {
-      label: m.runId,
+      label: `${titleOf(m.task)} ${methodLabel(m.method)}${variant ? ` (${variant})` : ''}`,
       source: 'ours',
       cells: {
-        task: m.task,
-        method: m.method,
+        run: m.runId,
         split: m.split + (m.shard ? ` (shard ${m.shard})` : ''),
         model: m.model,
         done: `${s.n_done}/${s.n_planned}`,
         errors: s.n_errors,
         ...Object.fromEntries([...metricLabels.keys()].map((k) => [`m.${k}`, s.metrics[k] ?? null])),
         calls: s.n_calls,
-        tokens: s.total_tokens,
-        cost: s.cost_usd.toFixed(4),
         cached: s.cached_calls,
+        tokens: s.total_tokens,
+        spent_tokens: s.spent_tokens,
+        cost: usd(s.cost_usd),
+        spent_cost: usd(s.spent_cost_usd),
         status: m.kind === 'run' ? (m.sessions?.at(-1)?.status ?? '') : m.kind,
       },
+      ci,
     };
   });
-  return { id: 'runs', title: 'Runs', columns, rows, notes: [] };
+  return {
+    id: 'runs',
+    title: 'Runs',
+    columns,
+    rows,
+    rowHeader: 'Benchmark / method',
+    notes: [
+      'Each run as stored (its summary.csv): scores over all its scored episodes, not only the items its tables compare. Tokens and cost count every model call, cache hits included (total), and the calls that went to the model (spent); records written before spent was recorded count as spent = total.',
+    ],
+  };
 }

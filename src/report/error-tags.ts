@@ -1,4 +1,4 @@
-// Table 2 (error analysis, paper §3.3; spec §1): a seeded sample of 50 correct and 50 incorrect
+// Table 2 (error analysis, paper §3.3; docs/protocol.md §1): a seeded sample of 50 correct and 50 incorrect
 // trajectories per method, automatic tags where the trajectory itself shows the cause, a CSV in which
 // a person labels each sampled trajectory with one of the paper's categories, and the table rebuilt
 // from those labels beside the paper's numbers. Pure functions; reading/writing the CSV is the caller's.
@@ -33,7 +33,7 @@ export interface TaggableRecord {
   metrics: Record<string, number>;
   steps: Pick<StepRecord, 'action' | 'observation'>[];
   error: unknown;
-  /** Set by the QA loops when the step limit ran out and finish[] was forced (spec §4 step 5). */
+  /** Set by the QA loops when the step limit ran out and finish[] was forced (docs/protocol.md §4 step 5). */
   forced_finish?: unknown;
   [extra: string]: unknown;
 }
@@ -43,7 +43,7 @@ const normAction = (a: string) => a.trim().replace(/\s+/g, ' ').toLowerCase();
 /**
  * Automatic tags:
  * - search-not-found: the episode searched, and every search observed "Could not find …" (wikienv's
- *   reply when no page matches, spec §6): search found nothing useful.
+ *   reply when no page matches, docs/protocol.md §6): search found nothing useful.
  * - repeated-action: the same action twice in a row, or three times in all (the "repetitive steps"
  *   the paper counts as reasoning errors).
  * - step-limit: no answer within the step limit (the loop forced finish[]).
@@ -116,21 +116,41 @@ export interface LabelRow {
   label: Category | '';
   auto_tags: string[];
   note: string;
+  /** What a person reads to label it (written to the sheet, ignored when the labels are read back). */
+  benchmark?: string;
+  question?: string;
+  gold?: string;
+  answer?: string;
+  /** The episode after the few-shot prompt: the question and every Thought/Action/Observation. */
+  trajectory?: string;
 }
 
+/** The columns the labels are read from (a sheet may carry more, for reading). */
 export const LABEL_COLUMNS = ['run', 'method', 'idx', 'outcome', 'label', 'auto_tags', 'note'] as const;
+/** The sheet `report --label-sheet` writes: the label columns with what a person needs to judge, label and note last. */
+export const SHEET_COLUMNS = ['run', 'benchmark', 'method', 'idx', 'outcome', 'question', 'gold', 'answer', 'auto_tags', 'trajectory', 'label', 'note'] as const;
 
-/** The labels CSV (header + one row per sampled trajectory); auto tags joined with ";". */
-export function labelsToCsv(rows: readonly LabelRow[]): string {
-  return stringify([[...LABEL_COLUMNS], ...rows.map((r) => [r.run, r.method, String(r.idx), r.outcome, r.label, r.auto_tags.join(';'), r.note])], {
-    record_delimiter: '\n',
-  });
+/**
+ * The labels CSV (header + one row per sampled trajectory); auto tags joined with ";". With `sheet`,
+ * the reading columns too (SHEET_COLUMNS).
+ */
+export function labelsToCsv(rows: readonly LabelRow[], opts: { sheet?: boolean } = {}): string {
+  const cols: readonly string[] = opts.sheet ? SHEET_COLUMNS : LABEL_COLUMNS;
+  const value = (r: LabelRow, c: string): string => {
+    if (c === 'idx') return String(r.idx);
+    if (c === 'auto_tags') return r.auto_tags.join(';');
+    const v = (r as unknown as Record<string, unknown>)[c];
+    return v === null || v === undefined ? '' : String(v);
+  };
+  return stringify([[...cols], ...rows.map((r) => cols.map((c) => value(r, c)))], { record_delimiter: '\n' });
 }
 
 /** RFC 4180 fields: quoted fields with "" for a quote; a quoted field may hold commas and newlines. */
-function parseCsvRecords(text: string, file: string): string[][] {
-  const rows: string[][] = [];
+/** The records with the physical line each starts on (a quoted field may span lines). */
+function parseCsvLines(text: string, file: string): { fields: string[]; line: number }[] {
+  const rows: { fields: string[]; line: number }[] = [];
   let row: string[] = [];
+  let rowLine = 1;
   let field = '';
   let i = 0;
   let line = 1;
@@ -164,11 +184,12 @@ function parseCsvRecords(text: string, file: string): string[][] {
       i++;
     } else if (ch === '\n' || ch === '\r') {
       row.push(field);
-      rows.push(row);
+      rows.push({ fields: row, line: rowLine });
       row = [];
       field = '';
       i += ch === '\r' && s[i + 1] === '\n' ? 2 : 1;
       line++;
+      rowLine = line;
     } else {
       field += ch;
       i++;
@@ -177,22 +198,28 @@ function parseCsvRecords(text: string, file: string): string[][] {
   if (quoted) throw new UserError(`${file}:${line}: a quoted field is not closed`);
   if (field !== '' || row.length) {
     row.push(field);
-    rows.push(row);
+    rows.push({ fields: row, line: rowLine });
   }
-  return rows.filter((r) => !(r.length === 1 && r[0] === ''));
+  return rows.filter((r) => !(r.fields.length === 1 && r.fields[0] === ''));
 }
 
 const ALL_CATEGORIES = new Set<string>([...SUCCESS_CATEGORIES, ...FAILURE_CATEGORIES]);
 
-/** Reads a labels CSV written by labelsToCsv and edited by a person; UserError names the file, line and column. */
+/**
+ * Reads a labels CSV written by labelsToCsv (either layout) and edited by a person; columns are found
+ * by their header names, so a sheet with its reading columns reads the same. UserError names the file,
+ * line and column.
+ */
 export function parseLabelsCsv(text: string, file: string): LabelRow[] {
-  const records = parseCsvRecords(text, file);
-  const header = records[0];
-  if (!header || header.join(',') !== LABEL_COLUMNS.join(',')) throw new UserError(`${file}:1: expected the header ${LABEL_COLUMNS.join(',')}`);
-  return records.slice(1).map((f, k) => {
-    const line = k + 2;
-    if (f.length !== LABEL_COLUMNS.length) throw new UserError(`${file}:${line}: expected ${LABEL_COLUMNS.length} fields, got ${f.length}`);
-    const [run, method, idxText, outcome, label, tags, note] = f as [string, string, string, string, string, string, string];
+  const records = parseCsvLines(text, file);
+  const header = (records[0]?.fields ?? []).map((h) => h.trim());
+  const missing = LABEL_COLUMNS.filter((c) => !header.includes(c));
+  if (records.length === 0 || missing.length) throw new UserError(`${file}:1: expected the header ${LABEL_COLUMNS.join(',')} (columns in any order; missing: ${missing.join(', ')})`);
+  const at = Object.fromEntries(LABEL_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<(typeof LABEL_COLUMNS)[number], number>;
+  // Line numbers are the physical lines a record starts on (a quoted trajectory spans several), as an editor shows them.
+  return records.slice(1).map(({ fields: f, line }) => {
+    if (f.length !== header.length) throw new UserError(`${file}:${line}: expected ${header.length} fields, got ${f.length}`);
+    const [run, method, idxText, outcome, label, tags, note] = LABEL_COLUMNS.map((c) => f[at[c]]!) as [string, string, string, string, string, string, string];
     if (!/^\d+$/.test(idxText)) throw new UserError(`${file}:${line}: idx: expected a non-negative integer, got ${JSON.stringify(idxText)}`);
     if (outcome !== 'correct' && outcome !== 'incorrect') throw new UserError(`${file}:${line}: outcome: expected correct or incorrect, got ${JSON.stringify(outcome)}`);
     const l = label.trim();

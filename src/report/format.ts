@@ -1,12 +1,19 @@
-// Cell text shared by every report format: one decimal for scores, "—" for nothing (never NaN).
+// Cell text shared by every report format: scores with one decimal, rounded once on the stored value
+// (src/report/numbers.ts), "—" for nothing (never NaN).
 import type { Cell, ReportColumn } from './model.js';
+import { formatScore, NO_VALUE, roundHalfAway } from './numbers.js';
 
-export function fmt(v: number | null | undefined, digits = 1): string {
-  return v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits);
+/**
+ * A score for display. Cells hold either an already-rounded score (percent()) or the exact quotient of
+ * counts (one division); rounding to one decimal is idempotent on the first and the only rounding of
+ * the second, so every format prints the same digits.
+ */
+export function fmt(v: number | null | undefined): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? NO_VALUE : formatScore(roundHalfAway(v, 1));
 }
 
 export function cellText(c: Cell | undefined, col?: ReportColumn): string {
-  if (c === null || c === undefined) return '—';
-  if (typeof c === 'number') return col?.numeric ? fmt(c) : Number.isFinite(c) ? String(c) : '—';
+  if (c === null || c === undefined) return NO_VALUE;
+  if (typeof c === 'number') return col?.numeric ? fmt(c) : Number.isFinite(c) ? String(c) : NO_VALUE;
   return c;
 }

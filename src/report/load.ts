@@ -1,4 +1,6 @@
-// Reads run folders for `report`: a list of run folders, or a results folder holding them.
+// Reads run folders for `report`: a list of run folders, or a results folder holding them. A folder
+// that cannot be read (a manifest that is not JSON or lacks its fields, an episodes.jsonl line that is
+// no record) is skipped with one line on stderr, and the rest are reported (issue 10).
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -7,14 +9,33 @@ import type { RunManifest } from '../run/manifest.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
 
-export function loadRun(dir: string): RunView {
-  const manifest = readJsonFile<RunManifest>(path.join(dir, MANIFEST_FILE));
-  const records = loadEpisodes(path.join(dir, EPISODES_FILE)).records;
-  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary: summarizeRun(manifest, records) };
+/** The manifest fields the report relies on; anything missing makes the folder unreadable. */
+function checkManifest(m: unknown, file: string): RunManifest {
+  const bad = (what: string) => new UserError(`${file}: ${what}`);
+  if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad('not a JSON object');
+  const o = m as Record<string, unknown>;
+  for (const f of ['runId', 'task', 'method', 'split', 'model']) {
+    if (typeof o[f] !== 'string' || o[f] === '') throw bad(`${f}: expected a non-empty string`);
+  }
+  if (!Array.isArray(o.indices) || !o.indices.every((i) => Number.isInteger(i))) throw bad('indices: expected a list of item indices');
+  return m as RunManifest;
 }
 
-/** Each argument is a run folder (has manifest.json) or a folder of run folders. */
-export function loadRuns(args: string[]): RunView[] {
+export function loadRun(dir: string): RunView {
+  const file = path.join(dir, MANIFEST_FILE);
+  const manifest = checkManifest(readJsonFile(file), file);
+  const records = loadEpisodes(path.join(dir, EPISODES_FILE)).records;
+  let summary;
+  try {
+    summary = summarizeRun(manifest, records);
+  } catch (e) {
+    throw new UserError(`${path.join(dir, EPISODES_FILE)}: ${(e as Error).message}`);
+  }
+  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
+}
+
+/** The run folders named by the arguments: each is a run folder (has manifest.json) or a folder of them. */
+export function runFolders(args: string[]): string[] {
   const dirs: string[] = [];
   for (const a of args) {
     const abs = path.resolve(a);
@@ -31,5 +52,31 @@ export function loadRuns(args: string[]): RunView[] {
     if (subs.length === 0) throw new UserError(`report: ${a} holds no runs (no manifest.json in it or its sub-folders)`);
     dirs.push(...subs);
   }
-  return [...new Set(dirs)].map(loadRun);
+  return [...new Set(dirs)];
+}
+
+export interface LoadOptions {
+  /** Where the one-line warning about a skipped folder goes (default: stderr). */
+  warn?: (line: string) => void;
+}
+
+/**
+ * Every readable run of the folders given. An unreadable one is skipped with a warning naming it and
+ * why; when none is readable the report has nothing to say: UserError.
+ */
+export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
+  const warn = opts.warn ?? ((line: string) => process.stderr.write(line + '\n'));
+  const runs: RunView[] = [];
+  const dirs = runFolders(args);
+  for (const dir of dirs) {
+    try {
+      runs.push(loadRun(dir));
+    } catch (e) {
+      // Bad content (UserError) or a file the system refuses to read (EACCES, EISDIR...): skip it.
+      if (!(e instanceof UserError) && typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+      warn(`react-repro: report: skipping ${dir}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (runs.length === 0) throw new UserError(`report: none of the ${dirs.length} run folder(s) could be read (see the warnings above)`);
+  return runs;
 }

@@ -4,6 +4,24 @@
 import type { RunManifest } from '../run/manifest.js';
 import type { EpisodeRecord } from '../run/record.js';
 import type { RunSummary } from '../run/summary.js';
+import type { LabelRow } from './error-tags.js';
+
+/** The comparable set of episodes a run belongs to (src/report/grouping.ts). */
+export interface CohortInfo {
+  /** Stable key: benchmark, split, item set and model fingerprint. */
+  key: string;
+  benchmark: string;
+  split: string;
+  model: string;
+  /** Items the runs of the cohort planned (the same set for all of them). */
+  planned: number;
+  /** Items scored (no error) in every run of the cohort, in plan order: what its tables compare. */
+  common: number[];
+  /** Run ids of the cohort. */
+  runIds: string[];
+  /** Per run id: planned items left out of the comparison because this run has an error or no record there. */
+  leftOut: Record<string, { errors: number; missing: number }>;
+}
 
 export interface RunView {
   dir: string;
@@ -11,10 +29,27 @@ export interface RunView {
   /** Latest record per item index, in the run's planned order. */
   records: EpisodeRecord[];
   summary: RunSummary;
+  /**
+   * Set when the run went through the report's grouping: its cohort, and (for the tables) its records
+   * restricted to the cohort's common items (RunView.full keeps the run as stored).
+   */
+  cohort?: CohortInfo;
+  /** The run as stored, before the records were restricted to the cohort's common items. */
+  full?: RunView;
+  /** What sets this run apart from other runs of its method in the cohort ("maxSteps 3"), if anything. */
+  variant?: string;
+  /** A person's Table 2 labels of this run's sampled trajectories (report --labels). */
+  labels?: LabelRow[];
 }
 
 /** A cell: a number (already a percentage where the column says so), text, or nothing. */
 export type Cell = number | string | null;
+
+/** A 95% interval in the same unit as its cell; null ends = not computable. */
+export interface Interval {
+  lo: number | null;
+  hi: number | null;
+}
 
 export interface ReportColumn {
   key: string;
@@ -30,6 +65,11 @@ export interface ReportRow {
   cells: Record<string, Cell>;
   /** 'ours' = computed from runs; 'paper' = the paper's published figure, shown for comparison. */
   source: 'ours' | 'paper';
+  /**
+   * Bootstrap intervals of numeric cells, by column key. Renderers show them in a "95% CI" column
+   * right after the column (src/report/display.ts), so every format shows the same.
+   */
+  ci?: Record<string, Interval>;
 }
 
 export interface ReportTable {
@@ -40,6 +80,8 @@ export interface ReportTable {
   rows: ReportRow[];
   /** Footnotes: split and n, deviations, where the paper's numbers come from. */
   notes: string[];
+  /** Heading of the row-label column (default "Method"). */
+  rowHeader?: string;
 }
 
 /** A line plot as data (Figure 2: score against the number of CoT-SC samples). */

@@ -1,36 +1,49 @@
-// Markdown report (the default): each paper table beside the paper, each figure as a table of its
-// points, and the runs.
+// Markdown report (the default): the paper tables, each figure as the table of its points, the
+// comparisons, ablations, error analysis and published numbers, then every run. Intervals are a
+// "95% CI" column after their score (display.ts).
 import type { ReportContent } from './build.js';
-import type { ReportFigure, ReportTable } from './model.js';
-import { cellText, fmt } from './format.js';
+import type { ReportTable } from './model.js';
+import { cellText } from './format.js';
+import { expandIntervals, figureTable } from './display.js';
 
-const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 export function mdTable(headers: string[], rows: string[][], align?: string[]): string {
   const a = align ?? headers.map(() => '---');
   return [`| ${headers.map(esc).join(' | ')} |`, `|${a.map((x) => ` ${x} `).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
-export function mdReportTable(t: ReportTable, firstHeader = 'Method'): string {
-  const headers = [firstHeader, ...t.columns.map((c) => c.label)];
+/** A column's heading: the first column of a group carries the group's name ("HotpotQA EM Ours"). */
+function heading(t: ReportTable, i: number): string {
+  const c = t.columns[i]!;
+  const first = c.group !== undefined && (i === 0 || t.columns[i - 1]!.group !== c.group);
+  return first && !c.label.startsWith(c.group!) ? `${c.group} ${c.label}` : c.label;
+}
+
+export function mdReportTable(table: ReportTable, firstHeader?: string): string {
+  const t = expandIntervals(table);
+  const headers = [firstHeader ?? t.rowHeader ?? 'Method', ...t.columns.map((_, i) => heading(t, i))];
   const align = ['---', ...t.columns.map((c) => (c.numeric ? '---:' : '---'))];
-  const rows = t.rows.map((r) => [r.source === 'paper' ? `${r.label} (paper)` : r.label, ...t.columns.map((c) => cellText(r.cells[c.key], c))]);
+  // "(paper)" marks published rows where they sit among ours.
+  const mixed = t.rows.some((r) => r.source === 'ours') && t.rows.some((r) => r.source === 'paper');
+  const rows = t.rows.map((r) => [mixed && r.source === 'paper' ? `${r.label} (paper)` : r.label, ...t.columns.map((c) => cellText(r.cells[c.key], c))]);
   return mdTable(headers, rows, align);
 }
 
-function mdFigure(f: ReportFigure): string {
-  const xs = [...new Set(f.series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
-  const headers = [f.xLabel, ...f.series.map((s) => s.name)];
-  const rows = xs.map((x) => [String(x), ...f.series.map((s) => fmt(s.points.find((p) => p[0] === x)?.[1]))]);
-  const parts = [mdTable(headers, rows, headers.map(() => '---:'))];
-  if (f.refs.length) parts.push(f.refs.map((r) => `${r.name}: ${fmt(r.y)}`).join(' · '));
-  return parts.join('\n\n');
+function section(t: ReportTable, level: string): string[] {
+  return [`${level} ${t.title}`, '', mdReportTable(t), '', ...t.notes.flatMap((n) => [n, ''])];
 }
 
 export function renderMarkdown(c: ReportContent): string {
-  const parts: string[] = ['# ReAct reproduction', ''];
-  for (const t of c.tables) parts.push(`## ${t.title}`, '', mdReportTable(t), '', ...t.notes.map((n) => `${n}`), '');
-  for (const f of c.figures) parts.push(`## ${f.title}`, '', mdFigure(f), '', ...f.notes, '');
-  parts.push('## Runs', '', mdReportTable(c.runsTable, 'Run'), '');
+  const parts: string[] = [`# ${c.title}`, '', c.summary, ''];
+  for (const t of c.tables) parts.push(...section(t, '##'));
+  for (const f of c.figures) parts.push(...section({ ...figureTable(f), rowHeader: f.xLabel }, '##'));
+  for (const s of c.sections) {
+    parts.push(`## ${s.title}`, '');
+    if (s.intro) parts.push(s.intro, '');
+    for (const t of s.tables) parts.push(...section(t, '###'));
+  }
+  parts.push(...section(c.runsTable, '##'));
+  if (c.notes.length) parts.push('## Notes', '', ...c.notes.flatMap((n) => [`- ${n}`]), '');
   return parts.join('\n');
 }

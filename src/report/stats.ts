@@ -11,7 +11,7 @@ import { differencePercent, meanPercent, percent } from './numbers.js';
 
 export const BOOTSTRAP_RESAMPLES = 10_000;
 export const CONFIDENCE_LEVEL = 0.95;
-/** Default seed: any fixed number does; 233 is the paper's sampling seed (spec §2), easy to recognise. */
+/** Default seed: any fixed number does; 233 is the paper's sampling seed (docs/protocol.md §2), easy to recognise. */
 export const DEFAULT_SEED = 233;
 
 export interface BootstrapOptions {
@@ -219,4 +219,27 @@ export function pairByItem(a: readonly PairableRecord[], b: readonly PairableRec
   }
   out.droppedB = b.length - out.indices.length;
   return out;
+}
+
+/**
+ * A percentile bootstrap interval of any statistic of n items (e.g. the best of several prompt sets'
+ * success rates over the same games): each resample draws n item positions with replacement (the same
+ * mulberry32 stream as bootstrapSums) and the statistic is computed on them. Resamples where it is
+ * null are dropped; none left → null ends.
+ */
+export function bootstrapStatisticCI(n: number, statistic: (positions: Int32Array) => number | null, opts: BootstrapOptions = {}): { lo: number | null; hi: number | null } {
+  const { seed, resamples, level } = resolve(opts);
+  if (!Number.isInteger(n) || n <= 0) return { lo: null, hi: null };
+  const rng = mulberry32(seed);
+  const values: number[] = [];
+  const pos = new Int32Array(n);
+  for (let b = 0; b < resamples; b++) {
+    for (let j = 0; j < n; j++) pos[j] = Math.floor(rng() * n);
+    const v = statistic(pos);
+    if (v !== null && Number.isFinite(v)) values.push(v);
+  }
+  if (values.length === 0) return { lo: null, hi: null };
+  values.sort((a, b) => a - b);
+  const { low, high } = percentileRanks(values.length, level);
+  return { lo: values[low - 1]!, hi: values[high - 1]! };
 }

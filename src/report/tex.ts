@@ -6,7 +6,7 @@
 // Preamble needed: \usepackage{booktabs} (and \usepackage{graphicx} only if a table is scaled: see
 // TexLayout.scale, used as a last resort when even \footnotesize across both columns is too wide).
 import type { Cell, ReportColumn, ReportTable } from './model.js';
-import { formatScore } from './numbers.js';
+import { fmt } from './format.js';
 
 /** Widths of the standard two-column layouts (pt; 1in = 72.27pt): e.g. ACL/ICLR-style 3.25in / 6.75in. */
 export const COLUMN_WIDTH_PT = 3.25 * 72.27;
@@ -93,10 +93,10 @@ export function texEscape(s: string): string {
   return out;
 }
 
-/** A cell as shown in print: numbers with one decimal in numeric columns, "--" for nothing. */
+/** A cell as shown in print: numbers with one decimal in numeric columns (rounded once, as every format), "--" for nothing. */
 export function cellText(c: Cell, col: ReportColumn): string {
   if (c === null || c === undefined) return '--';
-  if (typeof c === 'number') return col.numeric ? formatScore(c) : String(c);
+  if (typeof c === 'number') return col.numeric ? fmt(c).replace(/^—$/, '--') : String(c);
   return c === '—' ? '--' : c;
 }
 

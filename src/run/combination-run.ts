@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/types.js';
-import { executeRun, resultsDirOf, recordableSettings, benchmarkOf, type RunDeps, type RunIO, type RunResult } from './execute.js';
+import { executeRun, resultsDirOf, recordableSettings, benchmarkOf, checkResultsDir, ensureResultsDir, errorCauses, type RunDeps, type RunIO, type RunResult } from './execute.js';
+import { toDiskError } from '../util/durable.js';
 import { assertNoSecrets, softwareInfo, type RunManifest } from './manifest.js';
 import { loadEpisodes, readManifest, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from './run-log.js';
 import { makeRunId } from './run-id.js';
@@ -51,6 +52,9 @@ function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, ba
       total_tokens: sum((r) => r.usage.total_tokens),
     },
     cost: sum((r) => r.cost),
+    // A combination makes no model call: nothing is spent.
+    spent_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    spent_cost: 0,
     latency_ms: 0,
     cached_calls: sum((r) => r.cached_calls),
   };
@@ -81,6 +85,7 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
       throw new UserError(`--from-runs: expected ${derived.bases.length} run folders, one each of ${derived.bases.join(', ')} (got ${given.map((b) => b.manifest.method).join(', ') || 'none'})`);
     }
   } else {
+    checkResultsDir(settings);
     const ran: RunResult[] = [];
     for (const method of derived.bases) {
       const res = await executeRun(derived.baseSettings(settings, method), deps, io);
@@ -110,7 +115,12 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
   const shard = m0.shard ? { k: Number(m0.shard.split('/')[0]), n: Number(m0.shard.split('/')[1]) } : null;
   const runId = makeRunId({ task: bench.name, method: name, split: m0.split, model, shard }, identity);
   const dir = path.join(resultsDirOf(settings), runId);
-  fs.mkdirSync(dir, { recursive: true });
+  ensureResultsDir(settings);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw toDiskError(e, dir, 'creating the run folder');
+  }
 
   const records = new Map<number, EpisodeRecord>();
   for (const idx of m0.indices) {
@@ -146,10 +156,21 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
   const mtext = JSON.stringify(manifest, null, 2) + '\n';
   assertNoSecrets(mtext, secrets, 'manifest.json');
   const lines = m0.indices.filter((i) => records.has(i)).map((i) => JSON.stringify(records.get(i)) + '\n').join('');
-  writeFileAtomic(path.join(dir, EPISODES_FILE), lines);
-  writeFileAtomic(path.join(dir, MANIFEST_FILE), mtext);
+  // Each file is replaced atomically (temp + fsync + rename): a full disk leaves the old files whole.
+  writeFileAtomic(path.join(dir, EPISODES_FILE), lines, 'the combined episodes');
+  writeFileAtomic(path.join(dir, MANIFEST_FILE), mtext, 'the manifest');
   const summary = summarizeRun(manifest, records);
-  writeFileAtomic(path.join(dir, SUMMARY_FILE), summaryCsv([summary]));
+  writeFileAtomic(path.join(dir, SUMMARY_FILE), summaryCsv([summary]), 'the summary');
   io.log(`${runId}: combined ${records.size} of ${m0.indices.length} items from ${bases.map((b) => b.manifest.runId).join(' and ')}`);
-  return { runId, dir, status: summary.n_done === summary.n_planned ? 'complete' : 'partial', summary };
+  const causes = errorCauses(m0.indices.flatMap((i) => (records.has(i) ? [records.get(i)!] : [])));
+  // A combination's errors are its base runs' errors: those are the runs to retry.
+  const retryRuns = bases.filter((b) => m0.indices.some((i) => b.records.get(i)?.error)).map((b) => ({ runId: b.manifest.runId, dir: b.dir }));
+  return {
+    runId,
+    dir,
+    status: summary.n_done === summary.n_planned ? 'complete' : 'partial',
+    summary,
+    errorCauses: causes,
+    ...(retryRuns.length ? { retryRuns } : {}),
+  };
 }

@@ -1,10 +1,12 @@
 // The real modules behind RunDeps: the benchmark registry and the LLM layer.
+import { UserError } from '../errors.js';
 import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
+import { resolvePrices } from '../llm/pricing.js';
 import '../benchmarks/builtin.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionTable } from '../options.js';
-import type { RunDeps } from './execute.js';
+import type { PriceInfo, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 
@@ -40,9 +42,43 @@ export function runDefaults(task: unknown): Settings {
   return defaultsOf({ ...runOptions, ...(llmCliOptions as OptionTable), ...bench.options });
 }
 
+/** Passwords in the userinfo of URL settings (--wiki-url http://user:KEY@host): secrets too. */
+function urlPasswords(settings: Settings): string[] {
+  const out: string[] = [];
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) return v.forEach(visit);
+    if (typeof v !== 'string' || !v.includes('@')) return;
+    for (const part of v.split(',')) {
+      try {
+        const u = new URL(part.trim());
+        if (u.password) out.push(u.password, decodeURIComponent(u.password));
+      } catch {
+        /* not a URL */
+      }
+    }
+  };
+  Object.values(settings).forEach(visit);
+  return out;
+}
+
+/** The prices a run would pay, from the settings alone: no model is created, nothing is opened. */
+export function pricesFromSettings(settings: Settings, env: NodeJS.ProcessEnv = process.env): PriceInfo {
+  try {
+    const cfg = resolveModelConfig(settings, env);
+    if (cfg.kind === 'llama') return { promptPerM: 0, completionPerM: 0, source: 'local model', model: cfg.modelPath };
+    const official = cfg.baseURLs.every((u) => new URL(u).hostname === 'api.openai.com');
+    const p = resolvePrices(cfg.model ?? '', { pricePrompt: cfg.prices.promptPerM, priceCompletion: cfg.prices.completionPerM, officialOpenAI: official });
+    const source = p.source === 'builtin' ? `list price of ${cfg.model}` : p.source === 'flags' ? '--price-prompt/--price-completion' : 'no price known for this model (0)';
+    return { promptPerM: p.promptPerM, completionPerM: p.completionPerM, source, model: cfg.model ?? null };
+  } catch (e) {
+    if (e instanceof UserError) return { error: e.message };
+    throw e;
+  }
+}
+
 export const realDeps: RunDeps = {
   getBenchmark,
-  createModel: async (settings: Settings) => createCompletionModel(resolveModelConfig(settings, process.env)),
+  createModel: async (settings: Settings, hooks = {}) => createCompletionModel(resolveModelConfig(settings, process.env), { onRetry: hooks.onRetry }),
   secrets: (settings: Settings) => {
     const out: string[] = [];
     const name = typeof settings.apiKeyEnv === 'string' ? settings.apiKeyEnv : 'OPENAI_API_KEY';
@@ -50,6 +86,7 @@ export const realDeps: RunDeps = {
       const v = process.env[n]?.trim();
       if (v) out.push(v);
     }
-    return out;
+    return [...out, ...urlPasswords(settings)];
   },
+  prices: (settings: Settings) => pricesFromSettings(settings),
 };

@@ -2,6 +2,10 @@
 // what is left, summarise. The benchmark (items, method, environment, scorer) and the model come in
 // through RunDeps, so this logic is tested with doubles and wired to the real modules in deps.ts; it
 // never names a benchmark.
+// Issue 11 (a run never lies): bad input is refused before anything is written (results folder
+// checked without writing, created one level at a time); a run says when it resumes over error
+// episodes; the circuit breaker and the --max-cost budget stop it cleanly; the result lists the
+// errors per cause so the CLI can print them and the command that retries them.
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
@@ -9,7 +13,9 @@ import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError } from '../errors.js';
 import { defaultBenchmarkName } from '../benchmarks/registry.js';
 import { defaultResultsDir } from '../paths.js';
-import { executeEpisodes } from './runner.js';
+import { toDiskError } from '../util/durable.js';
+import { redactUrl } from '../util/redact.js';
+import { executeEpisodes, Interrupt } from './runner.js';
 import { RunStore, readManifest, MANIFEST_FILE, RUN_LOG_SCHEMA } from './run-log.js';
 import { makeRunId } from './run-id.js';
 import { applyShard, formatShard, parseIndices, parseShard, type Shard } from './shard.js';
@@ -17,14 +23,29 @@ import { orderedRecords, summarize, summaryCsv, type RunSummary } from './summar
 import { Progress, type ProgressSink } from './progress.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo, type RunManifest, type SessionInfo } from './manifest.js';
 import { OPERATIONAL, SESSION_ONLY } from './options.js';
+import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
+import { pricesOf, type Budget, type BudgetStop } from './budget.js';
+import type { EpisodeRecord } from './record.js';
 import type { Settings } from './experiment.js';
+import { RunRecorder } from './run-recording.js';
+
+/** Callbacks the run passes to the model it creates. */
+export interface ModelHooks {
+  /** Before each backoff sleep of a model request (the progress line counts retries). */
+  onRetry?: (info: { attempt: number; reason: string; delayMs: number; endpoint: string }) => void;
+}
+
+/** A model's prices as the settings alone give them (no model is created), or why they are unknown. */
+export type PriceInfo = { promptPerM: number; completionPerM: number; source: string; model: string | null } | { error: string };
 
 export interface RunDeps {
   /** The benchmark by name (UserError for an unknown one). */
   getBenchmark(name: string): Benchmark;
-  createModel(settings: Settings): Promise<CompletionModel>;
+  createModel(settings: Settings, hooks?: ModelHooks): Promise<CompletionModel>;
   /** Secret values to keep out of every file we write (API keys from the environment). */
   secrets(settings: Settings): string[];
+  /** --dry-run: the prices the run would pay, from the settings alone (optional). */
+  prices?(settings: Settings): PriceInfo;
 }
 
 export interface RunIO {
@@ -32,10 +53,25 @@ export interface RunIO {
   progress: ProgressSink;
   /** One-line notes (resume, recovered bytes...). */
   log(line: string): void;
+  /** Aborted by SIGINT/SIGTERM (reason: an Interrupt naming the signal). */
   signal?: AbortSignal;
+  /** --max-cost: one budget for this invocation (shared by the runs of an experiment file). */
+  budget?: Budget;
+  /** --max-consecutive-failures (default DEFAULT_MAX_CONSECUTIVE_FAILURES; 0: never stop). */
+  maxConsecutiveFailures?: number;
 }
 
+/** 'interrupted' also covers a stop at the --max-cost budget (stoppedBy says which). */
 export type RunStatus = 'complete' | 'interrupted' | 'failed' | 'partial';
+
+/** The error episodes of a run for one cause. */
+export interface ErrorCause {
+  /** 'llm', 'env' or 'internal'. */
+  source: string;
+  count: number;
+  /** The message of the first one, in plan order. */
+  first: string;
+}
 
 export interface RunResult {
   runId: string;
@@ -43,10 +79,78 @@ export interface RunResult {
   status: RunStatus;
   summary: RunSummary;
   fatal?: FatalRunError;
+  /** Why an interrupted run stopped: 'SIGINT', 'SIGTERM' or 'max-cost'. */
+  stoppedBy?: string;
+  /** The budget's message when --max-cost stopped the run. */
+  budgetStop?: BudgetStop;
+  /** Error episodes of the whole run (all sessions) per cause, llm first. */
+  errorCauses: ErrorCause[];
+  /** Combinations: the base runs whose error episodes are the combination's (retry those). */
+  retryRuns?: { runId: string; dir: string }[];
 }
 
 export function resultsDirOf(settings: Settings): string {
   return typeof settings.resultsDir === 'string' ? path.resolve(settings.resultsDir) : defaultResultsDir();
+}
+
+/** How messages name the results folder: the flag when it was given. */
+function resultsDirName(settings: Settings): string {
+  return typeof settings.resultsDir === 'string' ? `--results-dir ${settings.resultsDir}` : `the results folder ${resultsDirOf(settings)} (choose another with --results-dir)`;
+}
+
+/**
+ * Checks, without writing anything, that the results folder can hold run folders: it is a folder (or
+ * can be created under the nearest existing folder), and that folder is writable. UserError otherwise.
+ */
+export function checkResultsDir(settings: Settings): void {
+  const dir = resultsDirOf(settings);
+  const name = resultsDirName(settings);
+  for (let p = dir; ; ) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(p);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new UserError(`${name}: cannot use ${p} (${code ?? (e as Error).message})`);
+    }
+    if (st) {
+      if (!st.isDirectory()) throw new UserError(`${name}: ${p === dir ? 'this is a file' : `${p} is a file`}, not a folder; choose a folder for the run folders`);
+      try {
+        fs.accessSync(p, fs.constants.W_OK | fs.constants.X_OK);
+      } catch (e) {
+        const d = toDiskError(e, p, 'writing in this folder');
+        throw new UserError(`${name}: cannot write there (${d instanceof Error ? d.message : (e as Error).message})`);
+      }
+      return;
+    }
+    const up = path.dirname(p);
+    if (up === p) return;
+    p = up;
+  }
+}
+
+/**
+ * Creates the results folder one level at a time. (fs.mkdirSync with recursive: true never returns
+ * for a path such as /proc/1/x, where mkdir answers ENOENT under an existing folder.)
+ */
+export function ensureResultsDir(settings: Settings): string {
+  const dir = resultsDirOf(settings);
+  const missing: string[] = [];
+  for (let p = dir; !fs.existsSync(p); p = path.dirname(p)) {
+    missing.unshift(p);
+    if (path.dirname(p) === p) break;
+  }
+  for (const p of missing) {
+    try {
+      fs.mkdirSync(p);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && fs.statSync(p).isDirectory()) continue;
+      const d = toDiskError(e, p, 'creating the folder');
+      throw new UserError(`${resultsDirName(settings)}: ${d instanceof Error && d !== e ? d.message : `cannot create ${p} (${code ?? (e as Error).message})`}`);
+    }
+  }
+  return dir;
 }
 
 export interface Plan {
@@ -70,7 +174,12 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchma
   const benchmark = benchmarkOf(settings, deps);
   const taskName = benchmark.name;
   const limit = settings.limit as number | undefined;
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UserError(`--limit: expected a positive integer, got ${limit}`);
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+    throw new UserError(`--limit: expected a positive integer, got ${typeof limit === 'number' && Number.isNaN(limit) ? 'something that is not a number' : JSON.stringify(limit)}`);
+  }
+  if (settings.indices !== undefined && settings.split !== undefined) {
+    throw new UserError(`--indices and --split exclude each other: --indices runs exactly the items given, --split names a split (give one)`);
+  }
   let split: string;
   let splitDescription: string;
   let selection: number[];
@@ -103,11 +212,22 @@ export function filterIdentity(desc: Record<string, unknown>): Record<string, un
   return out;
 }
 
-/** Settings without session-only and operational flags (what is worth recording as "the run's settings"). */
+/**
+ * Settings without session-only flags (what is worth recording as "the run's settings"), with the
+ * userinfo of every URL replaced by "***" (a key in --wiki-url http://user:KEY@host never reaches disk;
+ * a resumed run asks for that flag again).
+ */
 export function recordableSettings(settings: Settings): Settings {
   const out: Settings = {};
-  for (const [k, v] of Object.entries(settings)) if (!SESSION_ONLY.has(k) && v !== undefined) out[k] = v;
+  const clean = (v: unknown): unknown => (typeof v === 'string' && v.includes('://') ? redactUrl(v) : Array.isArray(v) ? v.map(clean) : v);
+  for (const [k, v] of Object.entries(settings)) if (!SESSION_ONLY.has(k) && v !== undefined) out[k] = clean(v);
   return out;
+}
+
+/** Stored settings whose URL had credentials (recorded as "***@"): they must be given again. */
+export function redactedSettingKeys(settings: Settings): string[] {
+  const has = (v: unknown): boolean => (typeof v === 'string' ? /:\/\/\*\*\*@/.test(v) : Array.isArray(v) && v.some(has));
+  return Object.keys(settings).filter((k) => has(settings[k]));
 }
 
 export function manifestIfAny(dir: string): RunManifest | null {
@@ -131,14 +251,27 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
   // Checked before the run folder is created: bad input must leave nothing half-written.
   const concurrency = Number(settings.concurrency ?? 8);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`--concurrency: expected a positive integer, got ${settings.concurrency}`);
+  checkResultsDir(settings);
   const taskName = bench.name;
   const methodName = String(settings.method ?? bench.defaultMethod);
+  if (settings.fromRuns !== undefined) {
+    const derived = Object.keys(bench.derivedMethods ?? {});
+    throw new UserError(`--from-runs: only a combination method${derived.length ? ` (${derived.join(', ')})` : ''} reads existing runs; --method ${methodName} runs its own episodes`);
+  }
   const method = bench.createMethod(methodName, settings);
-  const model = await deps.createModel(settings);
+  for (const note of bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? []) io.log(note);
+  // Retries happen from the first request on (the model list, the environment check): counted from here.
+  let retries = 0;
+  let progress: Progress | undefined;
+  const onRetry = () => {
+    retries++;
+    progress?.retry();
+  };
+  const model = await deps.createModel(settings, { onRetry });
   let env: EnvHandle | undefined;
   try {
     if (method.needsEnv) {
-      env = await bench.createEnv(settings);
+      env = await bench.createEnv(settings, { onRetry });
       await env.check?.(io.signal);
     }
     const methodDesc = method.describe();
@@ -168,7 +301,9 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       dir = rdir;
     }
 
+    ensureResultsDir(settings);
     const store = RunStore.open(dir);
+    let recorder: RunRecorder | undefined;
     try {
       const secrets = deps.secrets(settings);
       const now = new Date().toISOString();
@@ -176,6 +311,14 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       if (manifest) {
         assertSameRun(manifest, { identity, inputs, indices: plan.indices }, dir);
         io.log(`resuming ${runId}: ${countDone(store, plan.indices)} of ${plan.indices.length} episodes already recorded`);
+        const nErrors = plan.indices.filter((i) => store.records.get(i)?.error).length;
+        if (nErrors > 0) {
+          io.log(
+            settings.retryErrors === true
+              ? `re-running the ${nErrors} episode${nErrors === 1 ? '' : 's'} of this run recorded as errors (--retry-errors)`
+              : `${nErrors} episode${nErrors === 1 ? ' of this run is' : 's of this run are'} recorded as errors; --retry-errors re-runs them`,
+          );
+        }
       } else {
         manifest = {
           schema: RUN_LOG_SCHEMA,
@@ -206,6 +349,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       const session: SessionInfo = { startedAt: now, status: 'running', ...(settings.retryErrors ? { retryErrors: true } : {}) };
       manifest.sessions.push(session);
       writeManifest(store, manifest, secrets);
+      recorder = RunRecorder.open(dir, { model, settings, secrets }); // recording.jsonl: what `bundle` packs (issue 10)
 
       const todoIdx = plan.indices.filter((i) => {
         const r = store.records.get(i);
@@ -215,52 +359,52 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       const metricKeys = bench.metrics.map((m) => m.key);
       const primary = bench.metrics[0];
       const meta = { runId, task: taskName, method: methodName, split: plan.split, model: model.model, shard: manifest.shard };
-      const initial = summarize(meta, withoutRetried(store, todoIdx), plan.indices, metricKeys);
-      const progress = new Progress(runId, {
-        done: initial.n_done,
-        total: plan.indices.length,
-        scored: initial.n_scored,
-        metricLabel: primary.label,
-        metricSum: ((initial.metrics[primary.key] ?? 0) * initial.n_scored) / 100,
-        errors: initial.n_errors,
-        tokens: initial.total_tokens,
-        cost: initial.cost_usd,
-      }, io.progress);
+      // Records about to be re-run (--retry-errors) are not yet "done".
+      const kept = orderedRecords(store.records, plan.indices).filter((r) => !(settings.retryErrors === true && r.error !== null));
+      progress = new Progress(runId, initialProgress(kept, plan.indices.length, primary, retries), io.progress);
+      const prices = pricesOf(modelDesc);
+      if (io.budget && !(prices && (prices.promptPerM > 0 || prices.completionPerM > 0))) {
+        io.log(`warning: --max-cost: ${model.model} has no price (0 USD per token), so its calls count as free; give --price-prompt and --price-completion`);
+      }
       const res = await executeEpisodes({
         store,
         items,
-        method,
+        method: recorder.wrapMethod(method),
         model,
         benchmark: bench,
         makeEnv: env ? (item) => env!.makeEnv(item) : undefined,
         concurrency,
         signal: io.signal,
-        onRecord: (rec) => {
-          const s = progress.state;
-          s.done++;
-          if (rec.error) s.errors++;
-          else {
-            s.scored++;
-            s.metricSum += rec.metrics[primary.key] ?? 0;
-          }
-          s.tokens += rec.usage.total_tokens;
-          s.cost += rec.cost;
-          progress.tick();
-        },
+        breaker: new CircuitBreaker(io.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES),
+        ...(io.budget ? { budget: { budget: io.budget, prices } } : {}),
+        onRecord: (rec) => progress!.record(rec, primary.key),
         onInternalError: (item, e) => io.log(`episode ${item.index} failed (recorded as an error): ${(e as Error)?.message ?? String(e)}`),
       });
       progress.finish();
       const summary = summarize(meta, store.records, plan.indices, metricKeys);
-      const status: RunStatus = res.fatal ? 'failed' : res.interrupted ? 'interrupted' : summary.n_done === summary.n_planned ? 'complete' : 'partial';
+      const stoppedBy = res.budget ? 'max-cost' : res.interrupted ? (io.signal?.reason instanceof Interrupt ? io.signal.reason.signal : 'SIGINT') : undefined;
+      const status: RunStatus = res.fatal ? 'failed' : res.interrupted || res.budget ? 'interrupted' : summary.n_done === summary.n_planned ? 'complete' : 'partial';
       const csv = summaryCsv([summary]);
       assertNoSecrets(csv, secrets, 'summary.csv');
       store.writeSummary(csv);
-      Object.assign(session, { endedAt: new Date().toISOString(), status, written: res.written });
+      // stoppedBy: beside the status (SessionInfo's union keeps 'interrupted' for every clean stop).
+      Object.assign(session, { endedAt: new Date().toISOString(), status, written: res.written, ...(stoppedBy ? { stoppedBy } : {}) });
       writeManifest(store, manifest, secrets);
-      const notes = bench.summaryNotes?.({ dir, manifest, records: orderedRecords(store.records, plan.indices), summary }) ?? [];
+      const ordered = orderedRecords(store.records, plan.indices);
+      const notes = bench.summaryNotes?.({ dir, manifest, records: ordered, summary }) ?? [];
       for (const n of notes) io.log(n);
-      return { runId, dir, status, summary, ...(res.fatal ? { fatal: res.fatal } : {}) };
+      return {
+        runId,
+        dir,
+        status,
+        summary,
+        errorCauses: errorCauses(ordered),
+        ...(res.fatal ? { fatal: res.fatal } : {}),
+        ...(stoppedBy ? { stoppedBy } : {}),
+        ...(res.budget ? { budgetStop: res.budget } : {}),
+      };
     } finally {
+      recorder?.close();
       store.close();
     }
   } finally {
@@ -269,15 +413,40 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
   }
 }
 
-function countDone(store: RunStore, indices: number[]): number {
-  return indices.filter((i) => store.records.has(i)).length;
+/** Error records per cause (llm, env, internal, then others), each with its first message in plan order. */
+export function errorCauses(records: readonly Pick<EpisodeRecord, 'error'>[]): ErrorCause[] {
+  const by = new Map<string, ErrorCause>();
+  for (const r of records) {
+    if (!r.error) continue;
+    const c = by.get(r.error.source);
+    if (c) c.count++;
+    else by.set(r.error.source, { source: r.error.source, count: 1, first: r.error.message });
+  }
+  const order = ['llm', 'env', 'internal'];
+  const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
+  return [...by.values()].sort((a, b) => rank(a.source) - rank(b.source) || a.source.localeCompare(b.source));
 }
 
-/** For the progress start: records that are about to be re-run are not yet "done". */
-function withoutRetried(store: RunStore, todo: number[]) {
-  const m = new Map(store.records);
-  for (const i of todo) m.delete(i);
-  return m;
+function initialProgress(kept: EpisodeRecord[], total: number, primary: { key: string; label: string }, retries: number) {
+  const errorsBySource: Record<string, number> = {};
+  for (const r of kept) if (r.error) errorsBySource[r.error.source] = (errorsBySource[r.error.source] ?? 0) + 1;
+  const scored = kept.filter((r) => !r.error);
+  return {
+    done: kept.length,
+    total,
+    scored: scored.length,
+    metricLabel: primary.label,
+    metricValues: scored.map((r) => r.metrics?.[primary.key] ?? 0),
+    errors: kept.length - scored.length,
+    errorsBySource,
+    retries,
+    tokens: kept.reduce((a, r) => a + r.usage.total_tokens, 0),
+    cost: kept.reduce((a, r) => a + r.cost, 0),
+  };
+}
+
+function countDone(store: RunStore, indices: number[]): number {
+  return indices.filter((i) => store.records.has(i)).length;
 }
 
 function writeManifest(store: RunStore, manifest: RunManifest, secrets: string[]): void {

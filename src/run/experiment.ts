@@ -5,7 +5,7 @@
 import type { OptionTable } from '../options.js';
 import { UserError } from '../errors.js';
 import { readJsonFile } from './run-log.js';
-import { camelCase, optionIndex, SESSION_ONLY } from './options.js';
+import { camelCase, layerSettings, optionIndex, SESSION_ONLY } from './options.js';
 
 export type { Settings } from '../options.js';
 import type { Settings } from '../options.js';
@@ -85,7 +85,7 @@ export function parseExperiment(file: string, data: unknown, table: OptionTable)
   }
   const defaults = obj.defaults === undefined ? {} : validateSettings(file, 'defaults', obj.defaults, table);
   if (!Array.isArray(obj.runs) || obj.runs.length === 0) throw new UserError(`${file}: runs: expected a non-empty list of run settings`);
-  const runs = obj.runs.map((r, i) => ({ ...defaults, ...validateSettings(file, `runs[${i}]`, r, table) }));
+  const runs = obj.runs.map((r, i) => layerSettings(defaults, validateSettings(file, `runs[${i}]`, r, table)));
   return { file, description, runs };
 }
 

@@ -1,9 +1,9 @@
-// manifest.json: everything needed to know what a run computed and to redo it (brief §2), and the
+// manifest.json: everything needed to know what a run computed and to redo it, and the
 // check that a resumed run still computes the same thing.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../paths.js';
+import { isInstalledPackage, repoRoot } from '../paths.js';
 import { readManifest as readVendored } from '../data/manifest.js';
 import { sha256 } from '../util/hash.js';
 import { UserError } from '../errors.js';
@@ -18,6 +18,8 @@ export interface SessionInfo {
   status?: 'running' | 'complete' | 'interrupted' | 'failed' | 'partial';
   written?: number;
   retryErrors?: boolean;
+  /** What stopped an interrupted session: a signal or the --max-cost budget. */
+  stoppedBy?: 'SIGINT' | 'SIGTERM' | 'max-cost' | string;
 }
 
 export interface RunManifest {
@@ -64,6 +66,8 @@ let gitCache: { commit: string; dirty: boolean } | null | undefined;
 /** git rev-parse HEAD and a dirty flag for the package's own checkout; null outside a git checkout. */
 export function gitInfo(): { commit: string; dirty: boolean } | null {
   if (gitCache !== undefined) return gitCache;
+  // An installed package sits inside the user's project: its git commit is not ours.
+  if (isInstalledPackage) return (gitCache = null);
   try {
     const opts = { cwd: repoRoot, encoding: 'utf8' as const, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] as ('ignore' | 'pipe')[] };
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], opts).trim();

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { loadEpisodes, readJsonFile, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from './run-log.js';
+import { toDiskError } from '../util/durable.js';
 import { firstDifference, type RunManifest } from './manifest.js';
 import { makeRunId } from './run-id.js';
 import { parseShard, shardPositions } from './shard.js';
@@ -72,15 +73,21 @@ export function mergeRuns(dirs: string[], out: string): MergeResult {
   const runId = makeRunId({ task: ref.task, method: ref.method, split: ref.split, model: ref.model }, identity);
   const outDir = path.resolve(out);
   const existing = path.join(outDir, MANIFEST_FILE);
+  if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) throw new UserError(`merge: --out ${out} is a file; choose an empty folder`);
   if (fs.existsSync(existing)) {
     const m = readJsonFile<RunManifest>(existing);
     if (m.kind !== 'merge' || m.runId !== runId) throw new UserError(`merge: --out ${out} already holds another run (${m.runId}); choose an empty folder`);
   } else if (fs.existsSync(outDir) && fs.readdirSync(outDir).length > 0) {
     throw new UserError(`merge: --out ${out} is not empty; choose an empty folder`);
   }
-  fs.mkdirSync(outDir, { recursive: true });
+  try {
+    fs.mkdirSync(outDir, { recursive: true });
+  } catch (e) {
+    throw toDiskError(e, outDir, 'creating the merged run folder');
+  }
+  // Each file is replaced atomically (temp + fsync + rename): a full disk leaves no torn file.
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
-  writeFileAtomic(path.join(outDir, EPISODES_FILE), lines);
+  writeFileAtomic(path.join(outDir, EPISODES_FILE), lines, 'the merged episodes');
   const manifest: RunManifest = {
     ...first.manifest,
     runId,
@@ -94,8 +101,8 @@ export function mergeRuns(dirs: string[], out: string): MergeResult {
     sessions: runs.flatMap((r) => r.manifest.sessions),
     sources: runs.map((r) => ({ dir: r.dir, runId: r.manifest.runId, shard: r.manifest.shard, software: r.manifest.software })),
   };
-  writeFileAtomic(path.join(outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+  writeFileAtomic(path.join(outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', 'the manifest');
   const summary = summarizeRun(manifest, records);
-  writeFileAtomic(path.join(outDir, SUMMARY_FILE), summaryCsv([summary]));
+  writeFileAtomic(path.join(outDir, SUMMARY_FILE), summaryCsv([summary]), 'the summary');
   return { runId, dir: outDir, summary };
 }

@@ -69,3 +69,13 @@ export function givenFlags(argv: Record<string, unknown>, table: OptionTable): R
   }
   return out;
 }
+
+/** --split and --indices name the items two ways: a layer that sets one drops the other from the layers below. */
+const ITEM_CHOICE = ['split', 'indices'] as const;
+
+/** `over` on top of `under`, where choosing the items in `over` replaces `under`'s choice. */
+export function layerSettings<T extends Record<string, unknown>>(under: T, over: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...under };
+  if (ITEM_CHOICE.some((k) => over[k] !== undefined)) for (const k of ITEM_CHOICE) delete out[k];
+  return { ...out, ...over } as T;
+}

@@ -3,6 +3,7 @@
 // (CoT-SC samples, forced_finish, ALFWorld task_type, WebShop instruction...) sit beside them under
 // their own snake_case names. Written and read only through src/run/run-log.ts.
 import type { EpisodeResult, StepRecord } from '../methods/types.js';
+import type { CompletionResult, TokenUsage } from '../llm/types.js';
 import type { Item } from '../benchmarks/types.js';
 
 export interface EpisodeError {
@@ -28,8 +29,16 @@ export interface EpisodeRecord {
   steps: StepRecord[];
   n_calls: number;
   n_badcalls: number;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Tokens of every model call of the episode, cache hits included (a replayed run is not "free"). */
+  usage: RecordUsage;
+  /** Cost in USD of every call at the run's prices, cache hits included. */
   cost: number;
+  /**
+   * Tokens and cost of the calls that went to the model (cache misses): what the episode spent. Absent
+   * in schema-1 records and in records written before it existed: read them with spentOf (spent = total).
+   */
+  spent_usage?: RecordUsage;
+  spent_cost?: number;
   latency_ms: number;
   /** Completion calls served entirely from the cache. */
   cached_calls: number;
@@ -38,11 +47,24 @@ export interface EpisodeRecord {
   [extra: string]: unknown;
 }
 
+export interface RecordUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
 /** The fields every record has; anything else is an extra. */
 export const CORE_RECORD_FIELDS = new Set([
   'idx', 'item', 'input', 'gold', 'answer', 'metrics', 'reward', 'traj', 'steps', 'n_calls', 'n_badcalls', 'usage',
-  'cost', 'latency_ms', 'cached_calls', 'error',
+  'cost', 'spent_usage', 'spent_cost', 'latency_ms', 'cached_calls', 'error',
 ]);
+
+/** What an episode spent (calls that went to the model); records without the field spent what they used. */
+export function spentOf(r: Pick<EpisodeRecord, 'usage' | 'cost' | 'spent_usage' | 'spent_cost'>): { usage: RecordUsage; cost: number } {
+  return { usage: r.spent_usage ?? r.usage ?? { ...NO_USAGE }, cost: r.spent_cost ?? r.cost ?? 0 };
+}
+
+const NO_USAGE: RecordUsage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
 
 export function recordExtras(r: EpisodeRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -53,7 +75,37 @@ export function recordExtras(r: EpisodeRecord): Record<string, unknown> {
 export interface CallStats {
   calls: number;
   cachedCalls: number;
+  /**
+   * Usage and cost of the episode's calls as the runner saw them (tallyCall): every call, and the part
+   * that went to the model. Absent when the runner does not tally (the record then has no spent_*).
+   */
+  usage?: { total: TokenUsage; spent: TokenUsage; cost: number; spentCost: number };
 }
+
+/** The usage a completion result reports for every call, cache hits included (src/llm/cache.ts sets `total` on hits). */
+export function totalOfResult(res: CompletionResult): { usage: TokenUsage; costUsd: number } {
+  const t = (res as CompletionResult & { total?: { usage: TokenUsage; costUsd: number } }).total;
+  return t ?? { usage: res.usage, costUsd: res.costUsd };
+}
+
+/** Counts one returned call into an episode's stats: cached or not, all of its tokens, and what was spent. */
+export function tallyCall(stats: CallStats, res: CompletionResult): void {
+  if (res.choices.length > 0 && res.cachedChoices >= res.choices.length) stats.cachedCalls++;
+  const u = (stats.usage ??= { total: zero(), spent: zero(), cost: 0, spentCost: 0 });
+  const total = totalOfResult(res);
+  add(u.total, total.usage);
+  add(u.spent, res.usage);
+  u.cost += total.costUsd;
+  u.spentCost += res.costUsd;
+}
+
+const zero = (): TokenUsage => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+function add(a: TokenUsage, b: TokenUsage): void {
+  a.promptTokens += b.promptTokens;
+  a.completionTokens += b.completionTokens;
+  a.totalTokens += b.totalTokens;
+}
+const recordUsage = (u: TokenUsage): RecordUsage => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
 
 /** A finished episode as its record: the result, scored once by the benchmark's scorer. */
 export function recordFromResult(item: Item, r: EpisodeResult, metrics: Record<string, number>, latencyMs: number, stats: CallStats): EpisodeRecord {
@@ -69,8 +121,10 @@ export function recordFromResult(item: Item, r: EpisodeResult, metrics: Record<s
     steps: r.steps,
     n_calls: r.n_calls,
     n_badcalls: r.n_badcalls,
-    usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens },
+    usage: recordUsage(r.usage),
     cost: r.costUsd,
+    // The runner's tally knows which calls the cache served; without it the record says nothing.
+    ...(stats.usage ? { spent_usage: recordUsage(stats.usage.spent), spent_cost: stats.usage.spentCost } : {}),
     latency_ms: Math.round(latencyMs),
     cached_calls: stats.cachedCalls,
     error: null,
@@ -92,8 +146,10 @@ export function errorRecord(item: Item, error: EpisodeError, latencyMs: number, 
     steps: [],
     n_calls: stats.calls,
     n_badcalls: 0,
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    cost: 0,
+    // The calls made before the failure, as far as the runner tallied them.
+    usage: stats.usage ? recordUsage(stats.usage.total) : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    cost: stats.usage?.cost ?? 0,
+    ...(stats.usage ? { spent_usage: recordUsage(stats.usage.spent), spent_cost: stats.usage.spentCost } : {}),
     latency_ms: Math.round(latencyMs),
     cached_calls: stats.cachedCalls,
     error,

@@ -1,5 +1,5 @@
 // Deterministic run ids: the same resolved configuration always names the same results folder, so
-// re-running a command resumes it (brief §2).
+// re-running a command resumes it.
 import { sha256 } from '../util/hash.js';
 
 /** JSON with object keys sorted at every level and undefined dropped: equal configs hash equally. */

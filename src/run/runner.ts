@@ -1,14 +1,33 @@
 // Runs a method over items with bounded concurrency, scoring each finished episode with the benchmark's
-// scorer and appending it to the run log. Interrupts (SIGINT) abort in-flight episodes, which are then
-// not written; a FatalRunError stops the whole run; an InfraError becomes an error record.
+// scorer and appending it to the run log. How a run stops early (issue 11: a run never lies):
+// - an interrupt (SIGINT, SIGTERM) aborts in-flight episodes, which are then not written;
+// - a FatalRunError (bad key, unknown model) stops the whole run the same way;
+// - the circuit breaker (breaker.ts) stops it when one side fails N episodes in a row: the failures
+//   that tripped it are recorded as errors, the episodes still in flight are aborted and not written;
+// - the budget (--max-cost, budget.ts) stops it before a call that could pass it, like an interrupt;
+// - a disk that refuses a write (DiskError: full, read-only) stops it and is rethrown: the record
+//   was appended whole or not at all, and nothing else is attempted on that disk.
+// An InfraError otherwise becomes an error record (never a score); anything else is an internal
+// error record and reported.
 import { setMaxListeners } from 'node:events';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { Benchmark, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
-import { errorRecord, recordFromResult, type CallStats, type EpisodeRecord } from './record.js';
+import { DiskError } from '../util/durable.js';
+import { errorRecord, recordFromResult, tallyCall, type CallStats, type EpisodeRecord } from './record.js';
 import type { RunStore } from './run-log.js';
+import type { CircuitBreaker } from './breaker.js';
+import { budgetedModel, BudgetStop, type Budget, type UsdPrices } from './budget.js';
+
+/** The abort reason of a signal-driven stop: which signal it was (the exit status and the manifest say). */
+export class Interrupt extends Error {
+  override readonly name = 'AbortError';
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(`interrupted (${signal})`);
+  }
+}
 
 export interface ExecuteOptions {
   store: RunStore;
@@ -20,8 +39,12 @@ export interface ExecuteOptions {
   benchmark: Pick<Benchmark, 'score' | 'metrics'>;
   makeEnv?: (item: Item) => Env;
   concurrency: number;
-  /** Aborted on Ctrl-C: no new episodes start, in-flight ones are aborted and dropped. */
+  /** Aborted on Ctrl-C / SIGTERM: no new episodes start, in-flight ones are aborted and dropped. */
   signal?: AbortSignal;
+  /** Stops the run when one side keeps failing (absent: never). */
+  breaker?: CircuitBreaker;
+  /** --max-cost: the model's calls are admitted by it, at these prices. */
+  budget?: { budget: Budget; prices: UsdPrices | null };
   onRecord?: (rec: EpisodeRecord) => void;
   /** Called for an episode that failed with something other than an InfraError (a bug): it is recorded. */
   onInternalError?: (item: Item, e: unknown) => void;
@@ -29,8 +52,12 @@ export interface ExecuteOptions {
 
 export interface ExecuteResult {
   written: number;
+  /** Stopped by the caller's signal. */
   interrupted: boolean;
+  /** Stopped by a FatalRunError, or by the circuit breaker (a CircuitOpenError). */
   fatal: FatalRunError | null;
+  /** Stopped by the budget. */
+  budget: BudgetStop | null;
 }
 
 /** Counts calls and fully-cached calls of one episode, passing everything else through. */
@@ -43,7 +70,7 @@ export function countingModel(inner: CompletionModel, stats: CallStats): Complet
     async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
       stats.calls++;
       const res = await inner.complete(req, opts);
-      if (res.choices.length > 0 && res.cachedChoices >= res.choices.length) stats.cachedCalls++;
+      tallyCall(stats, res);
       return res;
     },
   };
@@ -58,26 +85,46 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
   let next = 0;
   let written = 0;
   let fatal: FatalRunError | null = null;
+  let budgetStop: BudgetStop | null = null;
+  let diskError: DiskError | null = null;
+  /** Stops the run for good: the first reason wins. */
+  const stop = (reason: Error) => {
+    if (!runAbort.signal.aborted) runAbort.abort(reason);
+  };
 
+  const model = o.budget
+    ? budgetedModel(o.model, o.budget.budget, o.budget.prices, (s) => {
+        budgetStop ??= s;
+        stop(s);
+      })
+    : o.model;
   const metricKeys = o.benchmark.metrics.map((m) => m.key);
   const runOne = async (ex: Item): Promise<void> => {
     const stats: CallStats = { calls: 0, cachedCalls: 0 };
     const t0 = performance.now();
     let rec: EpisodeRecord;
+    let failure: unknown = null;
     try {
       const result = await o.method.run(ex, {
-        model: countingModel(o.model, stats),
+        model: countingModel(model, stats),
         makeEnv: o.method.needsEnv ? o.makeEnv : undefined,
         signal: runAbort.signal,
       });
       rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, stats);
     } catch (e) {
-      if (runAbort.signal.aborted) return; // interrupted or another episode was fatal: not written
+      if (runAbort.signal.aborted) return; // interrupted or stopped: not written
       if (e instanceof FatalRunError) {
         fatal ??= e;
-        runAbort.abort(e);
+        stop(e);
         return;
       }
+      if (e instanceof DiskError) {
+        // e.g. a recording backend's file: the disk, not the episode, failed
+        diskError ??= e;
+        stop(e);
+        return;
+      }
+      failure = e;
       if (e instanceof InfraError) {
         rec = errorRecord(ex, { source: e.source, message: e.message }, performance.now() - t0, stats, metricKeys);
       } else {
@@ -86,10 +133,25 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
         rec = errorRecord(ex, { source: 'internal', message }, performance.now() - t0, stats, metricKeys);
       }
     }
-    if (runAbort.signal.aborted) return; // finished after the interrupt: dropped like the others
-    o.store.append(rec);
+    if (runAbort.signal.aborted) return; // finished after the stop: dropped like the others
+    try {
+      o.store.append(rec);
+    } catch (e) {
+      if (!(e instanceof DiskError)) throw e;
+      diskError ??= e;
+      stop(e);
+      return;
+    }
     written++;
     o.onRecord?.(rec);
+    if (rec.error === null) o.breaker?.success();
+    else {
+      const open = o.breaker?.failure(failure) ?? null;
+      if (open) {
+        fatal ??= open;
+        stop(open);
+      }
+    }
   };
 
   const worker = async () => {
@@ -104,5 +166,7 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
   } finally {
     o.signal?.removeEventListener('abort', onOuterAbort);
   }
-  return { written, interrupted: Boolean(o.signal?.aborted) && !fatal, fatal };
+  if (diskError) throw diskError;
+  const interrupted = Boolean(o.signal?.aborted) && !fatal && !budgetStop;
+  return { written, interrupted, fatal, budget: budgetStop };
 }

@@ -1,8 +1,12 @@
 // summary.csv: one row per run, computed from the latest record per item in planned order, so an
 // interrupted-and-resumed run summarises exactly like an uninterrupted one (nothing time-dependent).
 // Generic over the metrics the run's benchmark declared (recorded in its manifest).
+// Every score is computed once from its count and rounded once (src/report/numbers.ts), so the
+// summary, the progress line and every report format show the same digits (issue 10).
 import { stringify } from 'csv-stringify/sync';
 import type { EpisodeRecord } from './record.js';
+import { metricScore } from '../report/numbers.js';
+import { spentOf } from './record.js';
 
 export interface RunMeta {
   runId: string;
@@ -22,14 +26,20 @@ export interface RunSummary extends RunMeta {
   /** Scored episodes (no infrastructure error): every metric is over these. */
   n_scored: number;
   n_errors: number;
-  /** Each declared metric in percent over scored episodes, in declaration order (null when none scored). */
+  /** Each declared metric in percent (one decimal, rounded once) over scored episodes; null when none scored. */
   metrics: Record<string, number | null>;
+  /** Each metric's exact sum over the scored episodes (for the progress line; not in summary.csv). */
+  sums: Record<string, number>;
   n_calls: number;
+  /** Tokens and cost of every model call, cache hits included (what the run would cost uncached). */
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
   cost_usd: number;
   cached_calls: number;
+  /** Tokens and cost of the calls that went to the model (cache misses): what this run spent. */
+  spent_tokens: number;
+  spent_cost_usd: number;
 }
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
@@ -42,36 +52,46 @@ export function orderedRecords(records: Map<number, EpisodeRecord>, planned: num
   return out;
 }
 
-/** Mean of 0..1 values as a percentage with two decimals, from the sum and the count. */
-export function percentOf(sum: number, n: number): number | null {
-  return n > 0 ? Math.round((sum / n) * 10000) / 100 : null;
+/** Dollars to six decimals, as summary.csv has always shown them. */
+function dollars(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
 }
 
 export function summarize(meta: RunMeta, records: Map<number, EpisodeRecord>, planned: number[], metricKeys: readonly string[]): RunSummary {
   const recs = orderedRecords(records, planned);
-  const scored = recs.filter((r) => !r.error);
-  const sum = (f: (r: EpisodeRecord) => number, rs = recs) => rs.reduce((a, r) => a + f(r), 0);
+  const sum = (f: (r: EpisodeRecord) => number) => recs.reduce((a, r) => a + f(r), 0);
   const metrics: Record<string, number | null> = {};
-  for (const k of metricKeys) metrics[k] = percentOf(sum((r) => r.metrics?.[k] ?? 0, scored), scored.length);
+  const sums: Record<string, number> = {};
+  let scored = recs.filter((r) => !r.error).length;
+  for (const k of metricKeys) {
+    // A schema-1 record may lack a metric another record has: score it as 0, like the run did.
+    const s = metricScore(recs.map((r) => (r.error || typeof r.metrics?.[k] === 'number' ? r : { ...r, metrics: { ...r.metrics, [k]: 0 } })), k);
+    metrics[k] = s.value;
+    sums[k] = s.sum;
+    scored = s.n;
+  }
   return {
     ...meta,
     shard: meta.shard ?? null,
     n_planned: planned.length,
     n_done: recs.length,
-    n_scored: scored.length,
-    n_errors: recs.length - scored.length,
+    n_scored: scored,
+    n_errors: recs.length - scored,
     metrics,
+    sums,
     n_calls: sum((r) => r.n_calls),
-    prompt_tokens: sum((r) => r.usage.prompt_tokens),
-    completion_tokens: sum((r) => r.usage.completion_tokens),
-    total_tokens: sum((r) => r.usage.total_tokens),
-    cost_usd: Math.round(sum((r) => r.cost) * 1e6) / 1e6,
-    cached_calls: sum((r) => r.cached_calls),
+    prompt_tokens: sum((r) => r.usage?.prompt_tokens ?? 0),
+    completion_tokens: sum((r) => r.usage?.completion_tokens ?? 0),
+    total_tokens: sum((r) => r.usage?.total_tokens ?? 0),
+    cost_usd: dollars(sum((r) => r.cost ?? 0)),
+    cached_calls: sum((r) => r.cached_calls ?? 0),
+    spent_tokens: sum((r) => spentOf(r).usage.total_tokens),
+    spent_cost_usd: dollars(sum((r) => spentOf(r).cost)),
   };
 }
 
 const HEAD: (keyof RunSummary)[] = ['runId', 'task', 'method', 'split', 'model', 'shard', 'n_planned', 'n_done', 'n_scored', 'n_errors'];
-const TAIL: (keyof RunSummary)[] = ['n_calls', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'cached_calls'];
+const TAIL: (keyof RunSummary)[] = ['n_calls', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'cached_calls', 'spent_tokens', 'spent_cost_usd'];
 
 /** One row per run; the metric columns are the union of the runs' metrics, in first-seen order. */
 export function summaryCsv(rows: RunSummary[]): string {

@@ -1,4 +1,4 @@
-// CPython's random.Random for integer seeds (paper-protocol.md §2): the paper's 500-question sample is
+// CPython's random.Random for integer seeds (docs/protocol.md §2): the paper's 500-question sample is
 // `random.Random(233).shuffle(list(range(7405)))[:500]`, so we need the same Mersenne Twister, the same
 // seeding (init_by_array over the 32-bit words of abs(seed)) and the same draw algorithms as
 // CPython 3.11 (Modules/_randommodule.c and Lib/random.py). BigInt only appears for draws wider than 53

@@ -55,4 +55,27 @@ describe('Ctrl-C during a hanging environment request', () => {
     const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
     expect(m.sessions.at(-1).status).toBe('interrupted');
   });
+
+  it('SIGTERM is handled like Ctrl-C: exit 143, summary written, lock released, resumable', async () => {
+    const results = path.join(tmp, 'results-term');
+    const before = requests;
+    const { child, done } = startCli(
+      ['run', '--task', 'hotpotqa', '--method', 'react', '--indices', '0', '--wiki', 'live', '--wiki-url', hangURL, '--wiki-timeout', '300', '--base-url', srv.baseURL, '--model', 'test-model', '--cache', 'off', '--results-dir', results],
+      { cwd: tmp, env: cleanEnv() },
+    );
+    for (let i = 0; i < 400 && requests === before; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(requests).toBe(before + 1);
+    child.kill('SIGTERM');
+    const r = await done;
+    expect(r.code).toBe(143);
+    expect(r.signal).toBeNull(); // exited by itself, after writing the summary
+    expect(r.stderr).toContain('react-repro: terminated (SIGTERM); stopping');
+    const [dir] = runDirs(results);
+    expect(fs.readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8')).toBe('');
+    expect(fs.existsSync(path.join(results, dir, 'summary.csv'))).toBe(true);
+    expect(fs.existsSync(path.join(results, dir, '.lock'))).toBe(false);
+    const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
+    expect(m.sessions.at(-1)).toMatchObject({ status: 'interrupted', stoppedBy: 'SIGTERM' });
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`react-repro: resume with: react-repro run --resume ${dir} --results-dir ${results}`);
+  });
 });

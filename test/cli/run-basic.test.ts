@@ -155,16 +155,18 @@ describe('run (single-completion methods)', () => {
       const env = cleanEnv({ MY_KEY: KEY });
       const base = ['run', '--task', 'hotpotqa', '--method', 'cot', '--limit', '3', '--model', 'test-model', '--api-key-env', 'MY_KEY', '--cache', 'off', '--results-dir', results];
       const r1 = await runCli([...base, '--base-url', down.baseURL, '--max-retries', '0'], { cwd: tmp, env });
-      expect(r1.code).toBe(0);
+      expect(r1.code).toBe(3); // finished with error episodes (issue 11: never exit 0 with errors)
       const [dir] = runDirs(results);
       const eps1 = readLines(path.join(results, dir, 'episodes.jsonl'));
       expect(eps1).toHaveLength(3);
       expect(eps1.every((e) => e.error?.source === 'llm')).toBe(true);
       expect(fs.readFileSync(path.join(results, dir, 'summary.csv'), 'utf8')).toContain(',3,3,0,3,,');
-      // Without --retry-errors nothing is re-run.
+      // Without --retry-errors nothing is re-run, and the run says so.
       const before = up.completionRequests().length;
-      await runCli([...base, '--base-url', up.baseURL], { cwd: tmp, env });
+      const again = await runCli([...base, '--base-url', up.baseURL], { cwd: tmp, env });
       expect(up.completionRequests().length).toBe(before);
+      expect(again.code).toBe(3);
+      expect(again.stderr).toContain('3 episodes of this run are recorded as errors; --retry-errors re-runs them');
       const r2 = await runCli([...base, '--base-url', up.baseURL, '--retry-errors'], { cwd: tmp, env });
       expect(r2.code).toBe(0);
       expect(up.completionRequests().length).toBe(before + 3);

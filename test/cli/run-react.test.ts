@@ -87,8 +87,10 @@ describe('run (ReAct, Act, combinations) on the offline Wikipedia', () => {
     // The report: Table 1 with ours beside the paper, and the Figure 2 sweep from the 3-sample run.
     const md = await runCli(['report', results], { cwd: tmp });
     expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/\| ReAct \| test-model \| 50\.0 \| 2\/2 \| 0 \| indices \| 27\.4 \| 30\.8 \| \d+\.\d \| 2\/2 \| 0 \| indices \| 60\.9 \| 54\.0 \|/);
-    expect(md.stdout).toContain('## Figure 2: hotpotqa EM vs CoT-SC samples (test-model, n = 2 questions)');
+    expect(md.stdout).toContain('## Table 1: HotpotQA and FEVER (model test-model)');
+    expect(md.stdout).toMatch(/\| ReAct \| 50\.0 \| \[\d+\.\d, \d+\.\d\] \| 2 \| 27\.4 \| 30\.8 \| \d+\.\d \| \[\d+\.\d, \d+\.\d\] \| 2 \| 60\.9 \| 54\.0 \|/);
+    expect(md.stdout).toContain('HotpotQA EM: split indices, n = 2 items scored in all 7 runs (of 2 planned).');
+    expect(md.stdout).toContain('## Figure 2: hotpotqa EM vs CoT-SC samples (split indices, test-model, n = 2 questions)');
     const html = path.join(tmp, 'report.html');
     const h = await runCli(['report', results, '--format', 'html', '--out', html], { cwd: tmp });
     expect(h.code).toBe(0);

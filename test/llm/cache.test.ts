@@ -298,3 +298,44 @@ describe('unusable cache file', () => {
     expect(e.message).toMatch(/^--cache-path: cannot use .*junk\.sqlite as the completion cache \(file is not a database\)$/);
   });
 });
+
+describe('usage of cache hits (issue 10: a replayed run is not "0 tokens")', () => {
+  type Accounted = { total?: { usage: { promptTokens: number; completionTokens: number; totalTokens: number }; costUsd: number } };
+
+  it('a hit spends nothing but reports what the call used when it was made, at the run prices; replay too', async () => {
+    const file = path.join(tmpDir(), 'c.sqlite');
+    const { model } = await cached(file);
+    const r1 = await model.complete(req('Question: usage\nThought 1:'));
+    expect(r1.usage.totalTokens).toBeGreaterThan(0);
+    expect((r1 as Accounted).total).toEqual({ usage: r1.usage, costUsd: r1.costUsd }); // a miss: total = what it spent
+    const r2 = await model.complete(req('Question: usage\nThought 1:'));
+    expect(r2).toMatchObject({ cachedChoices: 1, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
+    expect((r2 as Accounted).total).toEqual({ usage: r1.usage, costUsd: r1.costUsd });
+    await model.close();
+    const { model: replay } = await modelOn(srv.baseURL, { cache: 'replay', cachePath: file, pricePrompt: 1, priceCompletion: 1 });
+    srv.reset();
+    const r3 = await replay.complete(req('Question: usage\nThought 1:'));
+    expect(srv.completionRequests()).toHaveLength(0);
+    expect(r3.usage.totalTokens).toBe(0);
+    expect((r3 as Accounted).total).toEqual({ usage: r1.usage, costUsd: r1.costUsd });
+    await replay.close();
+  });
+
+  it('n samples: the prompt once and each served sample\'s share of its call; a top-up adds the cached share to what it spent', async () => {
+    const file = path.join(tmpDir(), 'c.sqlite');
+    const { model } = await cached(file, { priceCompletion: 2 });
+    const four = await model.complete(req('Question: share\nThought:', { n: 4, temperature: 0.7 }));
+    const { promptTokens: P, completionTokens: C } = four.usage;
+    const two = await model.complete(req('Question: share\nThought:', { n: 2, temperature: 0.7 }));
+    const shareOf2 = Math.round((C / 4) * 2);
+    expect((two as Accounted).total!.usage).toEqual({ promptTokens: P, completionTokens: shareOf2, totalTokens: P + shareOf2 });
+    expect((two as Accounted).total!.costUsd).toBeCloseTo((P * 1 + shareOf2 * 2) / 1e6, 12);
+    // Six: two fresh samples (spent), four from the cache (their completion share added to the total).
+    const six = await model.complete(req('Question: share\nThought:', { n: 6, temperature: 0.7 }));
+    expect(six.cachedChoices).toBe(4);
+    expect(six.usage.completionTokens).toBeGreaterThan(0);
+    expect((six as Accounted).total!.usage).toEqual({ promptTokens: six.usage.promptTokens, completionTokens: six.usage.completionTokens + C, totalTokens: six.usage.totalTokens + C });
+    expect((six as Accounted).total!.costUsd).toBeCloseTo(six.costUsd + (C * 2) / 1e6, 12);
+    await model.close();
+  });
+});

@@ -134,7 +134,7 @@ describe.skipIf(SKIP)('llama.cpp backend on a self-written tiny GGUF model', () 
   });
 
   it('a grown prompt reuses the evaluated prefix: only the new suffix is evaluated', async () => {
-    // ReAct step 1, then step 2 on the prompt grown by the step's text (paper-protocol.md §4).
+    // ReAct step 1, then step 2 on the prompt grown by the step's text (docs/protocol.md §4).
     const step1 = await m.complete(req({ maxTokens: 20 }));
     const p1 = step1.usage.promptTokens;
     const prompt2 = PROMPT + step1.choices[0].text + '\nAction 1: search[x]\nObservation 1: Nothing.\nThought 2:';

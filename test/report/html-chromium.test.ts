@@ -12,6 +12,8 @@ import { renderHtmlReport } from '../../src/report/html/render.js';
 import { linePlotSvg } from '../../src/report/svg.js';
 import { PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, sampleRuns } from './sample-runs.js';
 import { table1, table3, table4 } from './sample-tables.js';
+import { runCli } from '../run/cli-helpers.js';
+import { qa, qaRecords, writeRun } from './run-folders.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let playwright: typeof import('playwright-core') | null = null;
@@ -155,6 +157,102 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
     await shown.locator('summary').click();
     await shown.locator('ol.steps').waitFor();
     await page.screenshot({ path: path.join(os.tmpdir(), 'report.png'), fullPage: true });
+  });
+
+  it('logged no console error', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+// The same page as `react-repro report --format html` writes it, from crafted run folders: Table 1,
+// Figure 2, comparisons, the runs, and the trajectory browser with the automatic Table 2 tags.
+describe.skipIf(skipReason !== null)('`react-repro report --out report.html` in headless Chromium', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-cli-'));
+  const results = path.join(dir, 'results');
+  const file = path.join(dir, 'report.html');
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const dialogs: string[] = [];
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    const idx = Array.from({ length: 12 }, (_, i) => i);
+    // ReAct with an injected answer and observation, an error episode, and a step-limit episode.
+    writeRun(results, {
+      runId: 'hotpotqa-react-x', method: 'react', indices: idx,
+      records: qaRecords(idx, 'rrrrrrwwpprr', (i) => (i === 6 ? { answer: PAYLOAD_IMG, input: `question 6? ${PAYLOAD_SCRIPT}`, item: `question 6? ${PAYLOAD_SCRIPT}` } : i === 7 ? { forced_finish: true } : {})).map((r) => (r.idx === 11 ? qa(11, 'error') : r)),
+    });
+    writeRun(results, {
+      runId: 'hotpotqa-cot-sc-x', method: 'cot-sc', indices: idx,
+      records: idx.map((i) => qa(i, i % 4 === 0 ? 'wrong' : 'right', { samples: i % 4 === 0 ? ['nothing', `gold ${i}`, 'nothing'] : [`gold ${i}`, 'x', `gold ${i}`] })),
+    });
+    writeRun(results, { runId: 'hotpotqa-cot-x', method: 'cot', indices: idx, records: qaRecords(idx, 'rrrrrwwwwwrr') });
+    writeRun(results, { runId: 'hotpotqa-act-x', method: 'act', indices: idx, records: qaRecords(idx, 'rrrwwwwwwwrr') });
+    const r = await runCli(['report', results, '--out', file], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    browser = await playwright!.chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on('request', (q) => requests.push(q.url()));
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="1"]');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows Table 1 with intervals, Figure 2 as SVG, the comparisons and the runs, fetching nothing', async () => {
+    const t1 = page.locator('#table-table1');
+    expect(await t1.locator('tbody tr').count()).toBe(7);
+    expect(await t1.locator('thead').textContent()).toContain('95% CI');
+    expect(await t1.locator('tbody tr', { hasText: 'ReAct' }).first().textContent()).toMatch(/ReAct63\.6\[\d+\.\d, \d+\.\d\]1127\.430\.8/);
+    expect(await page.locator('#figures svg polyline').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('#figures figcaption').first().textContent()).toContain('n = 11 questions');
+    expect(await page.locator('#comparisons table').count()).toBe(1);
+    expect(await page.locator('table.runs tbody tr').count()).toBe(4);
+    expect(requests).toEqual([pathToFileURL(file).href]);
+    expect(await page.locator('body').textContent()).not.toMatch(/NaN/);
+  });
+
+  it('the trajectory browser filters by method, outcome and automatic tag; the payload stays text', async () => {
+    const count = async () => Number(await page.locator('#episode-count').getAttribute('data-count'));
+    expect(await count()).toBe(48);
+    await page.selectOption('#filter-method', 'react');
+    expect(await count()).toBe(12);
+    await page.selectOption('#filter-outcome', 'error');
+    expect(await count()).toBe(1);
+    await page.selectOption('#filter-outcome', '');
+    await page.selectOption('#filter-tag', 'step-limit');
+    expect(await count()).toBe(1);
+    await page.selectOption('#filter-tag', 'label-ambiguity');
+    expect(await count()).toBe(2);
+    await page.selectOption('#filter-tag', '');
+    await page.fill('#filter-search', 'onerror');
+    expect(await count()).toBe(1);
+    const ep = page.locator('details.episode').first();
+    await ep.locator('summary').click();
+    await ep.locator('ol.steps').waitFor();
+    expect(await ep.textContent()).toContain(PAYLOAD_IMG);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    await page.fill('#filter-search', '');
+    await page.selectOption('#filter-method', '');
+    await page.screenshot({ path: path.join(os.tmpdir(), 'report-cli.png'), fullPage: true });
   });
 
   it('logged no console error', () => {

@@ -40,6 +40,16 @@ describe('experiment files', () => {
     expect(resolveRuns({ experiment: file, wiki: 'live' })[0].wiki).toBe('live');
   });
 
+  it("--indices on the command line replaces the file's --split (and a run's split replaces the defaults' indices)", () => {
+    const file = path.join(repo, 'experiments/table1-hotpotqa-offline.json');
+    const [r] = resolveRuns({ experiment: file, indices: '3,4' });
+    expect(r.indices).toBe('3,4');
+    expect(r.split).toBeUndefined();
+    const exp = parseExperiment('exp.json', { defaults: { indices: [1, 2] }, runs: [{ split: 'dev' }, {}] }, table);
+    expect(exp.runs[0]).toEqual({ split: 'dev' });
+    expect(exp.runs[1]).toEqual({ indices: [1, 2] });
+  });
+
   it('every shipped experiment file validates', () => {
     const dir = path.join(repo, 'experiments');
     const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));

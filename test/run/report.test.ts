@@ -41,16 +41,21 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('report', () => {
-  it('Markdown: Table 1 rows with ours beside PaLM-540B and GPT-3, n and errors', () => {
+  it('Markdown: Table 1 rows with ours (95% CI, n) beside PaLM-540B and GPT-3; split and n in the notes; runs with total and spent', () => {
     const md = renderReport([dir], 'md');
-    expect(md).toContain('| Method | Model | HotpotQA EM (ours) | n | errors | split | PaLM-540B | GPT-3 | FEVER Acc (ours) | n | errors | split | PaLM-540B | GPT-3 |');
-    expect(md).toContain('| ReAct | my-model | 50.0 | 4/4 | 0 | offline500 | 27.4 | 30.8 | — | — | — | — | 60.9 | 54.0 |');
-    expect(md).toContain('| CoT | my-model | — | — | — | — | 29.4 | — | 50.0 | 2/4 | 1 | offline500 | 56.3 | — |');
-    expect(md).toContain('| CoT-SC | my-model | 75.0 | 4/4 | 0 | offline500 | 33.4 | — |');
-    expect(md).toContain('| Standard (paper) | — | — | — | — | — | 28.7 | — | — | — | — | — | 57.1 | — |');
+    expect(md).toContain('## Table 1: HotpotQA and FEVER (model my-model)');
+    expect(md).toContain('| Method | HotpotQA EM Ours | 95% CI | n | PaLM-540B | GPT-3 | FEVER Acc Ours | 95% CI | n | PaLM-540B | GPT-3 |');
+    expect(md).toContain('| ReAct | 50.0 | [0.0, 100.0] | 4 | 27.4 | 30.8 | — | — | — | 60.9 | 54.0 |');
+    expect(md).toContain('| CoT | — | — | — | 29.4 | — | 50.0 | [0.0, 100.0] | 2 | 56.3 | — |');
+    expect(md).toContain('| CoT-SC | 75.0 | [25.0, 100.0] | 4 | 33.4 | — |');
+    expect(md).toContain('| Standard | — | — | — | 28.7 | — | — | — | — | 57.1 | — |');
     expect(md.indexOf('| Standard')).toBeLessThan(md.indexOf('| CoT |'));
-    expect(md).toContain('Supervised SoTA (paper): HotpotQA 67.5, FEVER 89.5');
-    expect(md).toContain('| fever-cot | fever | cot | offline500 | my-model | 3/4 | 1 | 50.0 | 50.0 | 6 | 330 | 0.0300 | 0 | complete |');
+    expect(md).toContain('HotpotQA EM: split offline500, n = 4 items scored in all 2 runs (of 4 planned).');
+    expect(md).toContain('FEVER Acc: split offline500, n = 2 items scored in the run (of 4 planned; left out where a run has none: CoT 1 error, 1 not run).');
+    // Supervised SoTA is class C: published elsewhere, with its source, never in a column of ours.
+    expect(md).toMatch(/\| Supervised SoTA \| HotpotQA \| supervised SoTA \(fine-tuned\) \| em \| 67\.5 \| — \| full dev set \| C \| Table 1, Yao et al\./);
+    expect(md).toContain('| FEVER CoT | fever-cot | offline500 | my-model | 3/4 | 1 | 50.0 | [0.0, 100.0] | 50.0 | [0.0, 100.0] | 6 | 0 | 330 | 330 | 0.0300 | 0.0300 | complete |');
+    expect(md).not.toMatch(/NaN/);
   });
 
   it('Figure 2 sweep: CoT-SC majority at k and both combinations', () => {
@@ -64,26 +69,32 @@ describe('report', () => {
     expect(s.refs).toEqual([{ name: 'ReAct', em: 50 }]);
   });
 
-  it('LaTeX uses booktabs and escapes', () => {
+  it('LaTeX uses booktabs and escapes; run ids stay out of the tables', () => {
     const tex = renderReport([dir], 'tex');
     expect(tex).toContain('\\toprule');
     expect(tex).toContain('\\midrule');
     expect(tex).toContain('\\bottomrule');
-    expect(tex).toContain('ReAct & my-model & 50.0 & 4/4 & 0 & offline500 & 27.4 & 30.8 & -- & -- & -- & -- & 60.9 & 54.0 \\\\');
-    expect(tex).toContain('CoT-SC$\\rightarrow$ReAct (paper)');
-    expect(tex).toContain('hotpotqa-cot-sc');
+    expect(tex).toContain('ReAct & 50.0 & [0.0, 100.0] & 4 & 27.4 & 30.8 & -- & -- & -- & 60.9 & 54.0 \\\\');
+    expect(tex).toContain('CoT-SC$\\rightarrow$ReAct & --');
+    expect(tex).not.toContain('hotpotqa-cot-sc &');
   });
 
-  it('CSV has one row per run; HTML is self-contained with the SVG sweep', () => {
+  it('CSV has every table cell by cell, with interval ends; HTML is self-contained with the SVG sweep', () => {
     const csv = renderReport([dir], 'csv').trim().split('\n');
-    expect(csv[0]).toBe('run_id,task,method,split,model,shard,n_planned,n_done,n_scored,n_errors,em,f1,n_calls,prompt_tokens,completion_tokens,total_tokens,cost_usd,cached_calls');
-    expect(csv).toHaveLength(4);
-    expect(csv).toContain('fever-cot,fever,cot,offline500,my-model,,4,3,2,1,50,50,6,300,30,330,0.03,0');
+    expect(csv[0]).toBe('table,table_title,row,source,column,value,ci_low,ci_high');
+    expect(csv).toContain('table1,Table 1: HotpotQA and FEVER (model my-model),ReAct,ours,HotpotQA EM Ours,50.0,0.0,100.0');
+    expect(csv).toContain('table1,Table 1: HotpotQA and FEVER (model my-model),ReAct,ours,FEVER Acc PaLM-540B,60.9,,');
+    expect(csv).toContain('runs,Runs,FEVER CoT,ours,Acc,50.0,0.0,100.0');
+    expect(csv).toContain('runs,Runs,FEVER CoT,ours,Tokens (spent),330,,');
     const html = renderReport([path.join(dir, 'hotpotqa-react'), path.join(dir, 'hotpotqa-cot-sc')], 'html');
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
     expect(html).toContain('<polyline');
-    expect(html).not.toMatch(/<script|<link|src="http/);
+    // Self-contained: nothing loaded from anywhere; its only scripts are its own (data block + browser).
+    expect(html).not.toMatch(/<link|src="http|href="http/);
+    expect(html.match(/<script\b/g)).toHaveLength(2);
+    expect(html).toContain('id="episode-list"');
+    expect(html).toContain('<section class="report-table" id="table-table1">');
   });
 
   it('trajectories, and one-line errors for bad input', () => {

@@ -1,4 +1,4 @@
-// A test household speaking AgentGym's agentenv-alfworld protocol (env-servers.md) on 127.0.0.1:
+// A test household speaking AgentGym's agentenv-alfworld protocol (docs/protocol.md §8) on 127.0.0.1:
 //   POST /create → {"id"}; POST /reset {"id","game","world_type"} → {"id","observation",
 //   "available_actions","task_type"}; POST /step {"id","action"} → {"observation","reward",
 //   "available_actions","done"}; GET /observation?id=, /available_actions?id=, /detail?id=;

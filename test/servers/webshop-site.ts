@@ -1,4 +1,4 @@
-// A WebShop look-alike on 127.0.0.1 for the WebShop adapter's tests (env-servers.md "WebShop: the
+// A WebShop look-alike on 127.0.0.1 for the WebShop adapter's tests (docs/protocol.md §9 "The
 // original Flask site"). It answers the real site's routes with pages of the same HTML structure as
 // web_agent_site/templates (written here from that structure, not copied):
 //   /                                    302 → /abc

@@ -1,4 +1,4 @@
-// A Wikipedia look-alike on 127.0.0.1 for the Wikipedia backends' tests (paper-protocol.md §6).
+// A Wikipedia look-alike on 127.0.0.1 for the Wikipedia backends' tests (docs/protocol.md §6).
 // /w/index.php?search=Q: an existing title (after MediaWiki-like normalisation and redirects) →
 // 302 to /wiki/Title, which serves the article in Vector-like chrome; otherwise a Special:Search
 // results page with div.mw-search-result-heading entries (some with "(redirect from ...)").

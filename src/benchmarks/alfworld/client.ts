@@ -1,10 +1,11 @@
-// The agentenv-alfworld HTTP protocol (env-servers.md), spoken through the shared environment HTTP
+// The agentenv-alfworld HTTP protocol (docs/protocol.md §8), spoken through the shared environment HTTP
 // helper (src/envs/http/request.ts: backoff with jitter, Retry-After, abort). Routes:
 //   POST /create → {"id"}; POST /reset {"id","game","world_type"} → {"id","observation",
 //   "available_actions","task_type"}; POST /step {"id","action"} → {"observation","reward",
 //   "available_actions","done"}; POST /close {"id"} (our server only); GET /info (our server only).
 // The server reports its own failures as HTTP 200 {"error": "..."}: an infrastructure error, never an
 // observation.
+import type { EnvHooks } from '../types.js';
 import { InfraError } from '../../errors.js';
 import type { Clock } from '../../llm/clock.js';
 import type { RetryPolicy } from '../../llm/retry.js';
@@ -22,6 +23,8 @@ export interface AlfworldClientOptions {
   retry?: Partial<RetryPolicy>;
   clock?: Clock;
   random?: () => number;
+  /** Each retry of a request (the run's progress line counts them). */
+  onRetry?: EnvHooks['onRetry'];
 }
 
 export interface ResetReply {
@@ -84,6 +87,7 @@ export class AlfworldClient {
       ...(this.opts.retry ? { retry: this.opts.retry } : {}),
       ...(this.opts.clock ? { clock: this.opts.clock } : {}),
       ...(this.opts.random ? { random: this.opts.random } : {}),
+      ...(this.opts.onRetry ? { onRetry: this.opts.onRetry } : {}),
       ...(signal ? { signal } : {}),
       ...extra,
     };

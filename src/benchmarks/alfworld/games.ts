@@ -7,7 +7,7 @@ import { UserError } from '../../errors.js';
 import { repoRoot } from '../../paths.js';
 import { sha256 } from '../../util/hash.js';
 
-/** Repo-relative: the 134 valid_unseen games, sorted by path = the loader's order (env-servers.md traps). */
+/** Repo-relative: the 134 valid_unseen games, sorted by path = the loader's order (docs/protocol.md §8 "Known drifts"). */
 export const GAMES_FILE = 'envs/alfworld/eval_out_of_distribution_134_games.json';
 /** Repo-relative: each game's real opening observation (banner paragraph already removed). */
 export const OPENINGS_FILE = 'envs/alfworld/alfworld_tasks_suffix.json';

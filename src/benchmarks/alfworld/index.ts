@@ -4,7 +4,7 @@
 import { InfraError, UserError } from '../../errors.js';
 import type { Settings } from '../../options.js';
 import { redactUrl } from '../../util/redact.js';
-import type { Benchmark, EnvHandle, Item, Split } from '../types.js';
+import type { Benchmark, EnvHandle, EnvHooks, Item, Split } from '../types.js';
 import { AlfworldClient } from './client.js';
 import { AlfworldEnv, gameRef } from './env.js';
 import { GAMES_FILE, OPENINGS_FILE, paperGameList, paperGoals, taskTypeOf } from './games.js';
@@ -30,7 +30,7 @@ function checkIndex(index: number): number {
 }
 
 /** Builds the environment handle from validated settings (exported for tests with a test clock). */
-export function createAlfworldEnvHandle(s: AlfworldEnvSettings, client = new AlfworldClient({ baseUrl: s.envUrl, timeoutMs: s.timeoutMs })): EnvHandle {
+export function createAlfworldEnvHandle(s: AlfworldEnvSettings & { onRetry?: EnvHooks['onRetry'] }, client = new AlfworldClient({ baseUrl: s.envUrl, timeoutMs: s.timeoutMs, ...(s.onRetry ? { onRetry: s.onRetry } : {}) })): EnvHandle {
   const closeState = { absent: false };
   let serverInfo: Record<string, unknown> | null | undefined;
   return {
@@ -114,7 +114,7 @@ export function createAlfworldBenchmark(): Benchmark {
       return createAlfworldMethod(name, loaded(), resolvePromptSet(settings));
     },
 
-    createEnv: async (settings) => createAlfworldEnvHandle(resolveEnvSettings(settings)),
+    createEnv: async (settings, hooks) => createAlfworldEnvHandle({ ...resolveEnvSettings(settings), ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}) }),
     observe: observeAlfworld,
     // alfworld_run returns info['won'] of the step that said done; 0 when 49 actions never ended it.
     score: (_item, result) => ({ success: result.done === true && result.finalInfo?.won === true ? 1 : 0 }),

@@ -1,12 +1,16 @@
-// Table 3 (ALFWorld success % per task type) from our runs, beside the paper's rows (§1), and a table
-// of every run by prompt set.
+// Table 3 (ALFWorld success % per task type) from our runs, beside the paper's class-A rows (the
+// anchors file: §1's numbers with their source), and a table of every run by prompt set. Rates are the
+// exact quotient of counts (rounded once, when shown); the All column carries a 95% bootstrap
+// interval over games. ReAct-IM and BUTLER (a trained agent) are shown as the paper's rows only.
 //
 // "Best of 6", as the paper's figures add up: each column is the best of the six prompt sets for that
 // column on its own, and All is the best single prompt set's overall rate. (Were the row one prompt
 // set, ReAct's 92/58/96/86/78/41 over 24/31/23/21/18/17 games would make 101/134 = 75% overall, yet
 // its All is 71; Act's row would make 63% against an All of 45.) "Avg" is the mean over prompt sets
 // of each column.
-import type { Cell, ReportColumn, ReportRow, ReportTable, RunView } from '../../report/model.js';
+import type { Cell, Interval, ReportColumn, ReportRow, ReportTable, RunView } from '../../report/model.js';
+import { reportAnchors, anchorCitation, type Anchor } from '../../report/anchors.js';
+import { bootstrapStatisticCI, seedFromText } from '../../report/stats.js';
 import type { EpisodeRecord } from '../../run/record.js';
 import { taskTypeOf, TASK_TYPES, type TaskType } from './games.js';
 import { formatPromptSet, NOTEBOOK_PROMPT_SET, parsePromptSet, PROMPT_SETS } from './prompt.js';
@@ -27,15 +31,27 @@ export const COLUMNS: readonly (readonly [Col, string])[] = [
 /** Games per task type among the paper's 134 (valid_unseen). */
 export const PAPER_COUNTS: Record<TaskType, number> = { put: 24, clean: 31, heat: 23, cool: 21, examine: 18, puttwo: 17 };
 
-/** The paper's Table 3 (PaLM-540B; BUTLER from Shridhar et al. 2020b), §1. */
-export const PAPER_TABLE3: readonly { label: string; method: string; stat: 'best' | 'avg' | null; model: string; values: number[] }[] = [
-  { label: 'Act (best of 6)', method: 'act', stat: 'best', model: 'PaLM-540B', values: [88, 42, 74, 67, 72, 41, 45] },
-  { label: 'ReAct (avg)', method: 'react', stat: 'avg', model: 'PaLM-540B', values: [65, 39, 83, 76, 55, 24, 57] },
-  { label: 'ReAct (best of 6)', method: 'react', stat: 'best', model: 'PaLM-540B', values: [92, 58, 96, 86, 78, 41, 71] },
-  { label: 'ReAct-IM (avg)', method: 'react-im', stat: null, model: 'PaLM-540B', values: [55, 59, 60, 55, 23, 24, 48] },
-  { label: 'ReAct-IM (best of 6)', method: 'react-im', stat: null, model: 'PaLM-540B', values: [62, 68, 87, 57, 39, 33, 53] },
-  { label: 'BUTLER (best of 8)', method: 'butler', stat: null, model: 'BUTLER (trained)', values: [46, 39, 74, 100, 22, 24, 37] },
+/**
+ * The paper's Table 3 rows shown beside ours (PaLM-540B prompting, class A in the anchors file, which
+ * holds the numbers and their source): which method and aggregate, and whether we have rows of our own
+ * for it (ReAct-IM is the paper's only).
+ */
+export const PAPER_TABLE3: readonly { label: string; method: string; stat: 'best-of-6' | 'avg-of-6' | 'best-of-8'; ours: 'best' | 'avg' | null; model?: string; sets?: string }[] = [
+  { label: 'Act (best of 6)', method: 'act', stat: 'best-of-6', ours: 'best' },
+  { label: 'ReAct (avg)', method: 'react', stat: 'avg-of-6', ours: 'avg' },
+  { label: 'ReAct (best of 6)', method: 'react', stat: 'best-of-6', ours: 'best' },
+  { label: 'ReAct-IM (avg)', method: 'react-im', stat: 'avg-of-6', ours: null },
+  { label: 'ReAct-IM (best of 6)', method: 'react-im', stat: 'best-of-6', ours: null },
+  // A trained agent the paper prints in its own table on the same 134 games: its row only.
+  { label: 'BUTLER (best of 8)', method: 'butler', stat: 'best-of-8', ours: null, model: 'BUTLER (trained)', sets: '8 (trained agents)' },
 ];
+
+/** The paper's figure for one cell (a task type, or undefined = All), from the anchors file. */
+function paperValue(method: string, stat: string, col: Col, used: Anchor[], model = 'PaLM-540B'): number | null {
+  const a = reportAnchors().pick({ benchmark: BENCHMARK, method, metric: 'success', subset: col === 'all' ? undefined : col, model, stat });
+  if (a && !used.includes(a)) used.push(a);
+  return a?.value ?? null;
+}
 
 /** Success rates of one run: per column, percent over the scored games of that type. */
 export interface RunRates {
@@ -144,6 +160,35 @@ function statLabel(method: string, stat: 'best' | 'avg', sets: string[]): string
   return stat === 'best' ? `${m} (best of ${sets.length})` : sets.length === 6 ? `${m} (avg)` : `${m} (avg of ${sets.length})`;
 }
 
+/** Success per game (1/0) of a run, by game index; error games absent. */
+function wins(r: RunRates): Map<number, number> {
+  return new Map(r.run.records.filter((x) => !x.error).map((x) => [x.idx, x.metrics?.success ?? 0]));
+}
+
+/**
+ * The All column's 95% interval for a row over prompt sets: games scored in every set are resampled
+ * together, and the row's statistic (best set's rate, or the mean of the sets' rates) recomputed.
+ */
+function allInterval(rs: RunRates[], stat: 'best' | 'avg'): Interval {
+  const maps = rs.map(wins);
+  const games = [...maps[0]!.keys()].filter((g) => maps.every((m) => m.has(g)));
+  if (games.length === 0) return { lo: null, hi: null };
+  const table = maps.map((m) => games.map((g) => m.get(g)!));
+  const seed = seedFromText(`table3:${stat}:${rs.map((r) => r.run.manifest.runId).join('|')}`);
+  return bootstrapStatisticCI(
+    games.length,
+    (pos) => {
+      const rates = table.map((w) => {
+        let s = 0;
+        for (const p of pos) s += w[p]!;
+        return (100 * s) / pos.length;
+      });
+      return stat === 'best' ? Math.max(...rates) : rates.reduce((a, b) => a + b, 0) / rates.length;
+    },
+    { seed },
+  );
+}
+
 function cellsOf(values: (number | null)[], extra: Record<string, Cell>): Record<string, Cell> {
   const cells: Record<string, Cell> = { ...extra };
   COLUMNS.forEach(([c], i) => (cells[c] = values[i] ?? null));
@@ -179,24 +224,27 @@ export function buildTable3(runs: RunView[]): ReportTable {
           label: statLabel(method, stat, sets),
           source: 'ours' as const,
           cells: cellsOf(values, { model: g.model, sets: sets.join(' '), n: `${scored}/${planned}`, errors }),
+          ci: { all: allInterval(rs, stat) },
         };
       });
+  const used: Anchor[] = [];
   const paperRow = (p: (typeof PAPER_TABLE3)[number]): ReportRow => ({
     label: p.label,
     source: 'paper',
-    cells: cellsOf(p.values, { model: p.model, sets: p.method === 'butler' ? '8 (trained agents)' : '6', n: '134', errors: null }),
+    cells: cellsOf(COLUMNS.map(([c]) => paperValue(p.method, p.stat, c, used, p.model)), { model: p.model ?? 'PaLM-540B', sets: p.sets ?? '6', n: '134', errors: null }),
   });
   const rows: ReportRow[] = [];
   for (const p of PAPER_TABLE3) {
-    if (p.stat) rows.push(...ours(p.method, p.stat));
+    if (p.ours) rows.push(...ours(p.method, p.ours));
     rows.push(paperRow(p));
   }
 
   const notes = [
-    `Success % over the scored games of each type; split valid_unseen (the paper's 134 games: Pick ${PAPER_COUNTS.put}, Clean ${PAPER_COUNTS.clean}, Heat ${PAPER_COUNTS.heat}, Cool ${PAPER_COUNTS.cool}, Look ${PAPER_COUNTS.examine}, Pick 2 ${PAPER_COUNTS.puttwo}). n = scored/planned episodes summed over a row's runs; episodes with an infrastructure error are counted apart, not as failures.`,
+    `Success % over the scored games of each type; split ${[...new Set(rates.map((r) => r.run.manifest.split))].join(', ') || 'valid_unseen'} (the paper's: valid_unseen, 134 games: Pick ${PAPER_COUNTS.put}, Clean ${PAPER_COUNTS.clean}, Heat ${PAPER_COUNTS.heat}, Cool ${PAPER_COUNTS.cool}, Look ${PAPER_COUNTS.examine}, Pick 2 ${PAPER_COUNTS.puttwo}). n = scored/planned episodes summed over a row's runs; episodes with an infrastructure error are counted apart, not as failures.`,
     'Best of k: each column is the best of the k prompt sets for that column, and All the best prompt set overall; this is how the paper\'s rows add up (ReAct\'s best-of-6 per-type figures would give 75% overall if they came from one prompt set, yet its All is 71). Avg: the mean over prompt sets of each column.',
     `A prompt set i,j is exemplars react_<type>_i then react_<type>_j (act_* for Act); the paper's six are every ordered pair of the three. The notebook runs ${formatPromptSet(NOTEBOOK_PROMPT_SET)}: GPT-3 (text-davinci-002) ReAct with it scored 78.4 overall (Table 5).`,
-    "Paper rows: PaLM-540B, Table 3; ReAct-IM and BUTLER are the paper's figures only (BUTLER: Shridhar et al. 2020b, trained, beam search).",
+    `Paper rows (class A): PaLM-540B, ${[...new Set(used.map(anchorCitation))].join('; ')}; ReAct-IM and BUTLER (Shridhar et al. 2020b, a trained agent, best of 8 on the same 134 games) are the paper's rows only.`,
+    'The All column has a 95% bootstrap interval over games (10,000 resamples, seeded; games scored in every prompt set of the row, resampled together).',
   ];
   for (const g of groups) {
     const sets = [...g.bySet.values()];
@@ -230,13 +278,15 @@ export function buildPromptSetTable(runs: RunView[]): ReportTable {
       COLUMNS.map(([c]) => r.rates[c]),
       { model: r.model, n: `${r.scored.all}/${r.planned}`, errors: r.errors },
     ),
+    ci: { all: allInterval([r], 'avg') },
   }));
+  const splits = [...new Set(rates.map((r) => r.run.manifest.split))].join(', ') || 'valid_unseen';
   return {
     id: 'table3-prompt-sets',
     title: 'ALFWorld success rates (%) by prompt set',
     columns: columns(false),
     rows,
-    notes: ['One row per run: success % over its scored games of each type (split valid_unseen); n = scored/planned games.'],
+    notes: [`One row per run: success % over its scored games of each type (split ${splits}); n = scored/planned games; All with its 95% bootstrap interval.`],
   };
 }
 

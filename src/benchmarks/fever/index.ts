@@ -3,6 +3,9 @@
 import { createQaBenchmark } from '../qa/benchmark.js';
 import type { Benchmark } from '../types.js';
 import { createFeverTask } from './data.js';
+import { usesSnapshot, WIKI_SNAPSHOT_FILE } from '../qa/wiki-env.js';
+import { feverDevFile } from '../qa/datasets.js';
+import { snapshotNotice } from './offline.js';
 
 export function createFeverBenchmark(): Benchmark {
   return createQaBenchmark({
@@ -16,6 +19,15 @@ export function createFeverBenchmark(): Benchmark {
     defaultSplit: 'react500',
     promptFiles: ['prompts/fever.json'],
     dataFile: 'data/fever/paper_dev.jsonl',
+    // The offline split keeps the claims whose evidence pages are in the shipped pages.
+    splitFiles: { offline: [WIKI_SNAPSHOT_FILE] },
     task: () => createFeverTask(),
+    // Issue 11: ReAct/Act look claims up in the shipped 2017 HotpotQA pages by default, which lack most
+    // FEVER evidence pages: say so once, before the run (a --wiki-snapshot of the user's own is not checked).
+    startNotes: ({ method, split, indices, settings }) => {
+      if ((method !== 'react' && method !== 'act') || !usesSnapshot(settings) || settings.wikiSnapshot !== undefined) return [];
+      const note = snapshotNotice(indices, feverDevFile, split);
+      return note ? [note] : [];
+    },
   });
 }

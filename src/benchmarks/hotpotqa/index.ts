@@ -15,6 +15,10 @@ export function createHotpotQABenchmark(): Benchmark {
     defaultSplit: 'offline500',
     promptFiles: ['prompts/prompts_naive.json', 'prompts/hotpotqa_instruction.json'],
     dataFile: 'data/hotpotqa/hotpot_dev_v1_simplified.json',
+    splitFiles: {
+      offline: ['envs/wikipedia/hotpotqa-2017/covered_dev_indices.json'],
+      offline500: ['envs/wikipedia/hotpotqa-2017/covered_dev_indices.json'],
+    },
     task: () => createHotpotQATask(),
   });
 }

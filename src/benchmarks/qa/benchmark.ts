@@ -5,7 +5,7 @@ import { UserError } from '../../errors.js';
 import type { Settings } from '../../options.js';
 import { wikiCliOptions } from '../../envs/wikipedia/index.js';
 
-import type { Benchmark, Item, MetricDef } from '../types.js';
+import type { Benchmark, Item, MetricDef, RunStart } from '../types.js';
 import type { QATask } from './base.js';
 import type { Example, TaskName } from './types.js';
 import { createMethod, METHOD_NAMES } from './methods/index.js';
@@ -27,7 +27,11 @@ export interface QaBenchmarkSpec {
   promptFiles: string[];
   /** Repo-relative dataset file. */
   dataFile: string;
+  /** Repo-relative files a split is computed from (the offline splits read the shipped Wikipedia's coverage). */
+  splitFiles?: Record<string, string[]>;
   task(): QATask;
+  /** Notices before a run starts (FEVER on a snapshot that lacks its evidence pages). */
+  startNotes?(run: RunStart): string[];
 }
 
 export function qaItem(e: Example): Item {
@@ -57,7 +61,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
     defaultMethod: 'react',
     createMethod: (name, settings) => createMethod(name, t(), methodOptionsFromArgv(settings)),
     derivedMethods: qaDerivedMethods({ name: spec.name, score: (p, g) => t().score(p, g) }),
-    createEnv: (settings) => createWikiEnvHandle(settings, t()),
+    createEnv: (settings, hooks) => createWikiEnvHandle(settings, t(), hooks),
     observe: qaObservation,
     // §7: the wrappers' EM and token F1 of the answer against the gold (FEVER: F1 equals EM).
     score: (item, result) => {
@@ -68,12 +72,14 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
       const files = [...spec.promptFiles, spec.dataFile];
       if (method !== 'react') files.push(`prompts/${PROMPT_FILES.framings}`);
       if ((method === 'react' || method === 'act') && usesSnapshot(settings)) files.push(WIKI_SNAPSHOT_FILE);
-      return files;
+      if (settings.indices === undefined) files.push(...(spec.splitFiles?.[String(settings.split ?? spec.defaultSplit)] ?? []));
+      return [...new Set(files)];
     },
     reportTables: (runs) => {
       const mine = runs.filter((r) => r.manifest.task === 'hotpotqa' || r.manifest.task === 'fever');
       return mine.length ? [buildTable1(mine)] : [];
     },
     reportFigures: (runs) => buildSweepFigures(runs.filter((r) => r.manifest.task === spec.name)),
+    ...(spec.startNotes ? { startNotes: spec.startNotes } : {}),
   };
 }

@@ -18,7 +18,7 @@ export interface Example {
 export interface Score {
   em: number;
   f1: number;
-  /** What the wrapper's get_reward returns: int(EM) (paper-protocol.md §7). */
+  /** What the wrapper's get_reward returns: int(EM) (docs/protocol.md §7). */
   reward: number;
 }
 

@@ -3,7 +3,7 @@
 import { WikiEnv, describeWikiEnv, type WikiEnvOptions } from '../../envs/wikipedia/wiki-env.js';
 import { wikiBackendFromArgv, wikiEnvOptionsFromArgv, type WikiArgv } from '../../envs/wikipedia/index.js';
 import type { Settings } from '../../options.js';
-import type { EnvHandle } from '../types.js';
+import type { EnvHandle, EnvHooks } from '../types.js';
 import { QAEpisodeEnv } from './episode-env.js';
 import type { Task } from './types.js';
 
@@ -33,11 +33,12 @@ export function usesSnapshot(settings: Settings): boolean {
   return (wikiArgv(settings).wiki ?? 'snapshot') === 'snapshot';
 }
 
-export async function createWikiEnvHandle(settings: Settings, task: Pick<Task, 'observationLabel' | 'score'>): Promise<EnvHandle> {
+export async function createWikiEnvHandle(settings: Settings, task: Pick<Task, 'observationLabel' | 'score'>, hooks: EnvHooks = {}): Promise<EnvHandle> {
   const argv = wikiArgv(settings);
   // validated before the backend exists: a bad value must not first build a snapshot or open a file
   const envOptions: WikiEnvOptions = wikiEnvOptionsFromArgv(argv);
-  const backend = await wikiBackendFromArgv(argv);
+  // hooks.onRetry: the run's progress line counts Wikipedia retries (issue 11)
+  const backend = await wikiBackendFromArgv(argv, hooks.onRetry ? { onRetry: (e) => hooks.onRetry!(e) } : {});
   return {
     makeEnv: (item) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, item),
     // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).

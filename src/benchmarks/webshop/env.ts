@@ -1,4 +1,4 @@
-// The notebook's webshopEnv over the WebShop Flask site (spec §9; env-servers.md): one session per
+// The notebook's webshopEnv over the WebShop Flask site (docs/protocol.md §9): one session per
 // episode. reset() fetches the start page; step() runs the session state machine (session.ts), builds
 // the URL as the notebook formats it, sends it as python-requests would (requests-url.ts), converts the
 // page (page-text.ts) and merges the page info into the session, as webshopEnv.step does.

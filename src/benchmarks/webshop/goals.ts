@@ -1,4 +1,4 @@
-// Is this the paper's site? (issue 9; env-servers.md "Known drifts and traps".) A session's goal on the
+// Is this the paper's site? (issue 9; docs/protocol.md §9 "Known drifts".) A session's goal on the
 // WebShop site depends on the product file (the paper: the full catalogue with human goals, shuffled
 // with random.seed(233)), and its ", and price lower than N dollars" clause is drawn with an unseeded
 // RNG at each server start (web_agent_site/engine/goal.py; WebShop issue 45). So each reset compares

@@ -1,4 +1,4 @@
-// WebShop as a benchmark plug-in (paper §4 "WebShop", Table 4; WebShop.ipynb, spec §9): the 500 test
+// WebShop as a benchmark plug-in (paper §4 "WebShop", Table 4; WebShop.ipynb, docs/protocol.md §9): the 500 test
 // sessions fixed_0..fixed_499 of the WebShop Flask site, Act and ReAct with the notebook's loop and its
 // HTML→text conversion, score = the done page's reward, success = reward 1, and Table 4 in the report.
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { repoRoot } from '../../paths.js';
 import type { RunView } from '../../report/model.js';
 import { sha256 } from '../../util/hash.js';
 import { redactUrl } from '../../util/redact.js';
-import type { Benchmark, EnvHandle, Item, Split } from '../types.js';
+import type { Benchmark, EnvHandle, EnvHooks, Item, Split } from '../types.js';
 import { fetchPage, WebshopEnv } from './env.js';
 import { checkGoal, describeTally, expectedGoals, GOALS_FILE, tallyGoals, type GoalCheck, type GoalTally } from './goals.js';
 import { WEBSHOP_CONTEXT_CHARS, WEBSHOP_MAX_TURNS, WEBSHOP_STEP_LIMIT, WEBSHOP_STOP, webshopLoop, webshopObserve } from './loop.js';
@@ -71,13 +71,19 @@ export interface EnvHandleDeps {
   retry?: Partial<RetryPolicy>;
   /** Receives the pre-run goals check (the benchmark keeps it for fidelity()). */
   onGoalsChecked?: (c: SiteGoalsCheck) => void;
+  /** Each retry of a request (the run's progress line counts them). */
+  onRetry?: EnvHooks['onRetry'];
 }
 
 const stderrWarn = (m: string) => process.stderr.write(`warning: ${m}\n`);
 
 /** The environment handle for validated settings (exported for tests with a virtual clock). */
 export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps = {}): EnvHandle {
-  const site = { baseUrl: s.baseUrl, timeoutMs: s.timeoutMs, serverErrors: s.serverErrors, retry: deps.retry, clock: deps.clock, random: deps.random };
+  const onRetry = deps.onRetry;
+  const site = {
+    baseUrl: s.baseUrl, timeoutMs: s.timeoutMs, serverErrors: s.serverErrors, retry: deps.retry, clock: deps.clock, random: deps.random,
+    ...(onRetry ? { onRetry: (e: { attempt: number; reason: string; delayMs: number }) => onRetry({ service: 'WebShop site', ...e }) } : {}),
+  };
   const warn = deps.warn ?? stderrWarn;
   let goals: SiteGoalsCheck | null = null;
   const shownUrl = redactUrl(s.baseUrl);
@@ -202,9 +208,9 @@ export function createWebshopBenchmark(): Benchmark {
       return new InteractiveMethod(() => loop, name, description);
     },
 
-    createEnv: async (settings: Settings) => {
+    createEnv: async (settings: Settings, hooks) => {
       const s = resolveWebshopSettings(settings);
-      return createWebshopEnvHandle(s, { onGoalsChecked: (c) => siteChecks.set(s.baseUrl, c) });
+      return createWebshopEnvHandle(s, { onGoalsChecked: (c) => siteChecks.set(s.baseUrl, c), ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}) });
     },
     observe: webshopObserve,
     // webshop_run returns the done step's reward, 0 when 15 steps pass without a purchase.

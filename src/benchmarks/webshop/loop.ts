@@ -1,4 +1,4 @@
-// Act and ReAct on WebShop: the notebook's webshop_run (spec §9) as a definition of the one interactive
+// Act and ReAct on WebShop: the notebook's webshop_run (docs/protocol.md §9) as a definition of the one interactive
 // loop (src/methods/interactive.ts). Both use the same loop; only the prompt differs (prompt1 = react,
 // prompt1_actonly = act in prompts/webshop_prompts.json). From WebShop.ipynb:
 //   action = 'reset'; init_prompt = prompt; prompt = ''

@@ -1,4 +1,4 @@
-// The notebook's webshop_text(): a WebShop page's HTML → the observation text (spec §9; env-servers.md
+// The notebook's webshop_text(): a WebShop page's HTML → the observation text (docs/protocol.md §9,
 // "The notebook's HTML→observation conversion"). It parses the page as BeautifulSoup's html.parser
 // does (src/envs/wikipedia/html-soup.ts), walks every text node in document order with its parent
 // element, and writes buttons, option labels, product links and plain text with the notebook's

@@ -1,4 +1,4 @@
-// What `requests.get(url)` puts on the request line (spec §9: the notebook builds its WebShop URLs by
+// What `requests.get(url)` puts on the request line (docs/protocol.md §9: the notebook builds its WebShop URLs by
 // string formatting, with the raw search query and Python dict literals in the path, and lets
 // python-requests prepare them). Preparation, as requests 2.x with urllib3 ≥ 1.25 does it:
 // 1. urllib3's parse_url splits scheme / authority / path / query / fragment with its RFC 3986

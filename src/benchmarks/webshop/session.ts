@@ -1,5 +1,5 @@
-// The notebook's webshopEnv session state machine (WebShop.ipynb `webshopEnv.step`; spec §9 and
-// env-servers.md "The notebook's own session state machine"), as pure functions: an action either is
+// The notebook's webshopEnv session state machine (WebShop.ipynb `webshopEnv.step`; docs/protocol.md §9,
+// "The notebook's own session state machine"), as pure functions: an action either is
 // refused (the notebook's AssertionError → "Invalid action!", nothing fetched) or yields the next
 // session state, whose page is then fetched and converted. Read from the released code, including
 // what the spec's summary leaves out:

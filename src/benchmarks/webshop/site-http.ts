@@ -2,7 +2,7 @@
 // Why not src/envs/http/request.ts's httpRequest alone: it turns every non-2xx answer into an
 // InfraError, while requests.get does not raise on a status and the notebook converts whatever page
 // comes back. A model-written query with "/", "#" or "?" makes the Flask site answer 404 (the route no
-// longer matches), and the notebook observes that page's text (spec §9; issue 9). So this module
+// longer matches), and the notebook observes that page's text (docs/protocol.md §9; issue 9). So this module
 // keeps request.ts's exact request line, retry policy and building blocks, and returns 4xx answers as
 // pages. TODO(lead): when request.ts gains an option to return given statuses as answers, this file
 // becomes a call to it.

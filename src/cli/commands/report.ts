@@ -1,10 +1,10 @@
 // `react-repro report`: the paper's tables and figures for the runs given, ours beside the paper
-// (md, csv, tex, html), or a run's trajectories.
+// (md, csv, tex, html), the Table 2 label sheet and labelled table, or a run's trajectories.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
-import { loadRun, loadRuns } from '../../report/load.js';
+import { loadRun, loadRuns, type LoadOptions } from '../../report/load.js';
 import { renderMarkdown } from '../../report/render-md.js';
 import { renderTex } from '../../report/render-tex.js';
 import { renderHtml } from '../../report/render-html.js';
@@ -13,11 +13,42 @@ import { renderTrajectories } from '../../report/trajectories.js';
 import { parseIndices } from '../../run/shard.js';
 import { writeFileAtomic } from '../../run/run-log.js';
 import { defaultResultsDir } from '../../paths.js';
-import { buildReport } from '../../report/build.js';
+import { buildReport, type ReportContent, type ReportOptions } from '../../report/build.js';
 import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
+import { labelsToCsv, parseLabelsCsv } from '../../report/error-tags.js';
+import { DEFAULT_LABEL_METHODS, labelSheetRows, sampleRuns } from '../../report/table2.js';
+import { groupRuns } from '../../report/grouping.js';
+import type { RunView } from '../../report/model.js';
 
-export function renderReport(args: string[], format: string): string {
-  const content = buildReport(loadRuns(args), benchmarkNames().map(getBenchmark));
+export const FORMATS = ['md', 'csv', 'tex', 'html'] as const;
+export type Format = (typeof FORMATS)[number];
+
+const EXTENSIONS: Record<string, Format> = { '.md': 'md', '.markdown': 'md', '.csv': 'csv', '.tex': 'tex', '.html': 'html', '.htm': 'html' };
+
+/**
+ * The output format: --format when given; otherwise the --out file's extension (.md .csv .tex .html
+ * .htm); otherwise md. --format that contradicts the extension is an error (one of them is a mistake).
+ */
+export function resolveFormat(format: string | undefined, out: string | undefined): Format {
+  if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw new UserError(`--format: expected md, csv, tex or html, got "${format}"`);
+  const ext = out !== undefined ? path.extname(out).toLowerCase() : '';
+  const implied = EXTENSIONS[ext];
+  if (format !== undefined && implied !== undefined && implied !== format) {
+    throw new UserError(`--format ${format} conflicts with --out ${out} (a .${implied} file): give one of them, or make them agree`);
+  }
+  return (format as Format | undefined) ?? implied ?? 'md';
+}
+
+/** A file the report writes: its folder must exist (a typo in the path is not silently created). */
+export function checkOutFile(file: string, flag: string): string {
+  const abs = path.resolve(file);
+  const dir = path.dirname(abs);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UserError(`${flag} ${file}: the folder ${dir} does not exist`);
+  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new UserError(`${flag} ${file}: is a folder; name a file`);
+  return abs;
+}
+
+export function render(content: ReportContent, format: Format): string {
   switch (format) {
     case 'md':
       return renderMarkdown(content);
@@ -27,9 +58,43 @@ export function renderReport(args: string[], format: string): string {
       return renderHtml(content);
     case 'csv':
       return renderCsv(content);
-    default:
-      throw new UserError(`--format: expected md, csv, tex or html, got "${format}"`);
   }
+}
+
+/** Reads a labels CSV (report --labels). */
+export function readLabels(file: string): ReportOptions['labels'] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserError(`--labels ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return parseLabelsCsv(text, file);
+}
+
+export function renderReport(args: string[], format: string, opts: ReportOptions & LoadOptions = {}): string {
+  const content = buildReport(loadRuns(args, opts), benchmarkNames().map(getBenchmark), opts);
+  return render(content, resolveFormat(format, undefined));
+}
+
+/**
+ * Writes the Table 2 label sheet: every run of the analysed methods, 50 correct and 50 incorrect
+ * trajectories each (seeded), with automatic tags and empty label and note columns. Refuses to
+ * overwrite a file (it may hold a person's labels). Returns a one-line summary.
+ */
+export function writeLabelSheet(loaded: RunView[], file: string, methods: string[]): string {
+  const abs = checkOutFile(file, '--label-sheet');
+  if (fs.existsSync(abs)) throw new UserError(`--label-sheet ${file}: the file exists (it may hold labels); choose a new name or remove it`);
+  const { runs } = groupRuns(loaded);
+  const samples = sampleRuns(runs, methods);
+  if (samples.length === 0) throw new UserError(`--label-sheet: none of the runs is of a method analysed (${methods.join(', ')}); see --label-methods`);
+  const rows = labelSheetRows(samples);
+  writeFileAtomic(abs, labelsToCsv(rows, { sheet: true }), 'the label sheet');
+  return `wrote ${rows.length} trajectories of ${samples.length} run(s) to ${file}: fill the label column with one of the categories (success_* for correct, failure_* for incorrect), then \`react-repro report ... --labels ${file}\``;
+}
+
+function listOf(v: unknown): string[] {
+  return String(v).split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 export const reportCommand: CommandModule = {
@@ -38,24 +103,43 @@ export const reportCommand: CommandModule = {
   builder: (y: Argv) =>
     y
       .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of runs [default: ./results]' })
-      .option('format', { type: 'string', choices: ['md', 'csv', 'tex', 'html'], default: 'md', describe: 'Output format' })
-      .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
+      .option('format', {
+        type: 'string',
+        choices: [...FORMATS],
+        describe: 'Output format [default: from the --out extension (.md .csv .tex .html), else md; a --format that contradicts the extension is an error]',
+      })
+      .option('out', { type: 'string', describe: 'Write to this file instead of stdout (its folder must exist)' })
+      .option('labels', { type: 'string', describe: 'A labelled Table 2 sheet (CSV from --label-sheet): adds Table 2 with the paper\'s numbers beside ours' })
+      .option('label-sheet', { type: 'string', describe: 'Also write the Table 2 sample (50 correct + 50 incorrect trajectories per run, seeded) with automatic tags and empty label columns to this CSV' })
+      .option('label-methods', { type: 'string', describe: `Methods whose runs Table 2 samples (comma list) [default: ${DEFAULT_LABEL_METHODS.join(',')}, as the paper]` })
       .option('trajectories', { type: 'string', describe: 'Print the trajectories (traj) of this run folder instead' })
       .option('indices', { type: 'string', describe: 'With --trajectories: only these item indices (comma list)' })
-      .example('$0 report results --format html --out table1.html', 'the whole results folder as a web page')
+      .example('$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)')
+      .example('$0 report results --format tex --out tables.tex', 'booktabs tables for a two-column paper')
+      .example('$0 report results --label-sheet labels.csv', 'write the Table 2 sample to label; then: report results --labels labels.csv')
       .example('$0 report --trajectories results/<run-id> --indices 3687', 'read one trajectory'),
   handler: (argv: ArgumentsCamelCase) => {
+    const out = argv.out !== undefined ? String(argv.out) : undefined;
+    const format = resolveFormat(argv.format !== undefined ? String(argv.format) : undefined, out);
+    const outFile = out !== undefined ? checkOutFile(out, '--out') : undefined;
     let text: string;
     if (argv.trajectories !== undefined) {
+      for (const f of ['labels', 'labelSheet', 'labelMethods'] as const) if (argv[f] !== undefined) throw new UserError(`--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: not with --trajectories`);
       const dir = path.resolve(String(argv.trajectories));
       if (!fs.existsSync(path.join(dir, 'manifest.json'))) throw new UserError(`--trajectories: ${argv.trajectories} is not a run folder (no manifest.json)`);
       text = renderTrajectories(loadRun(dir), argv.indices !== undefined ? parseIndices(String(argv.indices)) : undefined);
     } else {
       if (argv.indices !== undefined) throw new UserError('--indices: only with --trajectories');
       const runs = (argv.runs as string[] | undefined)?.length ? (argv.runs as string[]).map(String) : [defaultResultsDir()];
-      text = renderReport(runs, String(argv.format));
+      const labelMethods = argv.labelMethods !== undefined ? listOf(argv.labelMethods) : DEFAULT_LABEL_METHODS;
+      if (argv.labelMethods !== undefined && labelMethods.length === 0) throw new UserError('--label-methods: expected a comma list of methods, e.g. react,cot');
+      const labels = argv.labels !== undefined ? readLabels(String(argv.labels)) : undefined;
+      const loaded = loadRuns(runs);
+      if (argv.labelSheet !== undefined) process.stderr.write(`react-repro: ${writeLabelSheet(loaded, String(argv.labelSheet), labelMethods)}\n`);
+      const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, labelMethods });
+      text = render(content, format);
     }
-    if (argv.out !== undefined) writeFileAtomic(path.resolve(String(argv.out)), text);
+    if (outFile !== undefined) writeFileAtomic(outFile, text);
     else process.stdout.write(text);
   },
 };

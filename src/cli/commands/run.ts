@@ -1,22 +1,62 @@
-// `react-repro run`: one run from flags, or the runs of an experiment file, in order (brief §1-5).
+// `react-repro run`: one run from flags, or the runs of an experiment file, in order (docs/protocol.md §2-5).
+// Issue 11, a run never lies: the exit status says how it ended (EXIT below, documented in the
+// README), a run with error episodes ends with their count per cause and the exact command that
+// retries them, SIGTERM stops like Ctrl-C, and bad or conflicting flags are one-line errors.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { FatalRunError, UserError } from '../../errors.js';
-import { experimentsDir } from '../../paths.js';
+import { isUserFacing, UserError } from '../../errors.js';
+import { defaultResultsDir, experimentsDir, repoRoot } from '../../paths.js';
+import type { OptionTable } from '../../options.js';
 import { allRunOptions, realDeps, runDefaults } from '../../run/deps.js';
-import { executeRun, resumeDir, manifestIfAny, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
+import { executeRun, resumeDir, manifestIfAny, redactedSettingKeys, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
 import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
 import { loadExperiment, type Settings } from '../../run/experiment.js';
-import { givenFlags, withoutDefaults } from '../../run/options.js';
+import { givenFlags, kebabCase, layerSettings, withoutDefaults } from '../../run/options.js';
 import { readManifest } from '../../run/run-log.js';
+import { Interrupt } from '../../run/runner.js';
+import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
+import { Budget } from '../../run/budget.js';
+import { dryRunLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
 import { yargsOptions } from '../yargs-options.js';
+import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
+
+/** Exit statuses of `run` (README "Reliability"). */
+export const EXIT = {
+  /** Every planned episode is recorded and none is an error. */
+  ok: 0,
+  /** Stopped: a fatal error (bad key, unknown model) or the circuit breaker; resumable. */
+  stopped: 1,
+  /** Bad input: a flag, a file, a field (also yargs' own messages). */
+  badInput: 2,
+  /** The run finished but some episodes are recorded as errors: --retry-errors re-runs them. */
+  errors: 3,
+  /** Stopped at the --max-cost budget; resumable. */
+  budget: 4,
+  /** A bug (internal error, with its stack). */
+  internal: 70,
+  /** The disk refused a write (full, read-only, no permission): DiskError. */
+  disk: 74,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+/** Flags of this invocation only: never settings of a run (not in manifests or experiment files). */
+export const sessionOptions: OptionTable = {
+  'dry-run': { type: 'boolean', describe: 'Print the episodes planned, the estimated model calls, prompt tokens and cost; make no model call, write nothing' },
+  'max-cost': { type: 'number', describe: 'Stop cleanly (resumable, exit 4) before a model call could take this invocation\'s spend past USD (estimated at the model\'s prices)' },
+  'max-consecutive-failures': {
+    type: 'number',
+    describe: `Stop the run (resumable, exit 1) when the model endpoint or the environment fails this many episodes in a row; 0: never [default: ${DEFAULT_MAX_CONSECUTIVE_FAILURES}]`,
+  },
+};
 
 /** experiments/<name>.json of the package when the path given does not exist. */
 export function resolveExperimentPath(p: string): string {
   if (fs.existsSync(p)) return p;
-  for (const c of [path.join(experimentsDir, p), path.join(experimentsDir, `${p}.json`)]) if (fs.existsSync(c)) return c;
+  // experiments/<name>.json of the package, also when given as "experiments/<name>.json" from elsewhere.
+  for (const c of [path.join(experimentsDir, p), path.join(experimentsDir, `${p}.json`), path.join(repoRoot, p)]) if (fs.existsSync(c)) return c;
   throw new UserError(`run: experiment file ${p} not found`);
 }
 
@@ -29,11 +69,16 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
   if (typeof argv.experiment === 'string') {
     if (given.resume !== undefined) throw new UserError('--resume: give a run id without an experiment file (re-running the experiment resumes its runs)');
     const exp = loadExperiment(resolveExperimentPath(argv.experiment), table);
-    return exp.runs.map((r) => withDefaults({ ...r, ...given }));
+    return exp.runs.map((r) => withDefaults(layerSettings(r, given)));
   }
   if (given.resume !== undefined) {
-    const stored = manifestIfAny(resumeDir(withDefaults(given)));
-    return [withDefaults({ ...(stored?.settings ?? {}), ...given })];
+    const stored = manifestIfAny(resumeDir(withDefaults(given)))?.settings ?? {};
+    // URLs with credentials are recorded without them: such a flag must be given again.
+    const missing = redactedSettingKeys(stored).filter((k) => given[k] === undefined);
+    if (missing.length) {
+      throw new UserError(`--resume ${given.resume}: --${kebabCase(missing[0])} had credentials in its URL, which runs never record: give --${kebabCase(missing[0])} again`);
+    }
+    return [withDefaults(layerSettings(stored, given))];
   }
   return [withDefaults(given)];
 }
@@ -43,14 +88,151 @@ export function resultLine(r: RunResult): string {
   return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${s.total_tokens}, cost $${s.cost_usd.toFixed(4)} [${r.status}] -> ${r.dir}`;
 }
 
-export async function runAll(runs: Settings[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<number> {
+/** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
+export async function runAll(runs: Settings[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<RunResult[]> {
+  const results: RunResult[] = [];
   for (const settings of runs) {
     const res = derivedMethodOf(settings, deps) ? await executeCombination(settings, deps, io) : await executeRun(settings, deps, io);
+    results.push(res);
     out(resultLine(res));
-    if (res.fatal) throw res.fatal;
-    if (res.status === 'interrupted') return 130;
+    if (res.fatal || res.status === 'interrupted') break;
   }
-  return 0;
+  return results;
+}
+
+/** A word as a POSIX shell reads it back unchanged. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `react-repro run --resume <id> [--retry-errors] [--results-dir DIR]`: the manifest supplies the rest. */
+export function resumeCommand(runDir: string, opts: { retryErrors: boolean }): string {
+  const parts = ['react-repro', 'run', '--resume', shellWord(path.basename(runDir))];
+  if (opts.retryErrors) parts.push('--retry-errors');
+  const resultsDir = path.dirname(path.resolve(runDir));
+  if (resultsDir !== defaultResultsDir()) parts.push('--results-dir', shellWord(resultsDir));
+  return parts.join(' ');
+}
+
+function oneLine(s: string, max = 240): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** The exit status of an invocation from its runs' results (fatal > signal > budget > errors > ok). */
+export function exitCodeOf(results: RunResult[]): number {
+  if (results.some((r) => r.fatal)) return EXIT.stopped;
+  const stopped = results.find((r) => r.status === 'interrupted');
+  if (stopped?.stoppedBy === 'SIGTERM') return EXIT.sigterm;
+  if (stopped?.stoppedBy === 'max-cost') return EXIT.budget;
+  if (stopped) return EXIT.sigint;
+  if (results.some((r) => r.errorCauses.length > 0 || r.status === 'partial')) return EXIT.errors;
+  return EXIT.ok;
+}
+
+/**
+ * The closing lines: why the invocation stopped (if it did), then for each run with error episodes
+ * their count per cause with the first message of each, and as the very last line the command that
+ * retries them (or resumes the stopped run).
+ */
+export function closingLines(results: RunResult[]): string[] {
+  const lines: string[] = [];
+  const last = results.at(-1);
+  let resume: string | undefined;
+  if (last?.fatal) {
+    lines.push(oneLine(last.fatal.message, 600));
+    if (last.fatal instanceof CircuitOpenError) {
+      lines.push(`fix the ${sideName(last.fatal.source)}, then resume (the episodes in flight were dropped; the failed ones are recorded as errors)`);
+    }
+  } else if (last?.status === 'interrupted') {
+    if (last.stoppedBy === 'max-cost' && last.budgetStop) lines.push(last.budgetStop.message);
+    else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
+  }
+  if (last && (last.fatal || last.status === 'interrupted')) resume = resumeCommand(last.dir, { retryErrors: last.errorCauses.length > 0 });
+  const withErrors = results.filter((r) => r.errorCauses.length > 0);
+  const retry: string[] = [];
+  for (const r of withErrors) {
+    const total = r.errorCauses.reduce((a, c) => a + c.count, 0);
+    lines.push(`${r.runId}: ${total} episode${total === 1 ? ' is' : 's are'} recorded as errors:`);
+    for (const c of r.errorCauses) lines.push(`  ${c.source} ${c.count} (first: ${oneLine(c.first)})`);
+    if (r.retryRuns?.length) {
+      for (const b of r.retryRuns) retry.push(resumeCommand(b.dir, { retryErrors: true }));
+    } else if (r !== last || !resume) retry.push(resumeCommand(r.dir, { retryErrors: true }));
+  }
+  if (resume) retry.push(resume);
+  const cmds = [...new Set(retry)];
+  if (cmds.length) {
+    const what = last?.fatal || last?.status === 'interrupted' ? 'resume' : 're-run the error episodes';
+    if (withErrors.some((r) => r.retryRuns?.length)) lines.push('the combination errors are its base runs\' errors: retry those, then run the combination again');
+    for (const c of cmds.slice(0, -1)) lines.push(`${what} with: ${c}`);
+    lines.push(`${what} with: ${cmds.at(-1)}`);
+  }
+  return lines;
+}
+
+/** The raw text given for a flag on the command line (for messages about values yargs made NaN). */
+function rawFlagValue(flag: string): string | undefined {
+  const args = process.argv;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${flag}`) return args[i + 1];
+    if (args[i].startsWith(`--${flag}=`)) return args[i].slice(flag.length + 3);
+  }
+  return undefined;
+}
+
+/** yargs turns a number flag given a word into NaN: name the flag and the word instead. */
+export function checkNumberFlags(argv: Record<string, unknown>, table: OptionTable): void {
+  for (const [flag, spec] of Object.entries(table)) {
+    if (spec.type !== 'number') continue;
+    const v = argv[flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())];
+    const values = Array.isArray(v) ? v : [v];
+    if (values.some((x) => typeof x === 'number' && Number.isNaN(x))) {
+      const raw = rawFlagValue(flag);
+      throw new UserError(`--${flag}: expected a number${flag === 'limit' ? ' (a positive integer)' : ''}, got ${raw !== undefined ? JSON.stringify(raw) : 'something that is not a number'}`);
+    }
+  }
+}
+
+/** Flags that may be given more than once (the values add up): --base-url lists several servers. */
+const REPEATABLE = new Set(['base-url']);
+
+/**
+ * A single-valued flag given twice is a conflict (yargs quietly turns `--limit 12 --limit 1` into
+ * 13): name it and both values.
+ */
+export function checkRepeatedFlags(args: readonly string[], table: OptionTable): void {
+  const seen = new Map<string, string[]>();
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([a-zA-Z][\w-]*?)(?:=(.*))?$/.exec(args[i]);
+    if (!m) continue;
+    const flag = m[1].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const spec = table[flag];
+    if (!spec || REPEATABLE.has(flag)) continue;
+    const next = args[i + 1];
+    const value = m[2] ?? (spec.type === 'boolean' || next === undefined || next.startsWith('--') ? 'true' : next);
+    seen.set(flag, [...(seen.get(flag) ?? []), value]);
+  }
+  for (const [flag, values] of seen) {
+    if (values.length > 1) throw new UserError(`--${flag} is given ${values.length} times (${values.map((v) => JSON.stringify(v)).join(', ')}): give it once`);
+  }
+}
+
+interface SessionFlags {
+  dryRun: boolean;
+  maxCost?: number;
+  maxConsecutiveFailures: number;
+}
+
+export function sessionFlags(argv: Record<string, unknown>): SessionFlags {
+  const maxCost = argv.maxCost as number | undefined;
+  if (maxCost !== undefined && (typeof maxCost !== 'number' || !Number.isFinite(maxCost) || maxCost < 0)) {
+    throw new UserError(`--max-cost: expected an amount in USD >= 0, got ${JSON.stringify(maxCost)}`);
+  }
+  const n = argv.maxConsecutiveFailures as number | undefined;
+  if (n !== undefined && (typeof n !== 'number' || !Number.isInteger(n) || n < 0)) {
+    throw new UserError(`--max-consecutive-failures: expected a whole number >= 0 (0: never stop), got ${JSON.stringify(n)}`);
+  }
+  return { dryRun: argv.dryRun === true, maxCost, maxConsecutiveFailures: n ?? DEFAULT_MAX_CONSECUTIVE_FAILURES };
 }
 
 export const runCommand: CommandModule = {
@@ -60,33 +242,64 @@ export const runCommand: CommandModule = {
     y
       .positional('experiment', { type: 'string', describe: 'Experiment file: {"defaults": {...}, "runs": [...]} with camelCase flag names; flags override it' })
       .options(yargsOptions(withoutDefaults(allRunOptions())))
+      .options(yargsOptions(sessionOptions))
+      .option('from-bundle', FROM_BUNDLE_OPTION)
       .example('$0 run --task hotpotqa --method react --limit 5 --base-url http://127.0.0.1:8000/v1 --model M', 'ReAct on the first 5 offline HotpotQA questions')
-      .example('$0 run experiments/table1-hotpotqa.json --model gpt-3.5-turbo-instruct', 'all Table 1 methods on HotpotQA')
-      .example('$0 run --task alfworld --method react --env-url http://127.0.0.1:36001 --indices 0,1,2 --base-url URL --model M', 'ReAct on three ALFWorld games'),
+      .example('$0 run experiments/table1-hotpotqa.json --model gpt-3.5-turbo-instruct --dry-run', 'what all Table 1 methods on HotpotQA would cost')
+      .example('$0 run --resume RUN_ID --retry-errors', 're-run the episodes of a run recorded as errors (the manifest supplies the settings)')
+      .example('$0 run --task alfworld --method react --env-url http://127.0.0.1:36001 --indices 0,1,2 --base-url URL --model M', 'ReAct on three ALFWorld games')
+      .epilog(
+        'Exit status: 0 complete without errors; 1 stopped (fatal error or circuit breaker; resumable); 2 bad input; ' +
+          '3 finished with error episodes (--retry-errors re-runs them); 4 stopped at --max-cost (resumable); 70 internal error; 74 disk error; 130 SIGINT; 143 SIGTERM',
+      ),
   handler: async (argv: ArgumentsCamelCase) => {
-    const runs = resolveRuns(argv as Record<string, unknown>);
+    const raw = argv as Record<string, unknown>;
+    if (raw.fromBundle !== undefined) return runFromBundleCommand(raw);
+    checkRepeatedFlags(process.argv.slice(2), { ...allRunOptions(), ...sessionOptions });
+    checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });
+    const session = sessionFlags(raw);
+    const runs = resolveRuns(raw);
+    if (session.dryRun) {
+      for (const s of runs) for (const line of dryRunLines(await planDryRun(s, realDeps), session.maxCost)) process.stdout.write(line + '\n');
+      process.stdout.write('dry run: no model was called and nothing was written\n');
+      return;
+    }
     const ac = new AbortController();
-    let interrupts = 0;
-    const onSigint = () => {
-      interrupts++;
-      if (interrupts > 1) process.exit(130);
-      process.stderr.write('\nreact-repro: interrupted; stopping (in-flight episodes are dropped, Ctrl-C again to quit now)\n');
-      ac.abort();
+    let stopping: 'SIGINT' | 'SIGTERM' | undefined;
+    const onSignal = (sig: 'SIGINT' | 'SIGTERM') => () => {
+      if (stopping) process.exit(sig === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint);
+      stopping = sig;
+      const again = sig === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM';
+      process.stderr.write(`\nreact-repro: ${sig === 'SIGINT' ? 'interrupted' : 'terminated (SIGTERM)'}; stopping (in-flight episodes are dropped, ${again} again to quit now)\n`);
+      ac.abort(new Interrupt(sig));
     };
+    const onSigint = onSignal('SIGINT');
+    const onSigterm = onSignal('SIGTERM');
     process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigterm);
     try {
       const io: RunIO = {
         progress: process.stderr,
         log: (l) => process.stderr.write(`react-repro: ${l}\n`),
         signal: ac.signal,
+        maxConsecutiveFailures: session.maxConsecutiveFailures,
+        ...(session.maxCost !== undefined ? { budget: new Budget(session.maxCost) } : {}),
       };
-      const code = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
+      const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
+      for (const l of closingLines(results)) io.log(l);
+      const code = exitCodeOf(results);
       if (code !== 0) process.exitCode = code;
     } catch (e) {
-      if (e instanceof FatalRunError) throw e;
+      // A signal before the episodes started (model list, environment check): a clean stop, not a bug.
+      if (stopping && !isUserFacing(e)) {
+        process.stderr.write(`react-repro: interrupted (${stopping}) before any episode ran\n`);
+        process.exitCode = stopping === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+        return;
+      }
       throw e;
     } finally {
       process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
     }
   },
 };

@@ -30,7 +30,7 @@ try {
 } catch {
   /* keep the placeholder */
 }
-/** Wikimedia answers 403 to requests without a descriptive User-Agent (env-servers.md, traps). */
+/** Wikimedia answers 403 to requests without a descriptive User-Agent (docs/protocol.md §6). */
 export const USER_AGENT = `react-repro/${version} (research reproduction of ReAct)`;
 
 /**

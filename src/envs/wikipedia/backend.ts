@@ -1,4 +1,4 @@
-// What a Wikipedia backend gives WikiEnv for one search (paper-protocol.md §6).
+// What a Wikipedia backend gives WikiEnv for one search (docs/protocol.md §6).
 // A backend reproduces what BeautifulSoup saw on the page the notebook fetched; WikiEnv applies the
 // released code's logic on top ("may refer to:" retry, >2-token filter, clean_str, 5-sentence obs).
 

@@ -1,4 +1,4 @@
-// What BeautifulSoup(html, features="html.parser") sees in a page (paper-protocol.md §6), built on
+// What BeautifulSoup(html, features="html.parser") sees in a page (docs/protocol.md §6), built on
 // htmlparser2's tokenizer (the one cheerio uses). cheerio itself cannot be used for the tree:
 // its default parser (parse5) and htmlparser2's Parser both apply HTML implied end tags (a <ul>
 // or <p> closes an open <p>; a stray </p> creates an empty p), while Python's html.parser and BS4

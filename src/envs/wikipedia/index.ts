@@ -8,6 +8,7 @@ import { ApiBackend } from './api-backend.js';
 import { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
 import { RecordingBackend, ReplayBackend } from './record-replay.js';
 import { SnapshotBackend, ensureShippedSnapshot } from './snapshot.js';
+import type { RetryEvent } from '../http/request.js';
 
 export { WikiEnv, WIKI_RESET_OBSERVATION, WikiCleanStrError, WikiDisambiguationLoopError, type WikiEnvOptions } from './wiki-env.js';
 export type { WikiBackend, SearchOutcome } from './backend.js';
@@ -31,6 +32,8 @@ export interface WikiBackendOptions {
   query?: 'notebook-url' | 'verbatim';
   /** Progress of a first-use snapshot build. */
   onBuildProgress?: (pages: number, done: boolean) => void;
+  /** live/api/record: called before each backoff sleep (a run counts retries). */
+  onRetry?: (e: RetryEvent) => void;
 }
 
 const SPECS = 'snapshot, live, api, record:FILE or replay:FILE';
@@ -40,6 +43,7 @@ export async function createWikiBackend(spec: string, opts: WikiBackendOptions =
     baseUrl: opts.wikiUrl ?? DEFAULT_WIKI_URL,
     timeoutMs: opts.timeoutSeconds !== undefined ? Math.round(opts.timeoutSeconds * 1000) : undefined,
     attempts: opts.attempts,
+    onRetry: opts.onRetry,
   };
   if (opts.wikiUrl !== undefined) {
     try {
@@ -103,7 +107,7 @@ export function wikiEnvOptionsFromArgv(argv: WikiArgv): WikiEnvOptions {
 /** createWikiBackend from parsed wikiCliOptions. */
 export async function wikiBackendFromArgv(
   argv: WikiArgv,
-  extra: Pick<WikiBackendOptions, 'onBuildProgress'> = {},
+  extra: Pick<WikiBackendOptions, 'onBuildProgress' | 'onRetry'> = {},
 ): Promise<WikiBackend> {
   const t = argv['wiki-timeout'];
   if (t !== undefined && !(t > 0)) throw new UserError(`--wiki-timeout ${t}: expected a positive number of seconds`);

@@ -1,4 +1,4 @@
-// Python str semantics the released wikienv.py relies on (paper-protocol.md §6). str.isprintable()
+// Python str semantics the released wikienv.py relies on (docs/protocol.md §6). str.isprintable()
 // (which characters repr() escapes) is wikienv's own; strip/isspace/lower are the suite-wide ones of
 // src/util/python-str.ts, re-exported for the modules of this folder.
 import { NONPRINTABLE_RANGES } from './py-unicode-data.js';

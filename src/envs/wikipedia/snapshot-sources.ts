@@ -1,5 +1,5 @@
-// Readers for the page dumps an offline snapshot is built from (§6 offline; env-servers.md "The paper's
-// live Wikipedia"): the shipped 2017 HotpotQA pages (JSONL {"title","sentences"}), HotpotQA's full
+// Readers for the page dumps an offline snapshot is built from (docs/protocol.md §6
+// "Offline snapshots"): the shipped 2017 HotpotQA pages (JSONL {"title","sentences"}), HotpotQA's full
 // 2017-10-01 abstracts dump (trees of .bz2 JSON lines {"title","text": [[sentence...]...]} with <a href>
 // markup) and FEVER's wiki-pages (JSONL {"id","text","lines"}). Each yields {title, paragraphs}.
 import { createReadStream, readdirSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The HotpotQA/FEVER Wikipedia environment: the released wikienv.py's observable behaviour
-// (paper-protocol.md §6, used by the §4 loop), on top of any WikiBackend.
+// (docs/protocol.md §6, used by the §4 loop), on top of any WikiBackend.
 import type { Env, EnvCallOptions, ResetResult, StepResult } from '../types.js';
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { cleanStr } from './clean-str.js';

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { ReportTable, RunView } from '../model.js';
 import type { EpisodeRecord } from '../../run/record.js';
-import { formatScore } from '../numbers.js';
+import { fmt } from '../format.js';
+import { expandIntervals } from '../display.js';
 import { xmlEscape as esc } from '../svg.js';
 import { browserData } from './episodes.js';
 import { CLIENT_JS } from './client.js';
@@ -18,11 +19,24 @@ export interface HtmlFigure {
   svg: string;
 }
 
+export interface HtmlSection {
+  id: string;
+  title: string;
+  intro?: string;
+  tables: ReportTable[];
+}
+
 export interface HtmlReportInput {
   title?: string;
   tables: ReportTable[];
   figures: HtmlFigure[];
+  /** Further sections after the figures (comparisons, ablations, error analysis, published elsewhere). */
+  sections?: HtmlSection[];
   runs: RunView[];
+  /** The table of runs to show (default: a short list of the runs' ids, splits and episodes). */
+  runsTable?: ReportTable;
+  /** Sentences on how the runs were grouped (reruns, superseded shards). */
+  notes?: string[];
   /** The metric whose value > 0 counts as correct (default: the first metric in the run's records). */
   primaryMetric?: (run: RunView) => string | undefined;
   /** Tags to add to a record's own `tags` (e.g. automatic error-analysis tags). */
@@ -38,12 +52,14 @@ export function scriptJson(value: unknown): string {
 
 function cellHtml(v: unknown, numeric: boolean | undefined): string {
   if (v === null || v === undefined) return '—';
-  if (typeof v === 'number') return esc(numeric ? formatScore(v) : String(v));
+  if (typeof v === 'number') return esc(numeric ? fmt(v) : String(v));
   return esc(String(v));
 }
 
-export function tableHtml(t: ReportTable): string {
-  const out: string[] = [`<section class="report-table" id="${esc(`table-${t.id}`)}">`, `<h3>${esc(t.title)}</h3>`, '<table>', '<thead>'];
+/** A table (its intervals as "95% CI" columns), in its own section with its notes. */
+export function tableHtml(table: ReportTable, opts: { className?: string } = {}): string {
+  const t = expandIntervals(table);
+  const out: string[] = [`<section class="report-table" id="${esc(`table-${t.id}`)}">`, `<h3>${esc(t.title)}</h3>`, opts.className ? `<table class="${esc(opts.className)}">` : '<table>', '<thead>'];
   if (t.columns.some((c) => c.group !== undefined)) {
     const cells = ['<th></th>'];
     for (let i = 0; i < t.columns.length; ) {
@@ -55,7 +71,7 @@ export function tableHtml(t: ReportTable): string {
     }
     out.push(`<tr>${cells.join('')}</tr>`);
   }
-  out.push(`<tr><th></th>${t.columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${esc(c.label)}</th>`).join('')}</tr>`, '</thead>', '<tbody>');
+  out.push(`<tr><th>${esc(t.rowHeader ?? '')}</th>${t.columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${esc(c.label)}</th>`).join('')}</tr>`, '</thead>', '<tbody>');
   for (const r of t.rows) {
     out.push(
       `<tr class="${r.source}"><th scope="row">${esc(r.label)}</th>${t.columns
@@ -92,16 +108,23 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     `<style>${REPORT_CSS}</style>`,
     '</head><body>',
     `<header><h1>${esc(title)}</h1>${input.generatedNote ? `<p class="meta">${esc(input.generatedNote)}</p>` : ''}`,
-    '<nav><a href="#tables">Tables</a> · <a href="#figures">Figures</a> · <a href="#runs">Runs</a> · <a href="#trajectories">Trajectories</a></nav></header>',
+    `<nav>${[['tables', 'Tables'], ['figures', 'Figures'], ...(input.sections ?? []).map((x) => [x.id, x.title]), ['runs', 'Runs'], ['trajectories', 'Trajectories']].map(([id, t]) => `<a href="#${esc(id!)}">${esc(t!)}</a>`).join(' · ')}</nav></header>`,
     '<main>',
     '<section id="tables"><h2>Tables</h2>',
-    ...(input.tables.length ? input.tables.map(tableHtml) : ['<p class="meta">No tables.</p>']),
+    ...(input.tables.length ? input.tables.map((t) => tableHtml(t)) : ['<p class="meta">No tables.</p>']),
     '</section>',
     '<section id="figures"><h2>Figures</h2>',
     ...(input.figures.length ? input.figures.map((f) => `<figure><figcaption>${esc(f.title)}</figcaption>\n${f.svg}\n</figure>`) : ['<p class="meta">No figures.</p>']),
     '</section>',
+    ...(input.sections ?? []).flatMap((sec) => [
+      `<section id="${esc(sec.id)}" class="extra"><h2>${esc(sec.title)}</h2>`,
+      ...(sec.intro ? [`<p class="meta">${esc(sec.intro)}</p>`] : []),
+      ...sec.tables.map((t) => tableHtml(t)),
+      '</section>',
+    ]),
     '<section id="runs"><h2>Runs</h2>',
-    runsTableHtml(input.runs),
+    input.runsTable ? tableHtml(input.runsTable, { className: 'runs' }) : runsTableHtml(input.runs),
+    ...(input.notes?.length ? [`<ul class="notes">${input.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
     '<h3>Few-shot prompts (one per run)</h3><div id="run-prompts"></div>',
     '</section>',
     '<section id="trajectories"><h2>Trajectories</h2>',

@@ -14,6 +14,7 @@ tr.paper td,tr.paper th{color:var(--muted);font-style:italic}
 tr.ours+tr.paper td,tr.ours+tr.paper th{border-top:1.5px solid #999}
 .notes{color:var(--muted);font-size:.9em;margin:.2em 0 0;padding-left:1.2em}
 figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}
+section.report-table{overflow-x:auto}
 .filters{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;background:var(--bg2);padding:.6em .8em;border-radius:6px}
 .filters label{display:flex;gap:.4em;align-items:center}
 .filters input{min-width:18em}

@@ -121,7 +121,7 @@ describe('fever', () => {
     });
   });
   it('react500 is the notebook quirk (first 7405 claims only); react500-fixed draws over all 9999', () => {
-    expect(t.splitNames()).toEqual(['dev', 'react500', 'react500-fixed']);
+    expect(t.splitNames()).toEqual(['dev', 'react500', 'react500-fixed', 'offline']); // offline: test/benchmarks/fever/offline.test.ts
     const r = t.split('react500').indices;
     const f = t.split('react500-fixed').indices;
     expect(r).toEqual(samples['fever/react500']);

@@ -153,7 +153,6 @@ describe('report', () => {
       ['ReAct', 'paper', 66.6, 40.0, '500'],
       ['IL', 'paper', 59.9, 29.1, '500'],
       ['IL+RL', 'paper', 62.4, 28.7, '500'],
-      ['Human expert', 'paper', 82.1, 59.6, '500'],
     ]);
     expect(t.rows[0].cells.errors).toBe(1);
     expect(t.notes.join('\n')).toMatch(/Act, test-model \(webshop-act-x\): split test500, n = 3 scored of 4 planned, 1 errors\. WebShop goals: 2 of 3 checked sessions/);

@@ -4,7 +4,7 @@ import type { Method } from '../../../methods/types.js';
 import type { QATask } from '../base.js';
 import type { MethodName } from '../types.js';
 import { resolveMethodOptions, type MethodOptions } from './options.js';
-import { loadPromptLibrary } from './prompts.js';
+import { loadPromptLibrary, withExemplars } from './prompts.js';
 import { createQaInteractive } from './loop.js';
 import { SingleCompletionMethod } from './single.js';
 import { CotScMethod } from './cot-sc.js';
@@ -17,7 +17,7 @@ export function createMethod(name: string, task: Pick<QATask, 'name' | 'observat
     throw new UserError(`--method: expected one of ${METHOD_NAMES.join(', ')} for ${task.name}, got "${name}"`);
   }
   const opts = resolveMethodOptions({ ...options, task: task.name });
-  const lib = loadPromptLibrary(opts.promptsDir);
+  const lib = withExemplars(loadPromptLibrary(opts.promptsDir), opts.exemplars);
   switch (name as MethodName) {
     case 'react':
     case 'act':

@@ -24,6 +24,11 @@ export interface MethodOptions {
   /** Name of a framing in prompts/framings.json (Act/Standard/CoT/CoT-SC); default: the file's default. */
   framing?: string;
   emptyAction?: EmptyActionHandling;
+  /**
+   * Use only the first K exemplars of the released prompt (an ablation; the paper uses all: 6 for
+   * HotpotQA, 3 for FEVER). Absent = all. Checked against the prompt when the method is built.
+   */
+  exemplars?: number;
   /** Restricts describe() (and a run-time check) to one task; both tasks when absent. */
   task?: TaskName;
   /** Prompt directory (tests); default prompts/ of the package. */
@@ -36,6 +41,7 @@ export interface ResolvedMethodOptions {
   scTemperature: number;
   framing?: string;
   emptyAction: EmptyActionHandling;
+  exemplars?: number;
   task?: TaskName;
   promptsDir?: string;
 }
@@ -80,10 +86,14 @@ export function resolveMethodOptions(o: MethodOptions = {}): ResolvedMethodOptio
   }
   const emptyAction = o.emptyAction ?? METHOD_DEFAULTS.emptyAction;
   if (emptyAction !== 'invalid') throw new UserError(`--empty-action: expected invalid, got ${String(emptyAction)}`);
+  const exemplars = o.exemplars;
+  if (exemplars !== undefined && (typeof exemplars !== 'number' || !Number.isInteger(exemplars) || exemplars < 1)) {
+    throw new UserError(`--exemplars: expected a positive integer (the first K exemplars of the prompt), got ${String(exemplars)}`);
+  }
   if (o.task !== undefined && o.task !== 'hotpotqa' && o.task !== 'fever') {
     throw new UserError(`--task: expected hotpotqa or fever for this method, got ${String(o.task)}`);
   }
-  return { maxSteps, samples, scTemperature, framing: o.framing, emptyAction, task: o.task, promptsDir: o.promptsDir };
+  return { maxSteps, samples, scTemperature, framing: o.framing, emptyAction, ...(exemplars !== undefined ? { exemplars } : {}), task: o.task, promptsDir: o.promptsDir };
 }
 
 /** yargs options for the HotpotQA/FEVER methods (used by `run`). */
@@ -106,6 +116,11 @@ export const methodCliOptions = {
     default: 'invalid',
     describe: 'An empty action (the released code crashes) is sent to the environment as an invalid action and recorded',
   },
+  exemplars: {
+    type: 'number',
+    describe:
+      'Ablation: only the first K exemplars of the released prompt (HotpotQA has 6, FEVER 3) [default: all, as the paper]; recorded in the manifest as a deviation',
+  },
 } satisfies OptionTable;
 
 /** yargs options for computing the combinations (§5). */
@@ -127,6 +142,7 @@ export function methodOptionsFromArgv(argv: Record<string, unknown>): MethodOpti
     scTemperature: (argv['sc-temperature'] ?? argv.scTemperature) as number | undefined,
     framing: argv.framing as string | undefined,
     emptyAction: (argv['empty-action'] ?? argv.emptyAction) as EmptyActionHandling | undefined,
+    exemplars: argv.exemplars as number | undefined,
     task: argv.task as TaskName | undefined,
   };
 }

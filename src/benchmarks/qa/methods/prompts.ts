@@ -22,6 +22,8 @@ export interface PromptLibrary {
   /** file name -> parsed JSON object of string values (only the keys we read are validated). */
   files: Record<string, Record<string, unknown>>;
   framings: FramingsFile;
+  /** Ablation (--exemplars K): prompts keep only the first K exemplars; absent = all (the paper). */
+  exemplars?: number;
 }
 
 export interface QaFraming {
@@ -170,6 +172,38 @@ export interface PromptPart {
   source: string;
   sha256: string;
   chars: number;
+  /** How this text departs from the paper's (an --exemplars ablation); absent when it is the paper's. */
+  deviation?: string;
+}
+
+/** The exemplar's first line: "Question: ..." (HotpotQA) or "Claim: ..." (FEVER). */
+export const EXEMPLAR_LABEL: Record<TaskName, 'Question' | 'Claim'> = { hotpotqa: 'Question', fever: 'Claim' };
+
+/**
+ * A released exemplar text split on its exemplar boundaries: the text before the first exemplar (a
+ * newline, or FEVER's instruction line) and each exemplar from its "Question:"/"Claim:" line up to the
+ * next one (the blank line after it included). Joined back they are the text, byte for byte.
+ */
+export function splitExemplars(text: string, label: 'Question' | 'Claim'): { prefix: string; exemplars: string[] } {
+  const starts: number[] = [];
+  const head = `${label}:`;
+  for (let i = text.indexOf(head); i >= 0; i = text.indexOf(head, i + 1)) if (i === 0 || text[i - 1] === '\n') starts.push(i);
+  if (starts.length === 0) return { prefix: text, exemplars: [] };
+  return { prefix: text.slice(0, starts[0]), exemplars: starts.map((s, k) => text.slice(s, starts[k + 1] ?? text.length)) };
+}
+
+/** The first k exemplars of a released exemplar text (all of them when k is the count: the text itself). */
+export function firstExemplars(text: string, label: 'Question' | 'Claim', k: number, where: string): string {
+  const { prefix, exemplars } = splitExemplars(text, label);
+  if (!Number.isInteger(k) || k < 1 || k > exemplars.length) {
+    throw new UserError(`--exemplars: expected 1 to ${exemplars.length} (${where} has ${exemplars.length} exemplars), got ${k}`);
+  }
+  return prefix + exemplars.slice(0, k).join('');
+}
+
+/** The library with prompts cut to their first K exemplars (--exemplars K); undefined K = the library as is. */
+export function withExemplars(lib: PromptLibrary, k: number | undefined): PromptLibrary {
+  return k === undefined ? lib : { ...lib, exemplars: k };
 }
 
 /**
@@ -229,8 +263,15 @@ export function buildMethodPrompt(
   framingName?: string,
 ): MethodPrompt {
   const [file, key] = EXEMPLAR_KEYS[method][task];
-  const exemplars = promptText(lib, file, key);
-  const exPart = part(`${file}#${key}`, exemplars);
+  const released = promptText(lib, file, key);
+  let exemplars = released;
+  let exPart = part(`${file}#${key}`, released);
+  if (lib.exemplars !== undefined) {
+    const n = splitExemplars(released, EXEMPLAR_LABEL[task]).exemplars.length;
+    exemplars = firstExemplars(released, EXEMPLAR_LABEL[task], lib.exemplars, `${file}#${key}`);
+    // K = all is the released prompt itself: nothing to record, and the run is the paper's.
+    if (lib.exemplars < n) exPart = { ...part(`${file}#${key}`, exemplars), deviation: `first ${lib.exemplars} of the ${n} exemplars (--exemplars ${lib.exemplars}); the paper uses all ${n}` };
+  }
   if (method === 'react') {
     // §4: HotpotQA = instruction + webthink_simple6; FEVER = webthink_simple3 (carries its instruction).
     if (task === 'hotpotqa') {

@@ -7,7 +7,7 @@ import { combine } from '../methods/combinations.js';
 import { scoreFever, scoreHotpotQA } from '../scoring.js';
 import type { ReportFigure, RunView } from '../../../report/model.js';
 import type { EpisodeRecord } from '../../../run/record.js';
-import { percentOf } from '../../../run/summary.js';
+import { percent } from '../../../report/numbers.js';
 
 export interface SweepSeries {
   name: 'CoT-SC' | 'ReAct→CoT-SC' | 'CoT-SC→ReAct';
@@ -17,6 +17,7 @@ export interface SweepSeries {
 
 export interface Sweep {
   task: string;
+  split: string;
   model: string;
   cotScRunId: string;
   reactRunId: string | null;
@@ -43,7 +44,12 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
     const n = Math.min(...recs.map((r) => samplesOf(r)!.length));
     if (n < 2) continue;
     const task = scorer(c.manifest.task);
-    const same = (r: RunView) => r.manifest.task === c.manifest.task && r.manifest.model === c.manifest.model && JSON.stringify(r.manifest.indices) === JSON.stringify(c.manifest.indices);
+    // The same comparable set of episodes (the report's cohort: benchmark, split, items, model), or
+    // without grouping the same model and planned items.
+    const same = (r: RunView) =>
+      c.cohort && r.cohort
+        ? r.cohort.key === c.cohort.key
+        : r.manifest.task === c.manifest.task && r.manifest.model === c.manifest.model && JSON.stringify(r.manifest.indices) === JSON.stringify(c.manifest.indices);
     const react = runs.find((r) => r.manifest.method === 'react' && r.manifest.kind !== 'combination' && same(r));
     const cot = runs.find((r) => r.manifest.method === 'cot' && same(r));
     const byIdx = (run: RunView | undefined) => new Map((run?.records ?? []).map((r) => [r.idx, r]));
@@ -66,21 +72,21 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
           cr += combine('cot-sc-react', input).em;
         }
       }
-      series[0].em.push(percentOf(sc, pairs.length)!);
+      series[0].em.push(percent(sc, pairs.length)!);
       if (react) {
-        series[1].em.push(percentOf(rc, pairs.length)!);
-        series[2].em.push(percentOf(cr, pairs.length)!);
+        series[1].em.push(percent(rc, pairs.length)!);
+        series[2].em.push(percent(cr, pairs.length)!);
       }
     }
     // References over the same questions as the series.
     const refs: { name: string; em: number }[] = [];
     const refOver = (name: string, m: Map<number, EpisodeRecord>) => {
       const rs = pairs.map((p) => m.get(p.c.idx)).filter((r): r is EpisodeRecord => !!r && !r.error);
-      if (rs.length === pairs.length) refs.push({ name, em: percentOf(rs.reduce((a, r) => a + (r.metrics.em ?? 0), 0), rs.length)! });
+      if (rs.length === pairs.length) refs.push({ name, em: percent(rs.reduce((a, r) => a + (r.metrics.em ?? 0), 0), rs.length)! });
     };
     if (react) refOver('ReAct', reactRecs);
     if (cot) refOver('CoT', cotRecs);
-    out.push({ task: c.manifest.task, model: c.manifest.model, cotScRunId: c.manifest.runId, reactRunId: react?.manifest.runId ?? null, n, questions: pairs.length, series, refs });
+    out.push({ task: c.manifest.task, split: c.manifest.split, model: c.manifest.model, cotScRunId: c.manifest.runId, reactRunId: react?.manifest.runId ?? null, n, questions: pairs.length, series, refs });
   }
   return out;
 }
@@ -88,12 +94,16 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
 export function sweepFigure(s: Sweep): ReportFigure {
   return {
     id: `figure2-${s.task}-${s.cotScRunId}`,
-    title: `Figure 2: ${s.task} EM vs CoT-SC samples (${s.model}, n = ${s.questions} questions)`,
+    title: `Figure 2: ${s.task} EM vs CoT-SC samples (split ${s.split}, ${s.model}, n = ${s.questions} questions)`,
     xLabel: 'CoT-SC samples',
     yLabel: s.task === 'fever' ? 'FEVER Acc' : 'HotpotQA EM',
     series: s.series.map((x) => ({ name: x.name, points: x.em.map((y, i) => [i + 1, y] as [number, number]) })),
     refs: s.refs.map((r) => ({ name: r.name, y: r.em })),
-    notes: [`CoT-SC run ${s.cotScRunId}${s.reactRunId ? `, ReAct run ${s.reactRunId}` : ''}; questions scored in every run used: ${s.questions}.`],
+    notes: [
+      `Split ${s.split}, n = ${s.questions} questions scored in every run used.`,
+      `Runs: CoT-SC ${s.cotScRunId}${s.reactRunId ? `, ReAct ${s.reactRunId}` : ''}.`,
+      'CoT-SC at k = the majority of the first k of its stored samples; the combinations at k use that majority. Reference lines: ReAct and CoT on the same questions.',
+    ],
   };
 }
 

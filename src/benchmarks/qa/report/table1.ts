@@ -1,86 +1,166 @@
-// Table 1 as a ReportTable: rows = methods (paper order) × model, one column group per task: ours,
-// n (scored/planned), errors, and the paper's PaLM-540B and GPT-3 figures (§1). Runs of the same
-// method and model on one task with different splits get separate rows.
+// Table 1 (HotpotQA EM, FEVER accuracy) as a ReportTable: rows = the paper's methods in its order
+// (per model when there are several, and a row per variant when runs of a method differ in a
+// setting); one column group per benchmark split and item set: ours with its 95% bootstrap interval,
+// n, and the paper's class-A numbers (PaLM-540B, Table 1; GPT-3 = text-davinci-002, Table 5 or the
+// code's README) from the anchors file. A cell holds one comparable set of episodes (src/report/
+// grouping.ts: benchmark, split, items, model): every method of a model in a column group is scored on
+// the same items, those scored in all its runs; the notes say how many and what was left out.
 import type { ReportColumn, ReportRow, ReportTable, RunView } from '../../../report/model.js';
 import type { TaskName } from '../types.js';
-import { GPT3_FIGURES, PALM_TABLE1, SUPERVISED_SOTA, TABLE1_METHODS, methodLabel } from './paper-figures.js';
+import { reportAnchors, anchorCitation, type Anchor } from '../../../report/anchors.js';
+import { cohortSentence, differingKeys, effectiveSettings, groupRuns, itemSetKey, settingText } from '../../../report/grouping.js';
+import { methodLabel } from '../../../report/names.js';
+import { scoreCell } from '../../../report/scores.js';
 
-export const SOTA_NOTE = `Supervised SoTA (paper): HotpotQA ${SUPERVISED_SOTA.hotpotqa}, FEVER ${SUPERVISED_SOTA.fever}. GPT-3 (text-davinci-002) figures exist for ReAct only: HotpotQA 30.8 (Table 5; the code's README: 30.4), FEVER 54 (README).`;
+/** Table 1 row order, as in the paper. */
+export const TABLE1_METHODS = ['standard', 'cot', 'cot-sc', 'act', 'react', 'cot-sc-react', 'react-cot-sc'] as const;
 
 export const TASKS: TaskName[] = ['hotpotqa', 'fever'];
 export const TASK_LABEL: Record<TaskName, string> = { hotpotqa: 'HotpotQA EM', fever: 'FEVER Acc' };
+/** The split that is the paper's 500 questions / claims (the released code's Random(233) sample). */
+export const PAPER_SPLIT = 'react500';
+/** The models of the paper's columns, as the anchors file names them. */
+const PAPER_MODELS = [
+  { key: 'palm', label: 'PaLM-540B', model: 'PaLM-540B' },
+  { key: 'gpt3', label: 'GPT-3', model: 'text-davinci-002' },
+] as const;
 
-function columns(): ReportColumn[] {
-  const cols: ReportColumn[] = [{ key: 'model', label: 'Model' }];
-  for (const t of TASKS) {
-    const group = TASK_LABEL[t];
-    cols.push(
-      { key: `${t}.ours`, label: `${group} (ours)`, group, numeric: true },
-      { key: `${t}.n`, label: 'n', group },
-      { key: `${t}.errors`, label: 'errors', group },
-      { key: `${t}.split`, label: 'split', group },
-      { key: `${t}.palm`, label: 'PaLM-540B', group, numeric: true },
-      { key: `${t}.gpt3`, label: 'GPT-3', group, numeric: true },
-    );
-  }
-  return cols;
+interface Group {
+  key: string;
+  task: TaskName;
+  label: string;
+  runs: RunView[];
 }
 
-function paperCells(method: string): Record<string, number | null> {
-  const out: Record<string, number | null> = {};
-  for (const t of TASKS) {
-    out[`${t}.palm`] = (PALM_TABLE1 as Record<string, Record<string, number>>)[method]?.[t] ?? null;
-    out[`${t}.gpt3`] = (GPT3_FIGURES as Record<string, Record<string, { value: number }> | undefined>)[method]?.[t]?.value ?? null;
+const order = (m: string) => {
+  const i = (TABLE1_METHODS as readonly string[]).indexOf(m);
+  return i < 0 ? TABLE1_METHODS.length : i;
+};
+
+interface RowKey {
+  method: string;
+  model: string;
+  variant: string;
+}
+
+/** The row a run goes to: its method, model, and the settings that set it apart from the method's other runs of that model. */
+function rowKeys(runs: RunView[]): Map<RunView, RowKey> {
+  const out = new Map<RunView, RowKey>();
+  const pairs = new Set(runs.map((r) => JSON.stringify([r.manifest.method, r.cohort!.model])));
+  for (const p of pairs) {
+    const [m, model] = JSON.parse(p) as [string, string];
+    const rs = runs.filter((r) => r.manifest.method === m && r.cohort!.model === model);
+    const settings = rs.map(effectiveSettings);
+    const keys = differingKeys(settings);
+    rs.forEach((r, i) => out.set(r, { method: m, model, variant: keys.map((k) => `${k} ${settingText(settings[i]![k])}`).join(', ') }));
+  }
+  // Two runs of one cell (they differ only in what the settings do not show): name them by run id.
+  for (const r of runs) {
+    const k = out.get(r)!;
+    const clash = runs.some((x) => x !== r && x.cohort?.key === r.cohort?.key && JSON.stringify(out.get(x)) === JSON.stringify(k));
+    if (clash) out.set(r, { ...k, variant: [k.variant, `run ${r.manifest.runId.slice(-8)}`].filter(Boolean).join(', ') });
   }
   return out;
 }
 
-export function buildTable1(runs: RunView[]): ReportTable {
-  const order = (m: string) => {
-    const i = TABLE1_METHODS.findIndex((x) => x.method === m);
-    return i < 0 ? TABLE1_METHODS.length : i;
+/** A column group: one benchmark's split and item set (whatever the model). */
+const groupKey = (r: RunView) => JSON.stringify([r.manifest.task, r.manifest.split, itemSetKey((r.full ?? r).manifest.indices)]);
+
+/** "PaLM-540B: Table 1, Yao et al. …; GPT-3 (text-davinci-002): HotpotQA ReAct: Table 5, …; FEVER ReAct: README …". */
+function sourcesText(used: Anchor[]): string {
+  return PAPER_MODELS.map((p) => {
+    const mine = used.filter((a) => a.model === p.model);
+    if (mine.length === 0) return null;
+    const cites = [...new Set(mine.map(anchorCitation))];
+    const name = p.model === p.label ? p.label : `${p.label} (${p.model})`;
+    if (cites.length === 1) return `${name}: ${cites[0]}`;
+    return `${name}: ${cites.map((c) => `${mine.filter((a) => anchorCitation(a) === c).map((a) => `${TASK_LABEL[a.benchmark as TaskName]?.split(' ')[0] ?? a.benchmark} ${methodLabel(a.method)}`).join(', ')} from ${c}`).join('; ')}`;
+  }).filter(Boolean).join('; ');
+}
+
+function tableFor(runs: RunView[]): ReportTable {
+  const book = reportAnchors();
+  const models = [...new Set(runs.map((r) => r.cohort!.model))];
+  const groups: Group[] = [];
+  for (const task of TASKS) {
+    const keys = [...new Set(runs.filter((r) => r.manifest.task === task).map(groupKey))];
+    keys.forEach((key) => {
+      const rs = runs.filter((r) => groupKey(r) === key);
+      const split = rs[0]!.manifest.split;
+      const planned = new Set((rs[0]!.full ?? rs[0]!).manifest.indices).size;
+      const sameSplit = keys.filter((k) => runs.find((r) => groupKey(r) === k)!.manifest.split === split).length > 1;
+      const label = keys.length > 1 ? `${TASK_LABEL[task]} (${split}${sameSplit ? `, ${planned} items` : ''})` : TASK_LABEL[task];
+      groups.push({ key, task, label, runs: rs });
+    });
+  }
+  // Both columns of the paper even when only one task was run, so the paper's numbers are all there.
+  for (const task of TASKS) if (!groups.some((g) => g.task === task)) groups.push({ key: `paper:${task}`, task, label: TASK_LABEL[task], runs: [] });
+  groups.sort((a, b) => TASKS.indexOf(a.task) - TASKS.indexOf(b.task));
+
+  const columns: ReportColumn[] = groups.flatMap((g, i) => [
+    { key: `${i}.ours`, label: 'Ours', group: g.label, numeric: true },
+    { key: `${i}.n`, label: 'n', group: g.label },
+    ...PAPER_MODELS.map((p) => ({ key: `${i}.${p.key}`, label: p.label, group: g.label, numeric: true })),
+  ]);
+
+  const keys = rowKeys(runs);
+  const rowIds = [...new Set([...keys.values()].map((k) => JSON.stringify(k)))].map((s) => JSON.parse(s) as RowKey);
+  for (const m of TABLE1_METHODS) if (!rowIds.some((x) => x.method === m)) rowIds.push({ method: m, model: '', variant: '' });
+  rowIds.sort((a, b) => order(a.method) - order(b.method) || a.model.localeCompare(b.model) || a.variant.localeCompare(b.variant));
+
+  const used: Anchor[] = [];
+  const rows: ReportRow[] = rowIds.map(({ method, model, variant }) => {
+    const cells: ReportRow['cells'] = {};
+    const ci: NonNullable<ReportRow['ci']> = {};
+    if (models.length > 1) cells.model = model || null;
+    groups.forEach((g, i) => {
+      const run = g.runs.find((r) => JSON.stringify(keys.get(r)) === JSON.stringify({ method, model, variant }));
+      if (run) {
+        const s = scoreCell(run.records, 'em', run.manifest.runId);
+        cells[`${i}.ours`] = s.value;
+        cells[`${i}.n`] = String(s.n);
+        ci[`${i}.ours`] = s.ci;
+      } else {
+        cells[`${i}.ours`] = null;
+        cells[`${i}.n`] = null;
+      }
+      for (const p of PAPER_MODELS) {
+        const a = book.pick({ benchmark: g.task, method, metric: 'em', model: p.model });
+        cells[`${i}.${p.key}`] = a?.value ?? null;
+        if (a && !used.includes(a)) used.push(a);
+      }
+    });
+    // Every row carries the paper's columns; a method we have not run shows "—" in ours (not a separate "paper" block).
+    return { label: methodLabel(method) + (variant ? ` (${variant})` : ''), source: 'ours', cells, ci };
+  });
+
+  const methodOf = (id: string) => {
+    const r = runs.find((x) => x.manifest.runId === id)!;
+    const k = keys.get(r)!;
+    return methodLabel(k.method) + (k.variant ? ` (${k.variant})` : '');
   };
-  const rows: (ReportRow & { method: string; model: string })[] = [];
-  const sorted = [...runs].sort(
-    (a, b) =>
-      order(a.manifest.method) - order(b.manifest.method) ||
-      a.manifest.model.localeCompare(b.manifest.model) ||
-      a.manifest.split.localeCompare(b.manifest.split) ||
-      a.manifest.runId.localeCompare(b.manifest.runId),
-  );
-  for (const r of sorted) {
-    const task = r.manifest.task as TaskName;
-    if (!TASKS.includes(task)) continue;
-    const m = r.manifest.method;
-    // First row of this method and model with a free slot for the task.
-    let row = rows.find((x) => x.method === m && x.model === r.manifest.model && x.cells[`${task}.n`] === undefined);
-    if (!row) {
-      row = { method: m, model: r.manifest.model, label: methodLabel(m), source: 'ours', cells: { model: r.manifest.model, ...paperCells(m) } };
-      rows.push(row);
-    }
-    const s = r.summary;
-    row.cells[`${task}.ours`] = s.metrics.em ?? null;
-    row.cells[`${task}.n`] = `${s.n_scored}/${s.n_planned}`;
-    row.cells[`${task}.errors`] = s.n_errors;
-    row.cells[`${task}.split`] = r.manifest.split + (r.manifest.shard ? ` shard ${r.manifest.shard}` : '');
-  }
-  // Paper rows we have no run for still show the paper's figures (ours blank).
-  for (const m of TABLE1_METHODS) {
-    if (!rows.some((r) => r.method === m.method)) rows.push({ method: m.method, model: '', label: m.label, source: 'paper', cells: { model: null, ...paperCells(m.method) } });
-  }
-  rows.sort((a, b) => order(a.method) - order(b.method));
+  const cohortNotes = groups.flatMap((g) => {
+    const cohorts = [...new Map(g.runs.map((r) => [r.cohort!.key, r.cohort!])).values()];
+    return cohorts.map((c) => `${g.label}${models.length > 1 ? `, ${c.model}` : ''}: split ${c.split}, ${cohortSentence(c, methodOf)}.`);
+  });
+  const notes = [
+    ...cohortNotes,
+    'Ours: EM / accuracy in percent (one decimal) with its 95% bootstrap interval (10,000 resamples, seeded); every method of a column group on the same items. Episodes with an infrastructure error are left out, never scored as wrong.',
+    `Paper columns (class A: the paper's protocol and items, split ${PAPER_SPLIT}): ${sourcesText(used)}. Other published numbers are under "Published elsewhere".`,
+  ];
+  const off = groups.filter((g) => g.runs.length && g.runs[0]!.manifest.split !== PAPER_SPLIT);
+  if (off.length) notes.push(`${off.map((g) => `${g.label} (split ${g.runs[0]!.manifest.split})`).join(', ')}: not the paper's items (its 500 are split ${PAPER_SPLIT}); the paper's numbers are beside them for reference only.`);
   return {
     id: 'table1',
-    title: 'Table 1: HotpotQA and FEVER',
-    columns: columns(),
-    rows: rows.map(({ method: _m, model: _mo, ...row }) => row),
-    notes: [
-      'EM / accuracy in percent over scored episodes (n = scored/planned); episodes with an infrastructure error are counted apart, not as wrong.',
-      SOTA_NOTE,
-    ],
+    title: `Table 1: HotpotQA and FEVER${models.length === 1 ? ` (model ${models[0]})` : ''}`,
+    columns: models.length > 1 ? [{ key: 'model', label: 'Model' }, ...columns] : columns,
+    rows,
+    notes,
   };
 }
 
-export function fmt(v: number | null | undefined, digits = 1): string {
-  return v === null || v === undefined ? '—' : v.toFixed(digits);
+/** Table 1 from the HotpotQA/FEVER runs given (grouped here when the report has not grouped them). */
+export function buildTable1(runs: RunView[]): ReportTable {
+  const mine = runs.filter((r) => (TASKS as string[]).includes(r.manifest.task));
+  return tableFor(mine.every((r) => r.cohort) ? mine : groupRuns(mine).aligned);
 }

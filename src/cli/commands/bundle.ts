@@ -1,0 +1,93 @@
+// `react-repro bundle RUN_DIR... --out FILE`, and `run --from-bundle FILE` (dispatched here from
+// run.ts): publishable runs that anyone re-runs offline, byte for byte (issue 10).
+import path from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
+import { UserError } from '../../errors.js';
+import { packBundle } from '../../run/bundle.js';
+import { runFromBundle } from '../../run/from-bundle.js';
+import { runFoldersOf } from '../../run/export.js';
+import { allRunOptions } from '../../run/deps.js';
+import { givenFlags, kebabCase } from '../../run/options.js';
+import { Interrupt } from '../../run/runner.js';
+import type { RunIO } from '../../run/execute.js';
+import { readManifest } from '../../run/run-log.js';
+import { scoresText } from '../scores.js';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function kb(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} kB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export const bundleCommand: CommandModule = {
+  command: 'bundle <runs..>',
+  describe: 'Pack finished runs, the completions they used and every environment answer into one file that `run --from-bundle` re-runs offline',
+  builder: (y: Argv) =>
+    y
+      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of run folders' })
+      .option('out', { type: 'string', demandOption: true, describe: 'The bundle to write (a .tar.gz: `tar xzf` opens it)' })
+      .option('cache-path', { type: 'string', describe: "The SQLite completion cache the runs used [default: the one each run's manifest names]" })
+      .example('$0 bundle results/hotpotqa-react-* --out react-hotpotqa.tar.gz', 'publish the ReAct runs on HotpotQA')
+      .example('$0 run --from-bundle react-hotpotqa.tar.gz --results-dir rerun', 're-run them with no model and no environment server'),
+  handler: (argv: ArgumentsCamelCase) => {
+    const dirs = runFoldersOf((argv.runs as string[]).map(String), 'bundle');
+    const r = packBundle(dirs, String(argv.out), argv.cachePath !== undefined ? { cachePath: String(argv.cachePath) } : {});
+    const m = r.manifest;
+    const episodes = m.runs.reduce((a, x) => a + x.episodes, 0);
+    const calls = m.runs.reduce((a, x) => a + x.modelCalls, 0);
+    const env = m.runs.reduce((a, x) => a + x.envCalls, 0);
+    process.stdout.write(
+      `${r.file}: ${plural(m.runs.length, 'run')}, ${plural(episodes, 'episode')}, ${plural(calls, 'model call')} ` +
+        `(${m.cache.entries} cache ${m.cache.entries === 1 ? 'entry' : 'entries'}: ${m.cache.fromCache} from the cache, ${m.cache.fromRecording} from recordings), ` +
+        `${plural(env, 'environment call')}; ${kb(r.bytes)}, sha256 ${r.sha256}\n`,
+    );
+  },
+};
+
+/** The `run` flag that dispatches here (run.ts declares it with this spec). */
+export const FROM_BUNDLE_OPTION: Options = {
+  type: 'string',
+  describe: 'Re-run the runs of a bundle (react-repro bundle) with no model and no environment server, and check they are identical; only --results-dir goes with it',
+};
+
+/** `run` flags of the invocation itself that make no sense with --from-bundle (the bundle has the settings). */
+const SESSION_FLAGS = ['dryRun', 'maxCost', 'maxConsecutiveFailures'];
+
+/** `run --from-bundle FILE [--results-dir DIR]` (run.ts calls this before anything else). */
+export async function runFromBundleCommand(argv: Record<string, unknown>): Promise<void> {
+  const file = argv.fromBundle;
+  if (typeof file !== 'string' || file === '') throw new UserError('--from-bundle: expected the path of a bundle file (react-repro bundle ... --out FILE)');
+  if (argv.experiment !== undefined) throw new UserError('--from-bundle: give no experiment file (the bundle holds the settings of its runs)');
+  const given = givenFlags(argv, allRunOptions());
+  const extra = [...Object.keys(given).filter((k) => k !== 'resultsDir'), ...SESSION_FLAGS.filter((k) => argv[k] !== undefined)];
+  if (extra.length) throw new UserError(`--from-bundle re-runs the bundle's runs with their recorded settings: it takes only --results-dir (not --${kebabCase(extra[0])})`);
+  const ac = new AbortController();
+  let stopping: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (sig: 'SIGINT' | 'SIGTERM') => () => {
+    if (stopping) process.exit(sig === 'SIGTERM' ? 143 : 130);
+    stopping = sig;
+    process.stderr.write(`\nreact-repro: ${sig === 'SIGINT' ? 'interrupted' : 'terminated (SIGTERM)'}; stopping\n`);
+    ac.abort(new Interrupt(sig));
+  };
+  const onSigint = onSignal('SIGINT');
+  const onSigterm = onSignal('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  try {
+    const io: RunIO = { progress: process.stderr, log: (l) => process.stderr.write(`react-repro: ${l}\n`), signal: ac.signal };
+    const runs = await runFromBundle(file, typeof given.resultsDir === 'string' ? { resultsDir: given.resultsDir } : {}, io);
+    for (const r of runs) {
+      const s = r.summary;
+      const scores = scoresText(s, readManifest(r.dir).metrics);
+      if (r.status === 'complete') {
+        process.stdout.write(`${r.runId}: re-ran ${plural(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${scores} -> ${r.dir}\n`);
+      } else {
+        process.stdout.write(`${r.runId}: ${s.n_done}/${s.n_planned} episodes re-run [${r.status}]; re-run the bundle into an empty --results-dir to compare -> ${r.dir}\n`);
+        process.exitCode = stopping === 'SIGTERM' ? 143 : 130;
+      }
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+  }
+}

@@ -1,0 +1,63 @@
+// `react-repro export`: the successful trajectories as fine-tuning data (FireAct's kind), or every
+// episode as one flat JSON line (issue 10, "Exports"). Writes to --out or stdout.
+import path from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { UserError } from '../../errors.js';
+import { defaultResultsDir } from '../../paths.js';
+import { FINETUNE_STYLES, finetuneLines, flatLines, loadRunsForExport, type FinetuneStyle } from '../../run/export.js';
+import { writeFileAtomic } from '../../run/run-log.js';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const exportCommand: CommandModule = {
+  command: 'export [runs..]',
+  describe: 'Write episodes as JSON lines: the successful trajectories as fine-tuning data (FireAct-style), or every episode flat',
+  builder: (y: Argv) =>
+    y
+      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of runs [default: ./results]' })
+      .option('format', {
+        type: 'string',
+        choices: ['finetune', 'jsonl'],
+        demandOption: true,
+        describe: 'finetune: successful trajectories as fine-tuning examples; jsonl: every episode, one flat object a line',
+      })
+      .option('style', {
+        type: 'string',
+        choices: [...FINETUNE_STYLES],
+        describe: 'With --format finetune: prompt-completion ({"prompt","completion"}), chat ({"messages"}, FireAct\'s GPT data) or alpaca ({"instruction","input","output"}, FireAct\'s Llama data) [default: prompt-completion]',
+      })
+      .option('metric', { type: 'string', describe: "With --format finetune: the metric that must be 1 for an episode to count as successful [default: the run's primary metric]" })
+      .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
+      .example('$0 export results --format finetune --out react-hotpotqa-ft.jsonl', "successful ReAct trajectories as FireAct's prompt/completion lines")
+      .example('$0 export results --format jsonl | jq .metric_em', 'every episode, flat'),
+  handler: (argv: ArgumentsCamelCase) => {
+    const format = String(argv.format);
+    if (format !== 'finetune' && (argv.style !== undefined || argv.metric !== undefined)) throw new UserError(`--${argv.style !== undefined ? 'style' : 'metric'}: only with --format finetune`);
+    const args = (argv.runs as string[] | undefined)?.length ? (argv.runs as string[]).map(String) : [defaultResultsDir()];
+    const { runs, notes } = loadRunsForExport(args, 'export');
+    for (const n of notes) process.stderr.write(`react-repro: ${n}\n`);
+    let lines: string[];
+    if (format === 'finetune') {
+      const r = finetuneLines(runs, {
+        ...(argv.style !== undefined ? { style: String(argv.style) as FinetuneStyle } : {}),
+        ...(argv.metric !== undefined ? { metric: String(argv.metric) } : {}),
+      });
+      lines = r.lines;
+      const c = r.counts;
+      const left = [
+        c.unsuccessful && `${c.unsuccessful} unsuccessful`,
+        c.errors && plural(c.errors, 'error episode'),
+        c.noSteps && `${c.noSteps} without environment steps (not interactive)`,
+        c.noTask && `${c.noTask} without a task text`,
+        c.derivedRuns && plural(c.derivedRuns, 'combination run'),
+      ].filter(Boolean);
+      process.stderr.write(`react-repro: ${plural(c.examples, 'fine-tuning example')} from ${plural(runs.length, 'run')}${left.length ? `; left out: ${left.join(', ')}` : ''}\n`);
+    } else {
+      lines = flatLines(runs);
+      process.stderr.write(`react-repro: ${plural(lines.length, 'episode')} from ${plural(runs.length, 'run')}\n`);
+    }
+    const text = lines.map((l) => l + '\n').join('');
+    if (argv.out !== undefined) writeFileAtomic(path.resolve(String(argv.out)), text, 'the export');
+    else process.stdout.write(text);
+  },
+};

@@ -1,0 +1,206 @@
+// Record and replay of environment traffic at the Env interface, so one wrapper serves every
+// benchmark (Wikipedia, ALFWorld, WebShop...): a publishable run carries what its environments
+// answered and re-runs with no environment server (issue 10, "Publishable runs").
+//
+// Recording: every reset() and step(action) of an episode becomes one event {item, attempt, step,
+// call, action?, result | error}; `attempt` names one episode of the item (a retried or resumed item
+// has several). Replaying: each item follows the events of one recorded attempt in order; a call that
+// is not the next recorded one (another action, a step past the recorded end) is a divergence, thrown
+// as a ReplayDivergence naming the episode and the step. Errors replay as the class the runner
+// distinguishes (InfraError stays an InfraError, so an error episode replays as the same error record).
+import type { EnvHandle, Item } from '../benchmarks/types.js';
+import { FatalRunError, InfraError } from '../errors.js';
+import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
+
+/** An error as recorded: enough to throw the same kind of error again. */
+export interface RecordedError {
+  /** The error's class name: InfraError, FatalRunError, AbortError, TypeError... */
+  name: string;
+  message: string;
+  /** InfraError's source. */
+  source?: 'llm' | 'env';
+  /** The call was cut short by an interrupt (Ctrl-C, another episode's fatal error): not replayable. */
+  aborted?: true;
+}
+
+export interface EnvEvent {
+  /** Item index (Item.index) of the episode. */
+  item: number;
+  /** Which episode of the item this event belongs to (unique within one recording). */
+  attempt: string;
+  /** 0 for reset, k for the k-th step after it. */
+  step: number;
+  call: 'reset' | 'step';
+  /** The action sent (step only). */
+  action?: string;
+  result?: ResetResult | StepResult;
+  error?: RecordedError;
+}
+
+export type EnvSink = (event: EnvEvent) => void;
+
+export function recordError(e: unknown, signal?: AbortSignal): RecordedError {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const out: RecordedError = { name: err.name, message: err.message };
+  if (e instanceof InfraError) out.source = e.source;
+  if (signal?.aborted || err.name === 'AbortError') out.aborted = true;
+  return out;
+}
+
+/** The recorded error as the error class the runner tells apart (InfraError → error record; FatalRunError → stop). */
+export function reviveError(r: RecordedError): Error {
+  if (r.name === 'InfraError') return new InfraError(r.message, r.source ?? 'env');
+  if (r.name === 'FatalRunError') return new FatalRunError(r.message);
+  const e = new Error(r.message);
+  e.name = r.name;
+  return e;
+}
+
+/**
+ * `env` with every reset and step reported to `sink`, results as JSON (what a recording file holds).
+ * The results returned to the caller are the environment's own objects, untouched.
+ */
+export function recordingEnv(env: Env, item: Item, attempt: string, sink: EnvSink): Env {
+  let step = 0;
+  const wrapped: Env = {
+    async reset(opts?: EnvCallOptions): Promise<ResetResult> {
+      step = 0;
+      const base = { item: item.index, attempt, step: 0, call: 'reset' as const };
+      try {
+        const result = await env.reset(opts);
+        sink({ ...base, result: asJson(result) });
+        return result;
+      } catch (e) {
+        sink({ ...base, error: recordError(e, opts?.signal) });
+        throw e;
+      }
+    },
+    async step(action: string, opts?: EnvCallOptions): Promise<StepResult> {
+      step++;
+      const base = { item: item.index, attempt, step, call: 'step' as const, action };
+      try {
+        const result = await env.step(action, opts);
+        sink({ ...base, result: asJson(result) });
+        return result;
+      } catch (e) {
+        sink({ ...base, error: recordError(e, opts?.signal) });
+        throw e;
+      }
+    },
+  };
+  if (env.close) wrapped.close = () => env.close!();
+  return wrapped;
+}
+
+/**
+ * An EnvHandle whose environments report their traffic to `sink`. Each makeEnv(item) starts a new
+ * attempt, named `${prefix}${n}` (give each session its own prefix so attempts stay unique in a file).
+ */
+export function recordingEnvHandle(handle: EnvHandle, sink: EnvSink, opts: { attemptPrefix?: string } = {}): EnvHandle {
+  let n = 0;
+  const out: EnvHandle = {
+    makeEnv: (item) => recordingEnv(handle.makeEnv(item), item, `${opts.attemptPrefix ?? ''}${n++}`, sink),
+    describe: () => handle.describe(),
+  };
+  if (handle.check) out.check = (signal) => handle.check!(signal);
+  if (handle.close) out.close = () => handle.close!();
+  return out;
+}
+
+/** The value as it reads back from JSON (what a replay returns): no undefined fields, no shared objects. */
+function asJson<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay
+
+/** A replayed call that is not the recorded one: stops the re-run (a FatalRunError) with one line. */
+export class ReplayDivergence extends FatalRunError {
+  constructor(
+    readonly item: number,
+    readonly step: number,
+    detail: string,
+  ) {
+    super(`replay diverged at episode ${item}, step ${step}: ${detail}`);
+  }
+}
+
+/** A string as it may be quoted in a one-line message. */
+export function quote(s: string, max = 80): string {
+  const q = JSON.stringify(s.length > max ? s.slice(0, max) + '…' : s);
+  return q;
+}
+
+/** Where one episode's replay stands: shared by its environment and its model calls (src/run/from-bundle.ts). */
+export interface EpisodeCursor {
+  /** Environment steps taken so far (the step a model call belongs to is steps + 1). */
+  steps: number;
+  /** Recorded environment calls answered so far (resets and steps). */
+  envCalls: number;
+}
+
+export interface ReplayEnvOptions {
+  /** What describe() returns: the recorded run's environment fingerprint (it is part of the run id). */
+  describe: Record<string, unknown>;
+  /** Per-episode position shared with the model replay (for step numbers in messages). */
+  cursor?(item: Item): EpisodeCursor;
+}
+
+/**
+ * An EnvHandle that answers from `recording`: for each item index, the events of the one recorded
+ * attempt to follow, in order. No network, no server: makeEnv(item) for an item without events is a
+ * divergence at its reset.
+ */
+export function replayEnvHandle(recording: ReadonlyMap<number, readonly EnvEvent[]>, opts: ReplayEnvOptions): EnvHandle {
+  return {
+    makeEnv: (item) => new ReplayEnv(item, recording.get(item.index) ?? [], opts.cursor?.(item) ?? { steps: 0, envCalls: 0 }),
+    describe: () => structuredClone(opts.describe),
+  };
+}
+
+class ReplayEnv implements Env {
+  constructor(
+    private readonly item: Item,
+    private readonly events: readonly EnvEvent[],
+    private readonly cursor: EpisodeCursor,
+  ) {}
+
+  async reset(opts?: EnvCallOptions): Promise<ResetResult> {
+    opts?.signal?.throwIfAborted();
+    const ev = this.take('reset', undefined);
+    return this.answer(ev) as ResetResult;
+  }
+
+  async step(action: string, opts?: EnvCallOptions): Promise<StepResult> {
+    opts?.signal?.throwIfAborted();
+    const ev = this.take('step', action);
+    this.cursor.steps = ev.step;
+    return this.answer(ev) as StepResult;
+  }
+
+  private take(call: 'reset' | 'step', action: string | undefined): EnvEvent {
+    // one cursor per episode: an episode that builds a second env goes on where the first stopped
+    const ev = this.events[this.cursor.envCalls];
+    const at = call === 'reset' ? 0 : this.cursor.steps + 1;
+    const what = call === 'reset' ? 'reset' : `action ${quote(action!)}`;
+    if (!ev) {
+      const why = this.events.length === 0 ? 'the bundle holds no environment traffic for this episode' : `the recorded episode ended after ${this.events.length} environment calls`;
+      throw new ReplayDivergence(this.item.index, at, `${what} is not in the bundle (${why})`);
+    }
+    if (ev.call !== call) {
+      throw new ReplayDivergence(this.item.index, at, `${what} is not in the bundle (recorded: ${ev.call === 'reset' ? 'reset' : `action ${quote(ev.action ?? '')}`})`);
+    }
+    if (call === 'step' && ev.action !== action) {
+      throw new ReplayDivergence(this.item.index, ev.step, `${what} is not in the bundle (recorded: action ${quote(ev.action ?? '')})`);
+    }
+    this.cursor.envCalls++;
+    return ev;
+  }
+
+  private answer(ev: EnvEvent): ResetResult | StepResult {
+    if (ev.error) throw reviveError(ev.error);
+    if (!ev.result) throw new ReplayDivergence(this.item.index, ev.step, 'the recorded call has neither a result nor an error');
+    return structuredClone(ev.result);
+  }
+}

@@ -1,0 +1,220 @@
+// Which episodes a table cell compares (issue 10: a 10-question offline500 HotpotQA cell sat beside a
+// 3-question react500 FEVER cell; shards and their merge showed as three rows).
+//
+// 1. One folder per run id. A run id is the hash of everything that determines the results, so two
+//    folders with the same id are reruns of one run (a copied results folder, a second results dir):
+//    the one with more records is kept, and a note says so.
+// 2. A merged run (kind "merge") supersedes the shard runs it was made from (manifest.sources).
+// 3. A cohort is one comparable set of episodes: the same benchmark, split, item set (the planned
+//    indices) and model fingerprint (manifest.identity.model: backend, model name, API mode, GGUF
+//    sha256; a combination takes its base runs'). That is manifest.identity without its
+//    method-specific parts: the method, its options (methodOptions) and the environment, which only
+//    the interactive methods have. Runs of one method in a cohort that differ in those are
+//    "variants", shown as rows of their own and named by the settings that differ.
+// 4. Every table compares the methods of a cohort on the same items: those scored (no error) in
+//    every run of the cohort. The runs handed to the tables are restricted to them; the note says
+//    how many and what was left out.
+import { canonicalJson, shortHash } from '../run/run-id.js';
+import type { RunManifest } from '../run/manifest.js';
+import { orderedRecords, summarizeRun } from '../run/summary.js';
+import type { EpisodeRecord } from '../run/record.js';
+import type { CohortInfo, RunView } from './model.js';
+
+export interface Selection {
+  runs: RunView[];
+  /** What was dropped and why (reruns, superseded shards), one sentence each. */
+  notes: string[];
+}
+
+/** Reruns of one run id count once; a merge supersedes its shards. */
+export function selectRuns(runs: readonly RunView[]): Selection {
+  const notes: string[] = [];
+  const byId = new Map<string, RunView[]>();
+  for (const r of runs) {
+    const list = byId.get(r.manifest.runId) ?? [];
+    list.push(r);
+    byId.set(r.manifest.runId, list);
+  }
+  const kept: RunView[] = [];
+  for (const [id, list] of byId) {
+    if (list.length === 1) {
+      kept.push(list[0]!);
+      continue;
+    }
+    // More records first; on a tie the folder whose last session ended latest, then the folder name.
+    const ended = (r: RunView) => r.manifest.sessions?.map((s) => s.endedAt ?? s.startedAt ?? '').sort().at(-1) ?? '';
+    const sorted = [...list].sort((a, b) => b.records.length - a.records.length || ended(b).localeCompare(ended(a)) || a.dir.localeCompare(b.dir));
+    kept.push(sorted[0]!);
+    notes.push(
+      `Run ${id} is in ${list.length} folders (${sorted.map((r) => `${r.dir}: ${r.records.length} records`).join('; ')}); it counts once, from ${sorted[0]!.dir} (the most records).`,
+    );
+  }
+  const superseded = new Map<string, string>();
+  for (const r of kept) {
+    if (r.manifest.kind !== 'merge') continue;
+    for (const s of r.manifest.sources ?? []) if (typeof s.runId === 'string') superseded.set(s.runId, r.manifest.runId);
+  }
+  const out: RunView[] = [];
+  const dropped = new Map<string, string[]>();
+  for (const r of kept) {
+    const by = superseded.get(r.manifest.runId);
+    if (by && r.manifest.shard) {
+      dropped.set(by, [...(dropped.get(by) ?? []), r.manifest.runId]);
+      continue;
+    }
+    out.push(r);
+  }
+  for (const [merge, shards] of dropped) notes.push(`Merged run ${merge} supersedes its ${shards.length} shard run(s) (${shards.sort().join(', ')}): they are not counted again.`);
+  const unmerged = out.filter((r) => r.manifest.shard);
+  if (unmerged.length) {
+    notes.push(`${unmerged.length} shard run(s) without a merge (${unmerged.map((r) => `${r.manifest.runId} (${r.manifest.shard})`).join(', ')}): each is reported on its own items; \`react-repro merge\` them to report the whole split.`);
+  }
+  // Keep the order the runs were given in.
+  return { runs: runs.filter((r) => out.includes(r)), notes };
+}
+
+/** The model part of a run's identity (combinations: their base runs'; schema 1: the model name). */
+export function modelFingerprint(m: RunManifest): string {
+  const id = (m.identity ?? {}) as Record<string, unknown>;
+  if (id.model && typeof id.model === 'object') return canonicalJson(id.model);
+  if (id.base && typeof id.base === 'object') {
+    const fps = [...new Set(Object.values(id.base as Record<string, unknown>).map((b) => {
+      const bm = (b as Record<string, unknown> | null)?.model;
+      return bm && typeof bm === 'object' ? canonicalJson(bm) : null;
+    }))];
+    if (fps.length === 1 && fps[0] !== null) return fps[0];
+  }
+  return canonicalJson({ model: m.model });
+}
+
+/** The planned item set, as a short hash (order does not matter). */
+export function itemSetKey(indices: readonly number[]): string {
+  return `${indices.length}:${shortHash([...new Set(indices)].sort((a, b) => a - b), 12)}`;
+}
+
+export function cohortKey(m: RunManifest): string {
+  return canonicalJson([m.task, m.split, itemSetKey(m.indices), modelFingerprint(m)]);
+}
+
+const scoredIdx = (records: readonly EpisodeRecord[]) => new Set(records.filter((r) => !r.error).map((r) => r.idx));
+
+/** Items of `indices` (in that order) scored in every one of the record lists. */
+export function commonScored(indices: readonly number[], lists: readonly (readonly EpisodeRecord[])[]): number[] {
+  const sets = lists.map(scoredIdx);
+  return indices.filter((i) => sets.every((s) => s.has(i)));
+}
+
+export interface Cohort extends CohortInfo {
+  runs: RunView[];
+}
+
+/** The cohorts of the runs, in first-seen order. */
+export function buildCohorts(runs: readonly RunView[]): Cohort[] {
+  const byKey = new Map<string, RunView[]>();
+  for (const r of runs) {
+    const k = cohortKey(r.manifest);
+    byKey.set(k, [...(byKey.get(k) ?? []), r]);
+  }
+  return [...byKey].map(([key, rs]) => {
+    const m = rs[0]!.manifest;
+    const common = commonScored(m.indices, rs.map((r) => r.records));
+    const leftOut: CohortInfo['leftOut'] = {};
+    for (const r of rs) {
+      const have = new Map(r.records.map((x) => [x.idx, x]));
+      let errors = 0;
+      let missing = 0;
+      for (const i of r.manifest.indices) {
+        const x = have.get(i);
+        if (!x) missing++;
+        else if (x.error) errors++;
+      }
+      leftOut[r.manifest.runId] = { errors, missing };
+    }
+    return { key, benchmark: m.task, split: m.split, model: m.model, planned: new Set(m.indices).size, common, runIds: rs.map((r) => r.manifest.runId), leftOut, runs: rs };
+  });
+}
+
+/** A run restricted to some of its items (a cohort's common items): records, indices and summary. */
+export function restrictRun(run: RunView, indices: readonly number[]): RunView {
+  const keep = new Set(indices);
+  const manifest = { ...run.manifest, indices: run.manifest.indices.filter((i) => keep.has(i)) };
+  const records = run.records.filter((r) => keep.has(r.idx));
+  const map = new Map(records.map((r) => [r.idx, r]));
+  return { ...run, manifest, records: orderedRecords(map, manifest.indices), summary: summarizeRun(manifest, map), full: run.full ?? run };
+}
+
+// ---- settings: what sets runs of one method apart ----
+
+/** Settings that say where or how fast a run ran, not what it computed, or that the cohort already fixes. */
+const NOT_A_SETTING = /^(task|split|method|indices|limit|shard|model|llm|concurrency|resultsDir|resume|retryErrors|fromRuns|maxCost|dryRun|fromBundle)$|cache|rpm$|tpm$|retr|timeout|price|balanc|endpoint|url$|apiKey|path$|inFlight|threads/i;
+
+/** A run's settings that can make its results differ from another run of its method (flags and experiment fields). */
+export function effectiveSettings(run: RunView): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(run.manifest.settings ?? {})) if (!NOT_A_SETTING.test(k) && v !== undefined) out[k] = v;
+  return out;
+}
+
+export function settingText(v: unknown): string {
+  return typeof v === 'string' ? v : v === undefined ? '(default)' : JSON.stringify(v);
+}
+
+/** Keys whose values differ among the runs (absent counts as a value). */
+export function differingKeys(settings: readonly Record<string, unknown>[]): string[] {
+  const keys = [...new Set(settings.flatMap((s) => Object.keys(s)))].sort();
+  return keys.filter((k) => new Set(settings.map((s) => canonicalJson(s[k] ?? null))).size > 1);
+}
+
+/** Names each run of a method by what sets it apart from the other runs of that method in its cohort. */
+export function variantLabels(runs: readonly RunView[]): Map<RunView, string> {
+  const out = new Map<RunView, string>();
+  const byMethod = new Map<string, RunView[]>();
+  for (const r of runs) byMethod.set(r.manifest.method, [...(byMethod.get(r.manifest.method) ?? []), r]);
+  for (const rs of byMethod.values()) {
+    if (rs.length < 2) continue;
+    const settings = rs.map(effectiveSettings);
+    const keys = differingKeys(settings);
+    rs.forEach((r, i) => {
+      out.set(r, keys.length ? keys.map((k) => `${k} ${settingText(settings[i]![k])}`).join(', ') : `run ${r.manifest.runId.slice(-8)}`);
+    });
+  }
+  return out;
+}
+
+export interface Grouped {
+  /** The runs as stored, after selectRuns (what the runs table and the trajectory browser show). */
+  runs: RunView[];
+  /** The same runs restricted to their cohort's common items, with cohort and variant set (what the tables use). */
+  aligned: RunView[];
+  cohorts: Cohort[];
+  notes: string[];
+}
+
+export function groupRuns(all: readonly RunView[]): Grouped {
+  const { runs, notes } = selectRuns(all);
+  const cohorts = buildCohorts(runs);
+  const aligned: RunView[] = [];
+  for (const c of cohorts) {
+    const labels = variantLabels(c.runs);
+    const info: CohortInfo = { key: c.key, benchmark: c.benchmark, split: c.split, model: c.model, planned: c.planned, common: c.common, runIds: c.runIds, leftOut: c.leftOut };
+    for (const r of c.runs) {
+      const a = restrictRun(r, c.common);
+      a.cohort = info;
+      const v = labels.get(r);
+      if (v) a.variant = r.variant = v;
+      aligned.push(a);
+    }
+  }
+  // Tables see the runs in the order they were given.
+  aligned.sort((a, b) => runs.indexOf(a.full!) - runs.indexOf(b.full!));
+  return { runs, aligned, cohorts, notes };
+}
+
+/** One sentence on what a cohort compares: "n = 19 items scored in all 7 runs (of 20 planned; left out: react 1 error)". */
+export function cohortSentence(c: CohortInfo, methodOf: (runId: string) => string = (id) => id): string {
+  const parts = Object.entries(c.leftOut)
+    .filter(([, v]) => v.errors || v.missing)
+    .map(([id, v]) => `${methodOf(id)} ${[v.errors ? `${v.errors} error${v.errors > 1 ? 's' : ''}` : '', v.missing ? `${v.missing} not run` : ''].filter(Boolean).join(', ')}`);
+  const runs = c.runIds.length;
+  return `n = ${c.common.length} item${c.common.length === 1 ? '' : 's'} scored in ${runs === 1 ? 'the run' : `all ${runs} runs`} (of ${c.planned} planned${parts.length ? `; left out where a run has none: ${parts.join('; ')}` : ''})`;
+}

@@ -1,0 +1,179 @@
+// `run --dry-run` (issue 11): what a run would do and roughly cost, with no model call and nothing
+// written. The episodes are planned exactly as the run plans them; the first prompt of each planned
+// episode is built by the method itself (its prompt head + the item), captured at its first model
+// call, which is refused. Interactive methods meet a stand-in environment whose reset returns the item
+// text (the real reset may add a label or, for ALFWorld/WebShop, the goal: a small undercount).
+// Tokens are estimated as prompt characters / 4 (the rate limiter's estimate; no tokenizer is loaded),
+// completions at their max_tokens × n (an upper bound). Interactive episodes make one call per turn,
+// each prompt longer than the last: the figures give the first calls, and what every episode running
+// to its turn limit would cost at least.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CompletionModel, CompletionRequest } from '../llm/types.js';
+import type { Env } from '../envs/types.js';
+import type { Item } from '../benchmarks/types.js';
+import { EPISODES_FILE, loadEpisodes } from './run-log.js';
+import { planEpisodes, resumeDir, type PriceInfo, type RunDeps } from './execute.js';
+import { estimatePromptTokens, formatUsd } from './budget.js';
+import type { Settings } from './experiment.js';
+
+export interface DryRunPlan {
+  task: string;
+  method: string;
+  split: string;
+  splitDescription: string;
+  /** Episodes the run covers. */
+  planned: number;
+  /** With --resume: episodes already recorded (and, of those, recorded as errors). */
+  recorded: { done: number; errors: number } | null;
+  /** Dataset indices that would run now. */
+  toRun: number[];
+  /** Σ chars/4 of the first prompt of each episode that would run. */
+  firstPromptTokens: number;
+  /** Σ max_tokens × n of those first calls (completion tokens at most). */
+  firstCompletionTokensMax: number;
+  /** Episodes whose first prompt could not be built (the method failed before calling the model). */
+  unbuilt: number;
+  /** Model turns per episode at most (interactive methods), when the method states it. */
+  turnLimit: number | null;
+  prices: PriceInfo | null;
+  /** One-line notices the run would print (Benchmark.startNotes). */
+  notes: string[];
+}
+
+/** Refuses the first model call after recording its request. */
+class FirstCall extends Error {
+  constructor(readonly req: CompletionRequest) {
+    super('dry run: no model calls');
+  }
+}
+
+const captureModel = (name: string): CompletionModel => ({
+  model: name,
+  describe: () => ({ backend: 'dry-run' }),
+  complete: async (req) => {
+    throw new FirstCall(req);
+  },
+});
+
+/** A stand-in environment: reset shows the item text; any step ends the dry run. */
+function standInEnv(item: Item): Env {
+  return {
+    reset: async () => ({ observation: item.input, info: {} }),
+    step: async () => {
+      throw new Error('dry run: no environment steps');
+    },
+  };
+}
+
+/** Pure: the largest positive integer a method description states as its turn limit, or null. */
+export function turnLimitOf(desc: unknown): number | null {
+  const keys = /^(maxStepsResolved|maxTurns|maxActions)$/;
+  let best: number | null = null;
+  const visit = (v: unknown, key: string, depth: number) => {
+    if (depth > 4 || v === null || typeof v !== 'object') {
+      if (keys.test(key) && typeof v === 'number' && Number.isInteger(v) && v > 0) best = Math.max(best ?? 0, v);
+      return;
+    }
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      // maxStepsResolved may be {task: n}: its numbers count under the parent key
+      visit(x, keys.test(key) ? key : k, depth + 1);
+    }
+  };
+  visit(desc, '', 0);
+  return best;
+}
+
+export async function planDryRun(settings: Settings, deps: RunDeps): Promise<DryRunPlan> {
+  const plan = planEpisodes(settings, deps);
+  const bench = plan.benchmark;
+  const methodName = String(settings.method ?? bench.defaultMethod);
+  const method = bench.createMethod(methodName, settings);
+  const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? [];
+
+  let toRun = plan.indices;
+  let recorded: DryRunPlan['recorded'] = null;
+  if (settings.resume !== undefined) {
+    // Read-only: the run's log is loaded without repairing it (nothing is written).
+    const dir = resumeDir(settings);
+    const file = path.join(dir, EPISODES_FILE);
+    const records = fs.existsSync(file) ? loadEpisodes(file).records : new Map();
+    const done = plan.indices.filter((i) => records.has(i));
+    const errors = done.filter((i) => records.get(i)?.error);
+    recorded = { done: done.length, errors: errors.length };
+    toRun = plan.indices.filter((i) => !records.has(i) || (settings.retryErrors === true && records.get(i)?.error));
+  }
+
+  const model = captureModel(typeof settings.model === 'string' ? settings.model : 'dry-run');
+  let firstPromptTokens = 0;
+  let firstCompletionTokensMax = 0;
+  let unbuilt = 0;
+  const signal = new AbortController().signal;
+  for (const idx of toRun) {
+    const item = bench.item(idx);
+    try {
+      await method.run(item, { model, makeEnv: method.needsEnv ? standInEnv : undefined, signal });
+      unbuilt++; // finished without calling the model: nothing to estimate
+    } catch (e) {
+      if (!(e instanceof FirstCall)) {
+        unbuilt++;
+        continue;
+      }
+      firstPromptTokens += estimatePromptTokens(e.req.prompt);
+      firstCompletionTokensMax += e.req.maxTokens * e.req.n;
+    }
+  }
+  return {
+    task: bench.name,
+    method: methodName,
+    split: plan.split,
+    splitDescription: plan.splitDescription,
+    planned: plan.indices.length,
+    recorded,
+    toRun,
+    firstPromptTokens,
+    firstCompletionTokensMax,
+    unbuilt,
+    turnLimit: method.needsEnv ? turnLimitOf(method.describe()) : null,
+    prices: deps.prices?.(settings) ?? null,
+    notes,
+  };
+}
+
+const num = (n: number) => n.toLocaleString('en-US');
+
+function costOf(promptTokens: number, completionTokens: number, p: { promptPerM: number; completionPerM: number }): number {
+  return (promptTokens * p.promptPerM + completionTokens * p.completionPerM) / 1e6;
+}
+
+/** The lines `run --dry-run` prints for one planned run. */
+export function dryRunLines(p: DryRunPlan, maxCostUsd?: number): string[] {
+  const out: string[] = [];
+  out.push(`dry run: ${p.task} ${p.method}, split ${p.split} (${p.splitDescription})`);
+  const first = p.toRun.slice(0, 10).join(', ') + (p.toRun.length > 10 ? ', ...' : '');
+  const rec = p.recorded ? `, ${p.recorded.done} already recorded (${p.recorded.errors} as errors)` : '';
+  out.push(`  episodes: ${num(p.planned)} planned${rec}, ${num(p.toRun.length)} to run${p.toRun.length ? ` (indices ${first})` : ''}`);
+  const calls = p.toRun.length - p.unbuilt;
+  out.push(
+    `  model calls: ${num(calls)} first calls, prompt ${num(p.firstPromptTokens)} tokens (chars/4 of the real first prompts${calls ? `, ${num(Math.round(p.firstPromptTokens / calls))} per call` : ''}), completions at most ${num(p.firstCompletionTokensMax)} tokens` +
+      (p.unbuilt ? `; ${p.unbuilt} episode(s) whose first prompt could not be built are not counted` : ''),
+  );
+  const T = p.turnLimit;
+  if (T !== null && T > 1) {
+    out.push(`  interactive: up to ${T} calls per episode, each prompt longer than the last; at the turn limit at least ${num(calls * T)} calls and ${num(p.firstPromptTokens * T)} prompt tokens`);
+  }
+  if (!p.prices) out.push('  cost: unknown (no price information)');
+  else if ('error' in p.prices) out.push(`  cost: unknown (${p.prices.error})`);
+  else {
+    const lo = costOf(p.firstPromptTokens, p.firstCompletionTokensMax, p.prices);
+    const hi = T !== null && T > 1 ? costOf(p.firstPromptTokens * T, p.firstCompletionTokensMax * T, p.prices) : null;
+    out.push(
+      `  cost at $${p.prices.promptPerM}/$${p.prices.completionPerM} per 1M prompt/completion tokens (${p.prices.source}): ` +
+        (hi === null ? `about ${formatUsd(lo)}` : `${formatUsd(lo)} for the first calls, at least ${formatUsd(hi)} if every episode runs to its turn limit`) +
+        ' (cached completions cost nothing)',
+    );
+    if (maxCostUsd !== undefined && (hi ?? lo) > maxCostUsd) out.push(`  --max-cost ${formatUsd(maxCostUsd)} may stop this run before it finishes (it resumes)`);
+  }
+  for (const n of p.notes) out.push(`  ${n}`);
+  return out;
+}

@@ -1,0 +1,221 @@
+// `react-repro export`: episodes as JSON lines for use outside this suite (issue 10, "Exports").
+// - finetune: the successful trajectories as fine-tuning examples of the kind FireAct (Chen et al.,
+//   2023, github.com/anchen1011/FireAct) trained on: no few-shot exemplars, the task text as the
+//   prompt and the trajectory as "Thought: ...\nAction: ...\nObservation: ...\n" turns (step numbers
+//   dropped) as the target. Three shapes: prompt/completion (the default), chat messages (FireAct's
+//   GPT data: user task, then assistant "Thought/Action" and user "Observation" turns) and Alpaca
+//   instruction/input/output (FireAct's Llama data).
+// - jsonl: every episode of every run, one flat object per line (run columns, metrics as metric_<key>,
+//   usage columns, the trajectory and steps, the benchmark's extra fields), for pandas or jq.
+// Which runs: a run folder once however often it is given; a merged run supersedes the shards it was
+// merged from; combinations (copies of their base runs' episodes) are left out of the finetune data.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import { loadRun } from '../report/load.js';
+import type { RunView } from '../report/model.js';
+import type { StepRecord } from '../methods/types.js';
+import { MANIFEST_FILE } from './run-log.js';
+import { recordExtras, type EpisodeRecord } from './record.js';
+
+export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
+export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
+
+/** Run folders named by the arguments: each a run folder (has manifest.json) or a folder of them. */
+export function runFoldersOf(args: string[], command: string): string[] {
+  const dirs: string[] = [];
+  for (const a of args) {
+    const abs = path.resolve(a);
+    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UserError(`${command}: ${a} is not a folder`);
+    if (fs.existsSync(path.join(abs, MANIFEST_FILE))) {
+      dirs.push(abs);
+      continue;
+    }
+    const subs = fs
+      .readdirSync(abs, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && fs.existsSync(path.join(abs, d.name, MANIFEST_FILE)))
+      .map((d) => path.join(abs, d.name))
+      .sort();
+    if (subs.length === 0) throw new UserError(`${command}: ${a} holds no runs (no ${MANIFEST_FILE} in it or its sub-folders)`);
+    dirs.push(...subs);
+  }
+  return [...new Set(dirs)];
+}
+
+/** The runs to export: each run id once, shards whose merge is among them left out (with a note). */
+export function selectRuns(runs: RunView[]): { runs: RunView[]; notes: string[] } {
+  const notes: string[] = [];
+  const byId = new Map<string, RunView>();
+  for (const r of runs) {
+    if (byId.has(r.manifest.runId)) {
+      notes.push(`${r.dir}: the same run as ${byId.get(r.manifest.runId)!.dir} (run ${r.manifest.runId}); exported once`);
+      continue;
+    }
+    byId.set(r.manifest.runId, r);
+  }
+  const merged = new Set<string>();
+  for (const r of byId.values()) if (r.manifest.kind === 'merge') for (const s of r.manifest.sources ?? []) merged.add(String(s.runId));
+  const out: RunView[] = [];
+  for (const r of byId.values()) {
+    if (merged.has(r.manifest.runId)) {
+      notes.push(`${r.manifest.runId}: a shard of a merged run that is exported; left out`);
+      continue;
+    }
+    out.push(r);
+  }
+  return { runs: out, notes };
+}
+
+export function loadRunsForExport(args: string[], command: string): { runs: RunView[]; notes: string[] } {
+  return selectRuns(runFoldersOf(args, command).map(loadRun));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fine-tuning data
+
+/** The observation as one line of text (trailing newlines of the environment's text dropped). */
+const obsText = (s: StepRecord) => s.observation.replace(/\n+$/, '');
+
+/** One turn as FireAct writes it: "Thought: t\nAction: a" (no thought: just the action line). */
+function turnText(s: StepRecord): string {
+  const action = `Action: ${s.action.trim()}`;
+  return s.thought !== undefined ? `Thought: ${s.thought.trim()}\n${action}` : action;
+}
+
+/** The task text of an episode: the question/claim/goal, or the WebShop instruction kept beside it. */
+export function taskText(r: EpisodeRecord): string {
+  if (r.input) return r.input;
+  return typeof r.instruction === 'string' ? r.instruction : '';
+}
+
+/** FireAct's trajectory text: each turn followed by its observation, one "\n" after each line. */
+export function trajectoryText(steps: readonly StepRecord[]): string {
+  return steps.map((s) => `${turnText(s)}\nObservation: ${obsText(s)}\n`).join('');
+}
+
+/** One fine-tuning example from a successful interactive episode, in the given shape. */
+export function finetuneExample(r: EpisodeRecord, style: FinetuneStyle): Record<string, unknown> {
+  const task = taskText(r);
+  switch (style) {
+    case 'prompt-completion':
+      // FireAct's text format: the question and a newline, then the model writes the turns.
+      return { prompt: `${task}\n`, completion: trajectoryText(r.steps) };
+    case 'chat':
+      return {
+        messages: [
+          { role: 'user', content: task },
+          ...r.steps.flatMap((s) => [
+            { role: 'assistant', content: turnText(s) },
+            { role: 'user', content: `Observation: ${obsText(s)}` },
+          ]),
+        ],
+      };
+    case 'alpaca':
+      return { instruction: task, input: '', output: trajectoryText(r.steps) };
+  }
+}
+
+export interface FinetuneCounts {
+  examples: number;
+  /** Episodes left out, by why. */
+  unsuccessful: number;
+  errors: number;
+  /** Episodes without environment steps (Standard, CoT, CoT-SC): no trajectory to learn from. */
+  noSteps: number;
+  /** No task text to use as the prompt. */
+  noTask: number;
+  /** Runs left out entirely (combinations). */
+  derivedRuns: number;
+}
+
+/**
+ * The successful trajectories of the runs as fine-tuning lines. Success: no error and the metric
+ * (default: the run's primary metric, e.g. EM, success) equal to 1.
+ */
+export function finetuneLines(runs: RunView[], opts: { style?: FinetuneStyle; metric?: string } = {}): { lines: string[]; counts: FinetuneCounts } {
+  const style = opts.style ?? 'prompt-completion';
+  if (!FINETUNE_STYLES.includes(style)) throw new UserError(`--style: expected one of ${FINETUNE_STYLES.join(', ')}, got "${style}"`);
+  const counts: FinetuneCounts = { examples: 0, unsuccessful: 0, errors: 0, noSteps: 0, noTask: 0, derivedRuns: 0 };
+  const lines: string[] = [];
+  for (const run of runs) {
+    if (run.manifest.kind === 'combination') {
+      counts.derivedRuns++;
+      continue;
+    }
+    const keys = (run.manifest.metrics ?? []).map((m) => m.key);
+    const metric = opts.metric ?? keys[0] ?? 'em';
+    if (opts.metric !== undefined && keys.length && !keys.includes(opts.metric)) {
+      throw new UserError(`--metric: ${run.manifest.runId} (${run.manifest.task}) has no metric "${opts.metric}" (it has ${keys.join(', ')})`);
+    }
+    for (const r of run.records) {
+      if (r.error) counts.errors++;
+      else if (r.metrics?.[metric] !== 1) counts.unsuccessful++;
+      else if (!r.steps?.length) counts.noSteps++;
+      else if (!taskText(r)) counts.noTask++;
+      else {
+        lines.push(JSON.stringify(finetuneExample(r, style)));
+        counts.examples++;
+      }
+    }
+  }
+  return { lines, counts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every episode, flat
+
+/** The usage an episode spent (records before the spent_* fields existed spent what they used). */
+function spent(r: EpisodeRecord): { tokens: number; cost: number } {
+  const u = r.spent_usage as { total_tokens?: number } | undefined;
+  return { tokens: u?.total_tokens ?? r.usage?.total_tokens ?? 0, cost: typeof r.spent_cost === 'number' ? r.spent_cost : r.cost ?? 0 };
+}
+
+/** One episode as a flat object: run columns, the record's fields, metrics as metric_<key>, extras last. */
+export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unknown> {
+  const m = run.manifest;
+  const primary = m.metrics?.[0]?.key;
+  const out: Record<string, unknown> = {
+    run_id: m.runId,
+    run_kind: m.kind,
+    task: m.task,
+    method: m.method,
+    model: m.model,
+    split: m.split,
+    idx: r.idx,
+    item: r.item,
+    input: r.input,
+    gold: r.gold,
+    answer: r.answer,
+    // null for an error episode: it was not scored
+    correct: r.error ? null : primary !== undefined ? r.metrics?.[primary] === 1 : null,
+  };
+  for (const [k, v] of Object.entries(r.metrics ?? {})) out[`metric_${k}`] = v;
+  const s = spent(r);
+  Object.assign(out, {
+    reward: r.reward,
+    error: r.error?.message ?? null,
+    error_source: r.error?.source ?? null,
+    n_steps: r.steps?.length ?? 0,
+    n_calls: r.n_calls,
+    n_badcalls: r.n_badcalls,
+    prompt_tokens: r.usage?.prompt_tokens ?? 0,
+    completion_tokens: r.usage?.completion_tokens ?? 0,
+    total_tokens: r.usage?.total_tokens ?? 0,
+    cost: r.cost ?? 0,
+    spent_tokens: s.tokens,
+    spent_cost: s.cost,
+    cached_calls: r.cached_calls ?? 0,
+    latency_ms: r.latency_ms,
+    traj: r.traj,
+    steps: r.steps ?? [],
+  });
+  for (const [k, v] of Object.entries(recordExtras(r))) {
+    if (k === 'spent_usage' || k === 'spent_cost') continue; // flattened above
+    out[k in out ? `extra_${k}` : k] = v;
+  }
+  return out;
+}
+
+export function flatLines(runs: RunView[]): string[] {
+  return runs.flatMap((run) => run.records.map((r) => JSON.stringify(flatEpisode(run, r))));
+}

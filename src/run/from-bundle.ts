@@ -1,0 +1,302 @@
+// `run --from-bundle FILE [--results-dir DIR]`: re-runs every run of a bundle (bundle.ts) with no
+// model and no environment server, then checks the result against the bundle (issue 10).
+// Each run goes through the normal executeRun with its stored settings; only the model and the
+// environment are replaced: the model answers from the bundle's cache entries, following each
+// episode's recorded model calls in order (the prompt's cache key must be the recorded one), and
+// the environment answers from the recorded resets and steps (src/envs/recording.ts). Any call that
+// is not the recorded one stops the re-run with a ReplayDivergence naming the episode and the step.
+// Afterwards episodes.jsonl is compared with the bundled one, record by record, byte for byte except
+// NONDETERMINISTIC_FIELDS (latency_ms: wall-clock time). Line order is not compared: episodes run
+// concurrently and are appended as they finish, and a run log is read as the latest record per item.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Benchmark, Item } from '../benchmarks/types.js';
+import { getBenchmark as registryBenchmark } from '../benchmarks/registry.js';
+import { FatalRunError, UserError } from '../errors.js';
+import { cacheKey } from '../llm/cache.js';
+import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
+import type { Method, MethodContext } from '../methods/types.js';
+import { quote, replayEnvHandle, ReplayDivergence, reviveError, type EnvEvent, type EpisodeCursor } from '../envs/recording.js';
+import { defaultResultsDir } from '../paths.js';
+import { bundleCacheEntries, memberText, NONDETERMINISTIC_FIELDS, openBundle, type CacheEntry, type OpenedBundle } from './bundle.js';
+import { executeRun, type RunDeps, type RunIO, type RunStatus } from './execute.js';
+import type { Settings } from './experiment.js';
+import { inputShas, type RunManifest } from './manifest.js';
+import { EPISODES_FILE, MANIFEST_FILE, readJsonFile, upgradeRecord, writeFileAtomic } from './run-log.js';
+import { parseRecording, RECORDING_FILE, type RecordedAttempt } from './run-recording.js';
+import type { RunSummary } from './summary.js';
+import type { EpisodeRecord } from './record.js';
+
+/** The re-run of a bundled run differs from the bundle although every call was replayed. */
+export class ReplayMismatch extends FatalRunError {}
+
+export interface FromBundleOptions {
+  /** Where the re-run's run folders go (default ./results); they must not exist yet. */
+  resultsDir?: string;
+  /** The benchmark registry (tests pass doubles). */
+  getBenchmark?: (name: string) => Benchmark;
+}
+
+export interface ReplayedRun {
+  runId: string;
+  dir: string;
+  status: RunStatus;
+  summary: RunSummary;
+  /** Episodes compared with the bundle (all identical when the run completed). */
+  compared: number;
+}
+
+/** Where one episode's replay stands: its recorded attempt, model calls and environment calls answered. */
+class EpisodeReplay {
+  readonly cursor: EpisodeCursor = { steps: 0, envCalls: 0 };
+  calls = 0;
+
+  constructor(
+    readonly item: Item,
+    readonly attempt: RecordedAttempt | undefined,
+  ) {}
+
+  /** The recorded answer to this model call, or a ReplayDivergence. */
+  answer(req: CompletionRequest, cache: ReadonlyMap<string, CacheEntry>): CompletionResult {
+    const step = this.cursor.steps + 1;
+    const n = ++this.calls;
+    const a = this.attempt;
+    if (!a) throw new ReplayDivergence(this.item.index, step, 'the bundle holds no recorded episode for this item');
+    const line = a.llm[n - 1];
+    if (!line) throw new ReplayDivergence(this.item.index, step, `model call ${n} is not in the bundle (the recorded episode made ${a.llm.length})`);
+    const key = cacheKey(a.session.model, a.session.api, req);
+    if (key !== line.key) {
+      throw new ReplayDivergence(this.item.index, step, `the prompt of model call ${n} is not in the bundle${promptDifference(req, cache.get(line.key))}`);
+    }
+    if (line.error) throw reviveError(line.error);
+    const entry = cache.get(key);
+    if (!entry || entry.samples.length < req.n) {
+      throw new ReplayDivergence(this.item.index, step, `the completion of model call ${n} is not in the bundle's cache entries (key ${key.slice(0, 12)}…)`);
+    }
+    return {
+      choices: entry.samples.slice(0, req.n).map((s, index) => ({ index, text: s.text, finishReason: s.finishReason })),
+      usage: { ...line.usage! },
+      costUsd: line.cost ?? 0,
+      cachedChoices: line.cached ?? 0,
+      latencyMs: 0,
+      ...(line.total ? { total: { usage: { ...line.total.usage }, costUsd: line.total.costUsd } } : {}),
+    } as CompletionResult;
+  }
+
+  /** After the episode returned: it must have used the whole recording. */
+  checkConsumed(): void {
+    const a = this.attempt;
+    if (!a) return;
+    if (this.calls < a.llm.length) {
+      throw new ReplayDivergence(this.item.index, this.cursor.steps, `the episode ended after ${this.calls} of its ${a.llm.length} recorded model calls`);
+    }
+    if (this.cursor.envCalls < a.env.length) {
+      throw new ReplayDivergence(this.item.index, this.cursor.steps, `the episode ended after ${this.cursor.envCalls} of its ${a.env.length} recorded environment calls`);
+    }
+  }
+}
+
+/** Where the prompt differs from the recorded one, when the bundle has the recorded request. */
+function promptDifference(req: CompletionRequest, recorded: CacheEntry | undefined): string {
+  if (!recorded?.request) return '';
+  let was: { prompt?: unknown };
+  try {
+    was = JSON.parse(recorded.request);
+  } catch {
+    return '';
+  }
+  if (typeof was.prompt !== 'string') return '';
+  const a = was.prompt;
+  const b = req.prompt;
+  if (a === b) return ' (same prompt text; the stop sequences or sampling parameters differ)';
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return ` (it differs from the recorded prompt at character ${i}: recorded ${quote(a.slice(i, i + 40), 40)}, now ${quote(b.slice(i, i + 40), 40)})`;
+}
+
+const EPISODE = Symbol('react-repro.bundle-episode');
+type TaggedOptions = { signal?: AbortSignal; [EPISODE]?: EpisodeReplay };
+
+/** The model of a re-run: every answer from the bundle, through the runner's own per-episode wrappers. */
+function bundleModel(stored: RunManifest, cache: ReadonlyMap<string, CacheEntry>, b: OpenedBundle): CompletionModel {
+  return {
+    model: stored.model,
+    // The recorded description (it is part of the run id); the cache field says where answers come from.
+    describe: () => ({ ...stored.modelDescription, cache: { mode: 'bundle', bundle: path.basename(b.file), sha256: b.sha256 } }),
+    async complete(req, opts?: TaggedOptions) {
+      opts?.signal?.throwIfAborted();
+      const ep = opts?.[EPISODE];
+      if (!ep) throw new Error('bundle model: a call outside an episode (no episode tag)');
+      return ep.answer(req, cache);
+    },
+  };
+}
+
+/** The method with each episode's replay state attached to its model calls. */
+function replayingMethod(inner: Method, episodes: Map<number, EpisodeReplay>, finals: ReadonlyMap<number, RecordedAttempt>): Method {
+  return {
+    name: inner.name,
+    needsEnv: inner.needsEnv,
+    describe: () => inner.describe(),
+    async run(item: Item, ctx: MethodContext) {
+      const ep = new EpisodeReplay(item, finals.get(item.index));
+      episodes.set(item.index, ep);
+      // The runner passes our model (through its counting wrapper) the options object unchanged.
+      const model: CompletionModel = {
+        get model() {
+          return ctx.model.model;
+        },
+        describe: () => ctx.model.describe(),
+        complete: (req, o) => ctx.model.complete(req, { ...(o ?? {}), [EPISODE]: ep } as TaggedOptions),
+      };
+      const result = await inner.run(item, { ...ctx, model });
+      ep.checkConsumed();
+      return result;
+    },
+  };
+}
+
+/** A benchmark whose environment and methods are the replaying ones; everything else is the real plug-in's. */
+function replayingBenchmark(real: Benchmark, stored: RunManifest, finals: ReadonlyMap<number, RecordedAttempt>, episodes: Map<number, EpisodeReplay>): Benchmark {
+  const envTraces = new Map<number, EnvEvent[]>([...finals].map(([i, a]) => [i, a.env]));
+  const cursorOf = (item: Item) => episodes.get(item.index)?.cursor ?? { steps: 0, envCalls: 0 };
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'createEnv') return async () => replayEnvHandle(envTraces, { describe: stored.environment ?? {}, cursor: cursorOf });
+      if (prop === 'createMethod') return (name: string, settings: Settings) => replayingMethod(target.createMethod(name, settings), episodes, finals);
+      // bound to the plug-in itself, so its own fields (private ones included) stay reachable
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+/** Latest record per item of a run log's text, as written (line text and parsed record). */
+function finalRecords(text: string, where: string): Map<number, { line: string; rec: EpisodeRecord }> {
+  const out = new Map<number, { line: string; rec: EpisodeRecord }>();
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let rec: EpisodeRecord;
+    try {
+      rec = upgradeRecord(JSON.parse(line));
+    } catch (e) {
+      throw new UserError(`${where}:${i + 1}: not an episode record (${(e as Error).message})`);
+    }
+    out.delete(rec.idx);
+    out.set(rec.idx, { line, rec });
+  });
+  return out;
+}
+
+/** The record as compared: its JSON line without the fields a re-run cannot reproduce. */
+function comparable(rec: EpisodeRecord): string {
+  const copy: Record<string, unknown> = { ...rec };
+  for (const f of NONDETERMINISTIC_FIELDS) delete copy[f];
+  return JSON.stringify(copy);
+}
+
+/** The path of the first difference between two JSON values, in the bundled record's field order ("steps[1].observation"). */
+function firstDiffPath(a: unknown, b: unknown, at: string): { path: string; a: unknown; b: unknown } | null {
+  if (JSON.stringify(a) === JSON.stringify(b)) return null;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const d = firstDiffPath(a[i], b[i], `${at}[${i}]`);
+      if (d) return d;
+    }
+  } else if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const ka = Object.keys(a);
+    for (const k of [...ka, ...Object.keys(b).filter((k) => !ka.includes(k))]) {
+      const d = firstDiffPath((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k);
+      if (d) return d;
+    }
+    return { path: at || '(record)', a: '(same fields in another order)', b: '(same fields in another order)' };
+  }
+  return { path: at || '(record)', a, b };
+}
+
+/**
+ * The first way the re-run's episodes differ from the bundled ones (null when identical except
+ * NONDETERMINISTIC_FIELDS): one line naming the episode and the field.
+ */
+export function compareEpisodes(bundled: string, rerun: string, where: { bundled: string; rerun: string }): string | null {
+  const a = finalRecords(bundled, where.bundled);
+  const b = finalRecords(rerun, where.rerun);
+  const show = (v: unknown) => (v === undefined ? '(absent)' : quote(typeof v === 'string' ? v : JSON.stringify(v), 60));
+  for (const [idx, x] of a) {
+    const y = b.get(idx);
+    if (!y) return `episode ${idx} is in the bundle but the re-run has no record of it`;
+    const ca = comparable(x.rec);
+    const cb = comparable(y.rec);
+    if (ca === cb) continue;
+    const d = firstDiffPath(JSON.parse(ca), JSON.parse(cb), '')!;
+    if (typeof d.a === 'string' && typeof d.b === 'string') {
+      // long texts (traj, observations): show where they part
+      let i = 0;
+      while (i < d.a.length && i < d.b.length && d.a[i] === d.b[i]) i++;
+      const from = Math.max(0, i - 20);
+      const cut = (t: string) => (from > 0 ? '…' : '') + t.slice(from, from + 50) + (t.length > from + 50 ? '…' : '');
+      return `episode ${idx}: ${d.path} differs at character ${i} (bundle ${JSON.stringify(cut(d.a))}, re-run ${JSON.stringify(cut(d.b))})`;
+    }
+    return `episode ${idx}: ${d.path} differs (bundle ${show(d.a)}, re-run ${show(d.b)})`;
+  }
+  for (const idx of b.keys()) if (!a.has(idx)) return `the re-run has episode ${idx}, which the bundle does not`;
+  return null;
+}
+
+/** Re-runs every run of the bundle into `resultsDir` and checks each against the bundle. */
+export async function runFromBundle(file: string, opts: FromBundleOptions, io: RunIO): Promise<ReplayedRun[]> {
+  const b = openBundle(file);
+  const cache = bundleCacheEntries(b);
+  const resultsDir = opts.resultsDir !== undefined ? path.resolve(opts.resultsDir) : defaultResultsDir();
+  const getBench = opts.getBenchmark ?? registryBenchmark;
+  // Checked for every run before the first one starts: nothing is half re-run because of a name clash.
+  for (const run of b.manifest.runs) {
+    const target = path.join(resultsDir, run.runId);
+    if (fs.existsSync(target)) throw new UserError(`run --from-bundle: ${target} already exists; re-run into an empty --results-dir`);
+  }
+  const out: ReplayedRun[] = [];
+  for (const run of b.manifest.runs) {
+    const where = (name: string) => `${b.file}:${run.folder}/${name}`;
+    let stored: RunManifest;
+    try {
+      stored = JSON.parse(memberText(b, `${run.folder}/${MANIFEST_FILE}`)) as RunManifest;
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      throw new UserError(`${where(MANIFEST_FILE)}: not valid JSON (${(e as Error).message})`);
+    }
+    const recording = parseRecording(memberText(b, `${run.folder}/${RECORDING_FILE}`), where(RECORDING_FILE));
+    const bundledEpisodes = memberText(b, `${run.folder}/${EPISODES_FILE}`);
+    const episodes = new Map<number, EpisodeReplay>();
+    const settings: Settings = { ...stored.settings, resultsDir };
+    delete settings.resume;
+    delete settings.retryErrors;
+    const deps: RunDeps = {
+      getBenchmark: (name) => replayingBenchmark(getBench(name), stored, recording.final, episodes),
+      createModel: async () => bundleModel(stored, cache, b),
+      secrets: () => [],
+    };
+    // The repo files the run read (prompts, data): a changed one makes the re-run diverge; say which first.
+    const realBench = getBench(stored.task);
+    const { inputs } = inputShas(realBench.inputFiles(stored.method, settings));
+    for (const [file, sha] of Object.entries(inputs)) {
+      const was = stored.inputs?.[file];
+      if (sha && was && sha !== was) io.log(`warning: ${file} differs from the file ${stored.runId} read (sha256 ${was.slice(0, 12)}…, now ${sha.slice(0, 12)}…): the re-run will likely diverge`);
+    }
+    const res = await executeRun(settings, deps, io);
+    if (res.fatal) throw res.fatal;
+    if (res.runId !== stored.runId) io.log(`note: the re-run of ${stored.runId} is named ${res.runId} (this version describes the method or the model differently)`);
+    const written = path.join(res.dir, MANIFEST_FILE);
+    const manifest = readJsonFile<RunManifest & { fromBundle?: unknown }>(written);
+    manifest.fromBundle = { file: path.basename(b.file), sha256: b.sha256, schema: b.manifest.schema, createdAt: b.manifest.createdAt, runId: stored.runId };
+    writeFileAtomic(written, JSON.stringify(manifest, null, 2) + '\n', 'the manifest');
+    if (res.status !== 'complete') {
+      out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: 0 });
+      return out; // interrupted: nothing to compare (a re-run goes into an empty --results-dir again)
+    }
+    const rerun = fs.readFileSync(path.join(res.dir, EPISODES_FILE), 'utf8');
+    const diff = compareEpisodes(bundledEpisodes, rerun, { bundled: where(EPISODES_FILE), rerun: path.join(res.dir, EPISODES_FILE) });
+    if (diff) throw new ReplayMismatch(`run --from-bundle: the re-run of ${stored.runId} differs from the bundle: ${diff}`);
+    out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: stored.indices.length });
+  }
+  return out;
+}

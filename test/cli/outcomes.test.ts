@@ -1,0 +1,213 @@
+// Issue 11 through the real CLI: outcomes that tell the truth. A dead model endpoint stops the run
+// within seconds (circuit breaker) naming the endpoint; a model that dies mid-run too; a run that
+// ends with error episodes exits 3 and prints their causes and the exact command that retries them,
+// and that command (settings from the manifest, key from the environment) finishes the run; --max-cost
+// stops cleanly and resumably; --dry-run calls nothing and writes nothing.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
+import { cleanEnv, readLines, runCli, runDirs, scriptedRespond } from '../run/cli-helpers.js';
+
+let tmp: string;
+let srv: OpenAIServer;
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-out-'));
+  srv = await startOpenAIServer({ respond: scriptedRespond });
+});
+afterAll(async () => {
+  await srv.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A port on 127.0.0.1 where nothing listens (bound, then closed): connections are refused. */
+async function deadPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at /);
+const lastLines = (s: string, n: number) => s.trimEnd().split('\n').slice(-n);
+/** The command after "... with: " on the last stderr line, as argv for runCli. */
+const printedCommand = (stderr: string) => {
+  const m = /with: react-repro (run .*)$/.exec(lastLines(stderr, 1)[0]);
+  expect(m).not.toBeNull();
+  return m![1].split(' ');
+};
+
+describe('a dead model endpoint', () => {
+  it('`run --limit 50` against a refused port stops within seconds, exit 1, naming the endpoint; 5 episodes recorded, the rest not attempted', async () => {
+    const port = await deadPort();
+    const results = path.join(tmp, 'dead');
+    const t0 = Date.now();
+    const r = await runCli(['run', '--limit', '50', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm', '--cache', 'off', '--results-dir', results], { cwd: tmp, env: cleanEnv() });
+    const elapsed = Date.now() - t0;
+    expect(r.code).toBe(1);
+    expect(elapsed).toBeLessThan(20_000);
+    noStack(r.stderr);
+    expect(r.stderr).toContain(`stopped: 5 episodes in a row failed on the model endpoint: model "m" at http://127.0.0.1:${port}/v1 failed after 3 attempts: connection error (ECONNREFUSED)`);
+    const [dir] = runDirs(results);
+    expect(readLines(path.join(results, dir, 'episodes.jsonl'))).toHaveLength(5);
+    expect(r.stdout).toMatch(/: 5\/50 episodes, .*\[failed\]/);
+    const tail = lastLines(r.stderr, 3);
+    expect(tail[0]).toBe(`react-repro: ${dir}: 5 episodes are recorded as errors:`);
+    expect(tail[1]).toMatch(/^react-repro: {3}llm 5 \(first: model "m" at http:\/\/127\.0\.0\.1:\d+\/v1 failed after 3 attempts: connection error \(ECONNREFUSED\)\)$/);
+    expect(tail[2]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --retry-errors --results-dir ${results}`);
+    const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
+    expect(m.sessions[0].status).toBe('failed');
+    expect(fs.existsSync(path.join(results, dir, '.lock'))).toBe(false);
+  }, 30_000);
+
+  it('a dead Wikipedia stops the run the same way, naming the environment and its URL', async () => {
+    const port = await deadPort();
+    const results = path.join(tmp, 'dead-wiki');
+    const r = await runCli(
+      ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '30', '--wiki', 'live', '--wiki-url', `http://127.0.0.1:${port}`, '--base-url', srv.baseURL, '--model', 'test-model', '--cache', 'off', '--results-dir', results],
+      { cwd: tmp, env: cleanEnv() },
+    );
+    expect(r.code).toBe(1);
+    noStack(r.stderr);
+    expect(r.stderr).toMatch(new RegExp(`stopped: 5 episodes in a row failed on the environment: Wikipedia unreachable at http://127\\.0\\.0\\.1:${port}: failed 3 times \\(last: connection refused`));
+    expect(r.stderr).toContain('fix the environment, then resume');
+    const [dir] = runDirs(results);
+    const recs = readLines(path.join(results, dir, 'episodes.jsonl'));
+    expect(recs).toHaveLength(5);
+    expect(recs.every((e) => e.error?.source === 'env')).toBe(true);
+  }, 30_000);
+
+  it('the literal `--base-url http://127.0.0.1:1/v1` (a port fetch never connects to) is a one-line error at once, nothing written', async () => {
+    const results = path.join(tmp, 'port1');
+    const r = await runCli(['run', '--limit', '50', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--results-dir', results], { cwd: tmp, env: cleanEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('react-repro: --base-url http://127.0.0.1:1/v1: fetch never connects to port 1 (a "bad port" of the Fetch standard): serve the model on another port');
+    expect(fs.existsSync(results)).toBe(false);
+  });
+
+  it('a model that dies mid-run stops the run after 5 failed episodes in a row; the printed command resumes it once the model is back', async () => {
+    // healthy for the first 6 completion requests, then every answer is a 503 until revived
+    let healthy = 6;
+    const dying = await startOpenAIServer({
+      respond: scriptedRespond,
+      fault: (req) => (!req.path.endsWith('/completions') || healthy-- > 0 ? undefined : { kind: 'status', status: 503 }),
+    });
+    try {
+      const results = path.join(tmp, 'dying');
+      const common = ['run', '--task', 'hotpotqa', '--method', 'cot', '--split', 'dev', '--limit', '40', '--concurrency', '1', '--base-url', dying.baseURL, '--model', 'test-model', '--max-retries', '1', '--cache', 'off', '--results-dir', results];
+      const r = await runCli(common, { cwd: tmp, env: cleanEnv() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`stopped: 5 episodes in a row failed on the model endpoint: model "test-model" at ${dying.baseURL} failed after 2 attempts: HTTP 503`);
+      const [dir] = runDirs(results);
+      const recs = readLines(path.join(results, dir, 'episodes.jsonl'));
+      expect(recs.filter((e) => e.error).length).toBe(5);
+      expect(recs.length).toBeLessThan(15);
+      healthy = Infinity;
+      const again = await runCli(printedCommand(r.stderr), { cwd: tmp, env: cleanEnv() });
+      expect(again.code).toBe(0);
+      const all = readLines(path.join(results, dir, 'episodes.jsonl'));
+      const latest = new Map(all.map((e) => [e.idx, e]));
+      expect(latest.size).toBe(40);
+      expect([...latest.values()].every((e) => e.error === null)).toBe(true);
+    } finally {
+      await dying.close();
+    }
+  }, 60_000);
+});
+
+describe('a run that ends with error episodes', () => {
+  it('exits 3 with the count per cause and the retry command last; that command (settings and model flags from the manifest, key from the environment) fixes them', async () => {
+    const KEY = 'sk-outcomes-0123456789abcdefXYZ';
+    let failing = new Set([1, 2]); // completion requests (by arrival) that get a 503
+    let n = 0;
+    const flaky = await startOpenAIServer({ respond: scriptedRespond, apiKey: KEY, fault: () => (failing.has(n++) ? { kind: 'status', status: 503 } : undefined) });
+    try {
+      const results = path.join(tmp, 'errors');
+      const env = cleanEnv({ OUTCOME_KEY: KEY });
+      const r = await runCli(
+        ['run', '--task', 'fever', '--method', 'standard', '--limit', '4', '--concurrency', '1', '--base-url', flaky.baseURL, '--model', 'test-model', '--api-key-env', 'OUTCOME_KEY', '--max-retries', '0', '--cache', 'off', '--results-dir', results],
+        { cwd: tmp, env },
+      );
+      expect(r.code).toBe(3);
+      const [dir] = runDirs(results);
+      expect(lastLines(r.stderr, 3)).toEqual([
+        `react-repro: ${dir}: 2 episodes are recorded as errors:`,
+        `react-repro:   llm 2 (first: model "test-model" at ${flaky.baseURL} failed after 1 attempt: HTTP 503)`,
+        `react-repro: re-run the error episodes with: react-repro run --resume ${dir} --retry-errors --results-dir ${results}`,
+      ]);
+      failing = new Set();
+      const before = flaky.completionRequests().length;
+      const fixed = await runCli(printedCommand(r.stderr), { cwd: tmp, env });
+      expect(fixed.code).toBe(0);
+      expect(fixed.stderr).toContain('re-running the 2 episodes of this run recorded as errors (--retry-errors)');
+      const sent = flaky.completionRequests().slice(before);
+      expect(sent).toHaveLength(2);
+      expect(sent.every((q) => q.body.model === 'test-model' && q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+      expect(fs.readFileSync(path.join(results, dir, 'summary.csv'), 'utf8')).toContain(',4,4,4,0,');
+      for (const f of fs.readdirSync(path.join(results, dir))) expect(fs.readFileSync(path.join(results, dir, f), 'utf8')).not.toContain(KEY);
+      expect(r.stdout + r.stderr + fixed.stdout + fixed.stderr).not.toContain(KEY);
+    } finally {
+      await flaky.close();
+    }
+  });
+});
+
+describe('--max-cost', () => {
+  it('stops before the call that could pass the budget (exit 4, summary written, resumable); the resumed run equals an uninterrupted one', async () => {
+    const priced = ['--task', 'hotpotqa', '--method', 'cot', '--split', 'dev', '--limit', '6', '--concurrency', '1', '--base-url', srv.baseURL, '--model', 'test-model', '--cache', 'off', '--price-prompt', '100', '--price-completion', '100'];
+    const ref = path.join(tmp, 'budget-ref');
+    expect((await runCli(['run', ...priced, '--results-dir', ref], { cwd: tmp, env: cleanEnv() })).code).toBe(0);
+    const [refDir] = runDirs(ref);
+    const perEpisode = readLines(path.join(ref, refDir, 'episodes.jsonl'))[0].cost as number;
+    expect(perEpisode).toBeGreaterThan(0);
+    const results = path.join(tmp, 'budget');
+    const budget = (perEpisode * 2.5).toFixed(6);
+    const r = await runCli(['run', ...priced, '--results-dir', results, '--max-cost', budget], { cwd: tmp, env: cleanEnv() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/react-repro: stopped at the --max-cost budget of \$[0-9.]+: \$[0-9.]+ spent by this command, and the next call \(up to \$[0-9.]+\) could pass it/);
+    const [dir] = runDirs(results);
+    expect(lastLines(r.stderr, 1)[0]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --results-dir ${results}`);
+    const done = readLines(path.join(results, dir, 'episodes.jsonl')).length;
+    expect(done).toBeGreaterThanOrEqual(1);
+    expect(done).toBeLessThanOrEqual(2);
+    const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
+    expect(m.sessions[0]).toMatchObject({ status: 'interrupted', stoppedBy: 'max-cost' });
+    expect(m.settings.maxCost).toBeUndefined(); // a session flag, not a setting
+    expect(fs.readFileSync(path.join(results, dir, 'summary.csv'), 'utf8')).toContain(`,6,${done},${done},0,`);
+    const resumed = await runCli(printedCommand(r.stderr), { cwd: tmp, env: cleanEnv() });
+    expect(resumed.code).toBe(0);
+    expect(fs.readFileSync(path.join(results, dir, 'summary.csv'), 'utf8')).toBe(fs.readFileSync(path.join(ref, refDir, 'summary.csv'), 'utf8'));
+  }, 60_000);
+});
+
+describe('--dry-run', () => {
+  it('prints the plan, the calls, prompt tokens and cost from the real prompts; calls no model and writes nothing', async () => {
+    const results = path.join(tmp, 'dry');
+    const cache = path.join(tmp, 'dry-cache');
+    const before = srv.requests.length;
+    const r = await runCli(
+      ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '3', '--base-url', srv.baseURL, '--model', 'gpt-3.5-turbo-instruct', '--price-prompt', '1.5', '--price-completion', '2', '--results-dir', results, '--dry-run'],
+      { cwd: tmp, env: cleanEnv({}, cache) },
+    );
+    expect(r.code).toBe(0);
+    expect(srv.requests.length).toBe(before);
+    expect(fs.existsSync(results)).toBe(false);
+    expect(fs.existsSync(cache)).toBe(false);
+    expect(r.stdout).toMatch(/^dry run: hotpotqa react, split offline500 \(/m);
+    expect(r.stdout).toMatch(/^ {2}episodes: 3 planned, 3 to run \(indices \d+, \d+, \d+\)$/m);
+    const calls = /^ {2}model calls: 3 first calls, prompt ([\d,]+) tokens \(chars\/4 of the real first prompts, ([\d,]+) per call\), completions at most 300 tokens$/m.exec(r.stdout);
+    expect(calls).not.toBeNull();
+    const tokens = Number(calls![1].replaceAll(',', ''));
+    // the ReAct HotpotQA prompt head (6 exemplars) is a few thousand tokens
+    expect(tokens / 3).toBeGreaterThan(1000);
+    expect(r.stdout).toMatch(/^ {2}interactive: up to 7 calls per episode, .* at least 21 calls and [\d,]+ prompt tokens$/m);
+    const cost = /cost at \$1\.5\/\$2 per 1M prompt\/completion tokens \(--price-prompt\/--price-completion\): \$([\d.]+) for the first calls/.exec(r.stdout);
+    expect(cost).not.toBeNull();
+    expect(Number(cost![1])).toBeCloseTo((tokens * 1.5 + 300 * 2) / 1e6, 4);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('dry run: no model was called and nothing was written');
+  });
+});

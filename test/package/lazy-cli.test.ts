@@ -1,0 +1,108 @@
+// Commands load lazily (src/cli/main.ts): `--help` and `data verify` must not import the model layer,
+// SQLite or the report code. The bin runs under a module loader hook that writes down every module it
+// resolves; the help listing must also stay identical to what the command modules themselves declare.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, cleanEnv, repo } from '../run/cli-helpers.js';
+import { commandTable } from '../../src/cli/main.js';
+
+let tmp: string;
+let register: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'react-repro-lazy-'));
+  const hooks = path.join(tmp, 'hooks.mjs');
+  fs.writeFileSync(
+    hooks,
+    `import fs from 'node:fs';
+let file;
+export function initialize(data) { file = data.file; }
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  fs.appendFileSync(file, r.url + '\\n');
+  return r;
+}
+`,
+  );
+  register = path.join(tmp, 'register.mjs');
+  fs.writeFileSync(
+    register,
+    `import { register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { file: process.env.LOAD_LOG } });
+`,
+  );
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** Runs the bin with the recorder; returns the exit code, stdout and the modules resolved. */
+function loaded(args: string[]): Promise<{ code: number; stdout: string; stderr: string; modules: string[] }> {
+  const log = path.join(tmp, `load-${args.join('-').replace(/[^a-z-]/gi, '')}.txt`);
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', pathToFileURL(register).href, bin, ...args], { cwd: tmp, env: cleanEnv({ LOAD_LOG: log }), maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const modules = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr, modules });
+    });
+  });
+}
+
+// Module paths (src/ or dist/, .ts or .js) that only running an experiment or a report needs (the
+// benchmark registry itself is a small map that `data` names in its help; the benchmarks are not).
+const HEAVY = [/\/node_modules\/openai\//, /\/node_modules\/better-sqlite3\//, /\/node_modules\/node-llama-cpp\//, /\/node_modules\/csv-stringify\//, /\/(src|dist)\/llm\//, /\/(src|dist)\/report\//, /\/(src|dist)\/envs\/wikipedia\//, /\/(src|dist)\/benchmarks\/(?!registry\.)/, /\/(src|dist)\/run\//];
+const heavyIn = (modules: string[]) => modules.filter((m) => HEAVY.some((re) => re.test(m)));
+
+describe('lazy command loading', () => {
+  it('the top-level help lists each command exactly as its module declares it', async () => {
+    for (const entry of commandTable) {
+      const mod = await entry.load();
+      expect({ name: entry.name, command: mod.command, describe: mod.describe }).toEqual({ name: entry.name, command: entry.command, describe: entry.describe });
+    }
+  });
+
+  it('every command module under src/cli/commands is in the table', async () => {
+    const dir = path.join(repo, 'src', 'cli', 'commands');
+    const declared: string[] = [];
+    for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const mod = await import(pathToFileURL(path.join(dir, f)).href);
+      for (const v of Object.values(mod)) {
+        const c = v as { command?: unknown; handler?: unknown };
+        if (c && typeof c === 'object' && typeof c.command === 'string' && typeof c.handler === 'function') declared.push(c.command);
+      }
+    }
+    expect(declared.sort()).toEqual(commandTable.map((e) => e.command).sort());
+  });
+
+  it('--help imports no model, SQLite, report, run or benchmark code', async () => {
+    const r = await loaded(['--help']);
+    expect(r.code).toBe(0);
+    for (const e of commandTable) expect(r.stdout).toContain(`react-repro ${e.command}`);
+    expect(r.modules.some((m) => /\/cli\/main\.(js|ts)$/.test(m))).toBe(true);
+    expect(heavyIn(r.modules)).toEqual([]);
+  });
+
+  it('data verify imports none of them either', async () => {
+    const r = await loaded(['data', 'verify']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^OK {7}data\/manifest|^OK /m);
+    expect(r.modules.some((m) => /\/cli\/commands\/data\.(js|ts)$/.test(m))).toBe(true);
+    expect(heavyIn(r.modules)).toEqual([]);
+  });
+
+  it('the recorder does see them when a command needs them (run --help)', async () => {
+    const r = await loaded(['run', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--base-url');
+    const heavy = heavyIn(r.modules);
+    expect(heavy.some((m) => /\/(src|dist)\/llm\//.test(m))).toBe(true);
+    expect(heavy.some((m) => /\/(src|dist)\/benchmarks\//.test(m))).toBe(true);
+  });
+
+  it('an unknown command is one line naming the closest one, without loading any command', async () => {
+    const r = await loaded(['rn']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('react-repro: Did you mean run? (see --help)');
+    expect(r.modules.filter((m) => /\/cli\/commands\//.test(m))).toEqual([]);
+  });
+});
