@@ -7,7 +7,7 @@ separate interpreter: PYTHONPATH=/usr/lib/python3/dist-packages python3 scripts/
 Tests never run Python: they read what this script writes.
 
 Writes
-  src/envs/wikipedia/py-unicode-data.ts   the str.isprintable table and the Latin-1
+  src/util/python-unicode-data.ts         the str.isprintable table and the Latin-1
                                           character names of CPython's unicodedata (for \\N{...})
   test/fixtures/wikipedia/repr.json       Python list repr of tricky title lists
   test/fixtures/wikipedia/clean_str.json  clean_str of tricky strings, incl. the raising cases
@@ -127,7 +127,7 @@ def write_unicode_ts():
         + ";",
         "",
     ]
-    with open(os.path.join(ROOT, "src", "envs", "wikipedia", "py-unicode-data.ts"), "w") as f:
+    with open(os.path.join(ROOT, "src", "util", "python-unicode-data.ts"), "w") as f:
         f.write("\n".join(lines))
 
 
@@ -383,7 +383,7 @@ class PaperEnv:
     def __init__(self, fetch, strict=True):
         self.fetch = fetch
         # strict: clean_str raises as in the released code; otherwise a failing block or title is kept
-        # as it was (the suite's default, see src/envs/wikipedia/clean-str.ts)
+        # as it was (the suite's default, see src/util/python-clean-str.ts)
         self.clean = clean_str if strict else clean_str_keep
         self.reset()
 

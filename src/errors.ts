@@ -18,8 +18,15 @@ export class ConfigError extends UserError {}
  */
 export class InfraError extends Error {
   override readonly name = 'InfraError';
-  constructor(message: string, readonly source: 'llm' | 'env', options?: { cause?: unknown }) {
-    super(message, options);
+  /**
+   * The HTTP status of the server's answer this error reports: src/envs/http/request.ts sets it for a
+   * final non-2xx answer (including the last one of exhausted retries), a client for a 2xx whose body
+   * reports a failure. Undefined when no answer came (refused, timed out, dropped, aborted).
+   */
+  readonly status?: number;
+  constructor(message: string, readonly source: 'llm' | 'env', options?: { cause?: unknown; status?: number }) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
+    if (options?.status !== undefined) this.status = options.status;
   }
 }
 

@@ -5,7 +5,7 @@
 import type { Env, StepResult } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { OptionTable, Settings } from '../options.js';
-import type { EpisodeResult } from '../methods/types.js';
+import type { EpisodeResult, StepRecord } from '../methods/types.js';
 import type { ReportFigure, ReportTable, RunView } from '../report/model.js';
 
 /** One unit of evaluation: a question or claim, a game, a shopping session. */
@@ -85,6 +85,42 @@ export interface StoredEpisode {
   n_badcalls: number;
 }
 
+/** The part of a scored episode record (src/run/record.ts) the error analysis reads. */
+export interface AnalysedEpisode {
+  idx: number;
+  metrics: Record<string, number>;
+  steps: Pick<StepRecord, 'action' | 'observation'>[];
+  /** Benchmark- and method-specific record fields (forced_finish, samples...). */
+  [extra: string]: unknown;
+}
+
+/** A label a person gives a sampled trajectory, or a tag the trajectory shows by itself. */
+export interface AnalysisLabel {
+  /** Written in the labels CSV; a category key starts with success_ (correct) or failure_ (incorrect). */
+  key: string;
+  /** Row label in the tables. */
+  label: string;
+}
+
+/**
+ * Table 2-style error analysis (paper §3.3): the report samples 50 correct and 50 incorrect scored
+ * episodes per run of `methods`, a person labels them with `categories`, and the table is drawn beside
+ * the published shares (anchors with metric "error_share" and subset = a category key). A benchmark
+ * without it is left out of the error analysis.
+ */
+export interface ErrorAnalysis {
+  /** Methods whose runs are sampled unless `report --label-methods` says otherwise, in table order. */
+  methods: readonly string[];
+  /** Whether a scored episode counts as correct (e.g. EM = 1; never "any partial credit" unless meant). */
+  isCorrect(episode: AnalysedEpisode): boolean;
+  /** The categories a person labels with, in table order: success_* for correct, failure_* for incorrect. */
+  categories: readonly AnalysisLabel[];
+  /** Tags a trajectory can show by itself, in table order (may be empty). */
+  tags: readonly AnalysisLabel[];
+  /** The keys of `tags` this scored episode shows. */
+  autoTags(episode: AnalysedEpisode): string[];
+}
+
 /** How `env play` names an item in a script: {"index": 3}, {"game": "..."} or {"session": "fixed_0"}. */
 export type ItemRefKey = 'index' | 'game' | 'session';
 
@@ -152,4 +188,6 @@ export interface Benchmark {
   reportTables(runs: RunView[]): ReportTable[];
   /** The paper-style figures (Figure 2), same conventions. */
   reportFigures?(runs: RunView[]): ReportFigure[];
+  /** Table 2-style error analysis (sampling, labels, automatic tags); absent = not analysed. */
+  errorAnalysis?: ErrorAnalysis;
 }

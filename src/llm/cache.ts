@@ -273,6 +273,11 @@ export class CachedCompletionModel implements CompletionModel {
     return this.inner.model;
   }
 
+  /** The api part of every cache key (completions, chat, llama;sha256=...): bundles export entries by it. */
+  get cacheApi(): string {
+    return this.o.api;
+  }
+
   describe(): Record<string, unknown> {
     return { ...this.inner.describe(), cache: { mode: this.o.mode, path: this.o.mode === 'off' ? null : this.o.path } };
   }

@@ -58,4 +58,6 @@ export interface CompletionModel {
   describe(): Record<string, unknown>;
   complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult>;
   close?(): Promise<void>;
+  /** The api part of this model's completion-cache keys, when it is cached (src/llm/cache.ts). */
+  readonly cacheApi?: string;
 }

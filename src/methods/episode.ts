@@ -7,26 +7,17 @@ import {
   type CompletionRequest,
   type TokenUsage,
 } from '../llm/types.js';
-import type { StepRecord } from './types.js';
 import { totalOfResult } from '../run/record.js';
 
-/** A step record with the suite's extra flag for an empty action (§4 step 3). */
-export interface QaStepRecord extends StepRecord {
-  /** The model gave an empty action; it was sent to the environment as an invalid action. */
-  emptyAction?: boolean;
-}
-
 /**
- * Counts calls and sums usage and cost over an episode. `usage`/`costUsd` count every call, cache hits
- * included (the cache reports a hit's stored usage as `total`; issue 10: a replayed run is not "0
- * tokens"); `spentUsage`/`spentCostUsd` only the calls that went to the model.
+ * Counts calls and sums usage and cost over an episode, every call with cache hits included (the cache
+ * reports a hit's stored usage as `total`; issue 10: a replayed run is not "0 tokens"). What went to the
+ * model (spent) is the runner's tally (src/run/record.ts tallyCall).
  */
 export class CallLedger {
   calls = 0;
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   costUsd = 0;
-  spentUsage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-  spentCostUsd = 0;
 
   constructor(
     private readonly model: CompletionModel,
@@ -40,8 +31,6 @@ export class CallLedger {
     const total = totalOfResult(res);
     addUsage(this.usage, total.usage);
     this.costUsd += total.costUsd;
-    addUsage(this.spentUsage, res.usage);
-    this.spentCostUsd += res.costUsd;
     if (res.choices.length < req.n) {
       throw new InfraError(`completion returned ${res.choices.length} choice(s), expected ${req.n}`, 'llm');
     }
@@ -63,16 +52,4 @@ function addUsage(a: TokenUsage, b: TokenUsage): void {
 
 export function greedyRequest(prompt: string, stop: string[]): CompletionRequest {
   return { ...PAPER_SAMPLING, prompt, stop };
-}
-
-/** Numeric value of a wrapper info field (Python bools become 0/1; absent is 0). */
-export function infoNumber(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  return 0;
-}
-
-/** info.answer as the outcome's answer: null when the env holds none. */
-export function infoAnswer(v: unknown): string | null {
-  return v === null || v === undefined ? null : String(v);
 }

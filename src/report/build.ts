@@ -8,7 +8,7 @@ import { AnchorBook, loadAnchors, withAnchorBook, type AnchorSet } from './ancho
 import { groupRuns, type Cohort } from './grouping.js';
 import { comparisonTables } from './comparisons.js';
 import { ablationTables } from './ablation.js';
-import { autoTagTables, DEFAULT_LABEL_METHODS, labelledTables, sampleRuns, type RunSample } from './table2.js';
+import { analysisLookup, autoTagTables, labelledTables, sampleRuns, unanalysedBenchmarks, unanalysedNote, type AnalysisLookup, type RunSample } from './table2.js';
 import { publishedElsewhereTable } from './published.js';
 import { methodLabel, type TitleOf } from './names.js';
 import type { LabelRow } from './error-tags.js';
@@ -18,7 +18,7 @@ export interface ReportOptions {
   title?: string;
   /** A person's Table 2 labels (report --labels FILE). */
   labels?: LabelRow[];
-  /** Methods whose runs Table 2 samples (default: react and cot, as the paper). */
+  /** Methods whose runs Table 2 samples (default: each benchmark's own, Benchmark.errorAnalysis.methods). */
   labelMethods?: string[];
   /** The anchors file (default data/anchors/published-numbers.json). */
   anchors?: AnchorSet;
@@ -50,8 +50,10 @@ export interface ReportContent {
   cohorts: Cohort[];
   /** How the runs were grouped: reruns counted once, shards superseded by a merge. */
   notes: string[];
-  /** Table 2's samples (their tags also go to the trajectory browser). */
+  /** Table 2's samples. */
   samples: RunSample[];
+  /** Each benchmark's error-analysis hook by name: the trajectory browser's outcome and tags come from it. */
+  analysisOf: AnalysisLookup;
 }
 
 function metricsLookup(runs: readonly RunView[], benchmarks: readonly Benchmark[]): (b: string) => MetricDef[] {
@@ -86,15 +88,20 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
     if (comparisons.length) sections.push({ id: 'comparisons', title: 'Comparisons', intro: 'Two methods on the same items: the difference with its paired 95% interval.', tables: comparisons });
     const ablations = ablationTables(grouped.runs, metricsOf, titleOf);
     if (ablations.length) sections.push({ id: 'ablations', title: 'Ablations', intro: 'Runs of one method on the same items that differ in exactly one setting.', tables: ablations });
-    const samples = sampleRuns(grouped.runs, opts.labelMethods ?? DEFAULT_LABEL_METHODS).sort((a, b) => order(a.run.manifest.task) - order(b.run.manifest.task));
+    const analysisOf = analysisLookup(benchmarks);
+    const samples = sampleRuns(grouped.runs, analysisOf, opts.labelMethods).sort((a, b) => order(a.run.manifest.task) - order(b.run.manifest.task));
     const analysis = autoTagTables(samples, titleOf);
     const notes = [...grouped.notes];
     if (opts.labels) {
-      const l = labelledTables(grouped.runs, opts.labels, titleOf);
+      const l = labelledTables(grouped.runs, opts.labels, analysisOf, titleOf);
       analysis.unshift(...l.tables);
       notes.push(...l.notes);
     }
-    if (analysis.length) sections.push({ id: 'error-analysis', title: 'Error analysis (Table 2)', tables: analysis });
+    // Runs of a benchmark without an error analysis are never sampled: said where Table 2 is, or was asked for.
+    const unanalysed = unanalysedBenchmarks(grouped.runs, analysisOf).sort((a, b) => order(a) - order(b));
+    const leftOut = unanalysed.length ? unanalysedNote(unanalysed, titleOf) : undefined;
+    if (leftOut && !analysis.length && (opts.labels || opts.labelMethods)) notes.push(leftOut);
+    if (analysis.length) sections.push({ id: 'error-analysis', title: 'Error analysis (Table 2)', ...(leftOut ? { intro: leftOut } : {}), tables: analysis });
     const present = [...new Set(grouped.runs.map((r) => r.manifest.task))].sort((a, b) => order(a) - order(b));
     const published = publishedElsewhereTable(book, present, titleOf, { withErrorShares: opts.labels !== undefined });
     if (published) sections.push({ id: 'published-elsewhere', title: 'Published elsewhere', intro: 'Not comparable column by column with ours: each number with its comparability class and source.', tables: [published] });
@@ -111,6 +118,7 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
       cohorts: grouped.cohorts,
       notes,
       samples,
+      analysisOf,
     };
   });
 }

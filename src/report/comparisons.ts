@@ -5,7 +5,7 @@ import type { MetricDef } from '../benchmarks/types.js';
 import { cohortSentence, type Cohort } from './grouping.js';
 import type { ReportRow, ReportTable, RunView } from './model.js';
 import { cohortTitle, methodLabel, type TitleOf } from './names.js';
-import { formatP } from './numbers.js';
+import { formatP } from '../util/numbers.js';
 import { pairByItem, pairedComparison, seedFromText } from './stats.js';
 
 /** The paper's claims worth a test: ReAct against Act and CoT, and each combination against CoT-SC. */

@@ -3,7 +3,7 @@
 // table of its points. md, csv, tex and html then draw the same cells.
 import type { ReportColumn, ReportFigure, ReportRow, ReportTable } from './model.js';
 import { fmt } from './format.js';
-import { formatInterval, roundHalfAway } from './numbers.js';
+import { formatInterval, roundHalfAway } from '../util/numbers.js';
 
 export const CI_LABEL = '95% CI';
 export const ciKey = (key: string) => `${key}.ci`;

@@ -1,72 +1,18 @@
-// Table 2 (error analysis, paper §3.3; docs/protocol.md §1): a seeded sample of 50 correct and 50 incorrect
-// trajectories per method, automatic tags where the trajectory itself shows the cause, a CSV in which
-// a person labels each sampled trajectory with one of the paper's categories, and the table rebuilt
-// from those labels beside the paper's numbers. Pure functions; reading/writing the CSV is the caller's.
+// Table 2 (error analysis, paper §3.3; docs/protocol.md §1), the parts every benchmark shares: a seeded
+// sample of 50 correct and 50 incorrect trajectories per run, a CSV in which a person labels each
+// sampled trajectory with one of the benchmark's categories, and the table rebuilt from those labels
+// beside the published shares. What counts as correct, the categories and the automatic tags are the
+// benchmark's (Benchmark.errorAnalysis). Pure functions; reading/writing the CSV is the caller's.
 import { stringify } from 'csv-stringify/sync';
 import type { ReportRow, ReportTable } from './model.js';
-import type { StepRecord } from '../methods/types.js';
+import type { AnalysedEpisode, AnalysisLabel } from '../benchmarks/types.js';
 import { UserError } from '../errors.js';
-import { percent } from './numbers.js';
+import { percent } from '../util/numbers.js';
 import { mulberry32 } from './stats.js';
 
-/** Tags the trajectory shows by itself (issue 10). */
-export type AutoTag = 'search-not-found' | 'repeated-action' | 'step-limit' | 'label-ambiguity';
-
-/** The paper's Table 2 categories; success_* label correct trajectories, failure_* incorrect ones. */
-export const SUCCESS_CATEGORIES = ['success_true_positive', 'success_false_positive'] as const;
-export const FAILURE_CATEGORIES = [
-  'failure_reasoning_error', 'failure_search_result_error', 'failure_hallucination', 'failure_label_ambiguity',
-] as const;
-export type Category = (typeof SUCCESS_CATEGORIES)[number] | (typeof FAILURE_CATEGORIES)[number];
-export const CATEGORY_LABELS: Record<Category, string> = {
-  success_true_positive: 'Success: true positive',
-  success_false_positive: 'Success: false positive (hallucinated reasoning or facts)',
-  failure_reasoning_error: 'Failure: reasoning error (incl. repetitive steps)',
-  failure_search_result_error: 'Failure: search result error',
-  failure_hallucination: 'Failure: hallucination',
-  failure_label_ambiguity: 'Failure: label ambiguity',
-};
-
-/** What the tags read from an episode record (EpisodeRecord has it). */
-export interface TaggableRecord {
-  idx: number;
-  metrics: Record<string, number>;
-  steps: Pick<StepRecord, 'action' | 'observation'>[];
+/** An episode record as the sampler reads it: error episodes are outages, never drawn. */
+export interface SampledRecord extends AnalysedEpisode {
   error: unknown;
-  /** Set by the QA loops when the step limit ran out and finish[] was forced (docs/protocol.md §4 step 5). */
-  forced_finish?: unknown;
-  [extra: string]: unknown;
-}
-
-const normAction = (a: string) => a.trim().replace(/\s+/g, ' ').toLowerCase();
-
-/**
- * Automatic tags:
- * - search-not-found: the episode searched, and every search observed "Could not find …" (wikienv's
- *   reply when no page matches, docs/protocol.md §6): search found nothing useful.
- * - repeated-action: the same action twice in a row, or three times in all (the "repetitive steps"
- *   the paper counts as reasoning errors).
- * - step-limit: no answer within the step limit (the loop forced finish[]).
- * - label-ambiguity: partly right: F1 > 0 with EM 0 (QA benchmarks).
- */
-export function autoTags(r: TaggableRecord): AutoTag[] {
-  const tags: AutoTag[] = [];
-  const steps = r.steps ?? [];
-  const searches = steps.filter((s) => /^search\[/i.test(s.action.trim()));
-  if (searches.length > 0 && searches.every((s) => s.observation.trim().startsWith('Could not find'))) tags.push('search-not-found');
-  const actions = steps.map((s) => normAction(s.action)).filter((a) => a !== '');
-  const counts = new Map<string, number>();
-  let repeated = false;
-  actions.forEach((a, i) => {
-    counts.set(a, (counts.get(a) ?? 0) + 1);
-    if ((i > 0 && actions[i - 1] === a) || counts.get(a)! >= 3) repeated = true;
-  });
-  if (repeated) tags.push('repeated-action');
-  if (r.forced_finish === true) tags.push('step-limit');
-  const em = r.metrics?.em;
-  const f1 = r.metrics?.f1;
-  if (typeof em === 'number' && typeof f1 === 'number' && em === 0 && f1 > 0) tags.push('label-ambiguity');
-  return tags;
 }
 
 export interface AnalysisSample<R> {
@@ -88,15 +34,15 @@ export function seededShuffle<T>(xs: readonly T[], seed: number): T[] {
 }
 
 /**
- * The paper's sample: `perClass` correct and `perClass` incorrect trajectories (primary metric > 0 or
- * = 0; error episodes are outages, not trajectories, and are never drawn), each in item order.
+ * The paper's sample: `perClass` correct and `perClass` incorrect trajectories (as the benchmark's
+ * isCorrect says; error episodes are outages, not trajectories, and are never drawn), each in item order.
  */
-export function sampleForAnalysis<R extends TaggableRecord>(records: readonly R[], opts: { primary: string; seed?: number; perClass?: number }): AnalysisSample<R> {
+export function sampleForAnalysis<R extends SampledRecord>(records: readonly R[], opts: { isCorrect: (r: R) => boolean; seed?: number; perClass?: number }): AnalysisSample<R> {
   const per = opts.perClass ?? 50;
   const seed = opts.seed ?? 233;
   const scored = records.filter((r) => !r.error);
-  const correct = scored.filter((r) => (r.metrics[opts.primary] ?? 0) > 0);
-  const incorrect = scored.filter((r) => !((r.metrics[opts.primary] ?? 0) > 0));
+  const correct = scored.filter((r) => opts.isCorrect(r));
+  const incorrect = scored.filter((r) => !opts.isCorrect(r));
   const pick = (xs: R[], s: number) => seededShuffle(xs, s).slice(0, per).sort((a, b) => a.idx - b.idx);
   return {
     // Two streams from one seed, so adding incorrect episodes never changes the correct draw.
@@ -112,8 +58,8 @@ export interface LabelRow {
   method: string;
   idx: number;
   outcome: 'correct' | 'incorrect';
-  /** One of the paper's categories; '' = not labelled yet. */
-  label: Category | '';
+  /** A category key of the run's benchmark (success_* or failure_*); '' = not labelled yet. */
+  label: string;
   auto_tags: string[];
   note: string;
   /** What a person reads to label it (written to the sheet, ignored when the labels are read back). */
@@ -123,6 +69,8 @@ export interface LabelRow {
   answer?: string;
   /** The episode after the few-shot prompt: the question and every Thought/Action/Observation. */
   trajectory?: string;
+  /** Where a row read back from a file stands ("labels.csv:12"), for messages about it. */
+  at?: string;
 }
 
 /** The columns the labels are read from (a sheet may carry more, for reading). */
@@ -203,12 +151,17 @@ function parseCsvLines(text: string, file: string): { fields: string[]; line: nu
   return rows.filter((r) => !(r.fields.length === 1 && r.fields[0] === ''));
 }
 
-const ALL_CATEGORIES = new Set<string>([...SUCCESS_CATEGORIES, ...FAILURE_CATEGORIES]);
+/** A category key: success_* for a correct trajectory, failure_* for an incorrect one. */
+const CATEGORY_KEY = /^(success|failure)_[a-z0-9_]+$/;
+
+/** The outcome a category key labels. */
+export const outcomeOfCategory = (key: string): 'correct' | 'incorrect' => (key.startsWith('success_') ? 'correct' : 'incorrect');
 
 /**
  * Reads a labels CSV written by labelsToCsv (either layout) and edited by a person; columns are found
  * by their header names, so a sheet with its reading columns reads the same. UserError names the file,
- * line and column.
+ * line and column. Whether a label is one of its benchmark's categories is checked where the runs are
+ * known (checkLabels); here only its form and its fit to the outcome.
  */
 export function parseLabelsCsv(text: string, file: string): LabelRow[] {
   const records = parseCsvLines(text, file);
@@ -223,41 +176,57 @@ export function parseLabelsCsv(text: string, file: string): LabelRow[] {
     if (!/^\d+$/.test(idxText)) throw new UserError(`${file}:${line}: idx: expected a non-negative integer, got ${JSON.stringify(idxText)}`);
     if (outcome !== 'correct' && outcome !== 'incorrect') throw new UserError(`${file}:${line}: outcome: expected correct or incorrect, got ${JSON.stringify(outcome)}`);
     const l = label.trim();
-    if (l !== '' && !ALL_CATEGORIES.has(l)) throw new UserError(`${file}:${line}: label: expected one of ${[...ALL_CATEGORIES].join(', ')} or empty, got ${JSON.stringify(l)}`);
-    if (l !== '' && (outcome === 'correct') !== l.startsWith('success_')) throw new UserError(`${file}:${line}: label: ${l} does not fit a${outcome === 'correct' ? ' correct' : 'n incorrect'} trajectory`);
-    return { run, method, idx: Number(idxText), outcome, label: l as Category | '', auto_tags: tags === '' ? [] : tags.split(';'), note };
+    if (l !== '' && !CATEGORY_KEY.test(l)) throw new UserError(`${file}:${line}: label: expected a category (success_… for a correct trajectory, failure_… for an incorrect one) or empty, got ${JSON.stringify(l)}`);
+    if (l !== '' && outcomeOfCategory(l) !== outcome) throw new UserError(`${file}:${line}: label: ${l} does not fit a${outcome === 'correct' ? ' correct' : 'n incorrect'} trajectory`);
+    return { run, method, idx: Number(idxText), outcome, label: l, auto_tags: tags === '' ? [] : tags.split(';'), note, at: `${file}:${line}` };
   });
+}
+
+/** UserError for the first label that is not one of its benchmark's categories (naming the file and line where known). */
+export function checkLabels(rows: readonly LabelRow[], categories: readonly AnalysisLabel[], title: string): void {
+  const keys = categories.map((c) => c.key);
+  for (const r of rows) {
+    if (r.label !== '' && !keys.includes(r.label)) {
+      throw new UserError(`${r.at ?? `run ${r.run}, idx ${r.idx}`}: label: expected one of ${keys.join(', ')} (${title}) or empty, got ${JSON.stringify(r.label)}`);
+    }
+  }
 }
 
 /**
  * Table 2 from labels: per method, each category's share of its labelled correct (success_*) or
- * incorrect (failure_*) trajectories, beside the paper's figure where given. Unlabelled rows are not
- * counted; the notes say how many were labelled.
+ * incorrect (failure_*) trajectories, beside the published figure where `paper` gives one (no paper
+ * columns when `paper` is null). Unlabelled rows are not counted; the notes say how many were labelled.
  */
-export function table2FromLabels(rows: readonly LabelRow[], paper: (method: string, category: Category) => number | null, methods?: string[]): ReportTable {
+export function table2FromLabels(
+  rows: readonly LabelRow[],
+  categories: readonly AnalysisLabel[],
+  paper: ((method: string, category: string) => number | null) | null,
+  methods?: string[],
+): ReportTable {
   const ms = methods ?? [...new Set(rows.map((r) => r.method))];
   const columns = ms.flatMap((m) => [
     { key: `${m}_ours`, label: 'Ours', group: m, numeric: true },
     { key: `${m}_n`, label: 'n', group: m },
-    { key: `${m}_paper`, label: 'Paper', group: m, numeric: true },
+    ...(paper ? [{ key: `${m}_paper`, label: 'Paper', group: m, numeric: true }] : []),
   ]);
   const notes: string[] = [];
-  const tableRows: ReportRow[] = [...SUCCESS_CATEGORIES, ...FAILURE_CATEGORIES].map((cat) => {
+  const tableRows: ReportRow[] = categories.map((cat) => {
     const cells: ReportRow['cells'] = {};
+    const side = outcomeOfCategory(cat.key);
     for (const m of ms) {
-      const pool = rows.filter((r) => r.method === m && r.label !== '' && r.label.startsWith(cat.startsWith('success_') ? 'success_' : 'failure_'));
-      const k = pool.filter((r) => r.label === cat).length;
+      const pool = rows.filter((r) => r.method === m && r.label !== '' && outcomeOfCategory(r.label) === side);
+      const k = pool.filter((r) => r.label === cat.key).length;
       cells[`${m}_ours`] = percent(k, pool.length);
       cells[`${m}_n`] = `${k}/${pool.length}`;
-      cells[`${m}_paper`] = paper(m, cat);
+      if (paper) cells[`${m}_paper`] = paper(m, cat.key);
     }
-    return { label: CATEGORY_LABELS[cat], cells, source: 'ours' };
+    return { label: cat.label, cells, source: 'ours' };
   });
   for (const m of ms) {
     const mine = rows.filter((r) => r.method === m);
     const done = mine.filter((r) => r.label !== '');
     notes.push(`${m}: ${done.length} of ${mine.length} sampled trajectories labelled (${mine.filter((r) => r.outcome === 'correct').length} correct, ${mine.filter((r) => r.outcome === 'incorrect').length} incorrect).`);
   }
-  notes.push('Shares are of the labelled correct (success) or incorrect (failure) trajectories. Paper: Table 2 (PaLM-540B, HotpotQA).');
+  notes.push('Shares are of the labelled correct (success) or incorrect (failure) trajectories.');
   return { id: 'table2', title: 'Error analysis (Table 2)', columns, rows: tableRows, notes };
 }

@@ -1,7 +1,7 @@
 // Cell text shared by every report format: scores with one decimal, rounded once on the stored value
 // (src/report/numbers.ts), "—" for nothing (never NaN).
 import type { Cell, ReportColumn } from './model.js';
-import { formatScore, NO_VALUE, roundHalfAway } from './numbers.js';
+import { formatScore, NO_VALUE, roundHalfAway } from '../util/numbers.js';
 
 /**
  * A score for display. Cells hold either an already-rounded score (percent()) or the exact quotient of

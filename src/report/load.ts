@@ -35,11 +35,11 @@ export function loadRun(dir: string): RunView {
 }
 
 /** The run folders named by the arguments: each is a run folder (has manifest.json) or a folder of them. */
-export function runFolders(args: string[]): string[] {
+export function runFolders(args: string[], command = 'report'): string[] {
   const dirs: string[] = [];
   for (const a of args) {
     const abs = path.resolve(a);
-    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UserError(`report: ${a} is not a folder`);
+    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UserError(`${command}: ${a} is not a folder`);
     if (fs.existsSync(path.join(abs, MANIFEST_FILE))) {
       dirs.push(abs);
       continue;
@@ -49,7 +49,7 @@ export function runFolders(args: string[]): string[] {
       .filter((d) => d.isDirectory() && fs.existsSync(path.join(abs, d.name, MANIFEST_FILE)))
       .map((d) => path.join(abs, d.name))
       .sort();
-    if (subs.length === 0) throw new UserError(`report: ${a} holds no runs (no manifest.json in it or its sub-folders)`);
+    if (subs.length === 0) throw new UserError(`${command}: ${a} holds no runs (no manifest.json in it or its sub-folders)`);
     dirs.push(...subs);
   }
   return [...new Set(dirs)];

@@ -4,8 +4,7 @@ import type { ReportContent } from './build.js';
 import type { ReportFigure } from './model.js';
 import { renderHtmlReport } from './html/render.js';
 import { linePlotSvg } from './svg.js';
-import { autoTags, type TaggableRecord } from './error-tags.js';
-import { primaryMetric } from './table2.js';
+import { episodeCorrect, episodeTags } from './table2.js';
 
 /** A figure as an SVG line plot; its first note is the caption (what the points are computed on). */
 export function figureSvg(f: ReportFigure): string {
@@ -27,9 +26,9 @@ export function renderHtml(c: ReportContent, opts: { generatedNote?: string } = 
     runs: c.runs,
     runsTable: c.runsTable,
     notes: c.notes,
-    primaryMetric: primaryMetric,
-    // The browser's tag filter offers Table 2's automatic tags on every episode.
-    extraTags: (_run, r) => (r.error ? [] : autoTags(r as unknown as TaggableRecord)),
+    // Outcome and automatic tags as the record's benchmark defines them (Benchmark.errorAnalysis).
+    isCorrect: (run, r) => episodeCorrect(c.analysisOf, run, r),
+    extraTags: (run, r) => episodeTags(c.analysisOf, run, r),
     generatedNote: opts.generatedNote ?? c.summary,
   });
 }

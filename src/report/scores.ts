@@ -1,7 +1,7 @@
 // A score cell with its 95% bootstrap interval (issue 10: an interval for every score in the tables).
 // Seeded from the run and metric, so a cell's interval does not depend on what else is reported.
 import type { Interval } from './model.js';
-import { metricScore, type ScoredRecord } from './numbers.js';
+import { metricScore, type ScoredRecord } from '../util/numbers.js';
 import { bootstrapMeanCI, seedFromText } from './stats.js';
 
 export interface ScoreCell {
@@ -23,8 +23,3 @@ export function scoreCell(records: readonly ScoredRecord[], metric: string, seed
   return { value: s.value, ci: { lo: b.lo, hi: b.hi }, n: s.n, errors: s.errors };
 }
 
-/** The interval of a mean of per-item values (e.g. a per-game average over prompt sets), in percent. */
-export function valuesInterval(values: readonly number[], seedText: string): Interval {
-  const b = bootstrapMeanCI(values, { seed: seedFromText(seedText) });
-  return { lo: b.lo, hi: b.hi };
-}

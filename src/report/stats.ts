@@ -7,7 +7,7 @@
 //   sort the B sums ascending; the interval ends are the sums of rank ceil(B · (1 − level)/2) and
 //   ceil(B · (1 + level)/2) (1-based; the "inverted CDF" percentile: an attainable resample, no
 //   interpolation), shown as percent(sum, n) — one exact rounding, like every other score.
-import { differencePercent, meanPercent, percent } from './numbers.js';
+import { differencePercent, meanPercent, percent } from '../util/numbers.js';
 
 export const BOOTSTRAP_RESAMPLES = 10_000;
 export const CONFIDENCE_LEVEL = 0.95;

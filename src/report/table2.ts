@@ -1,43 +1,74 @@
 // Table 2 (error analysis, paper §3.3) in the report: the seeded sample of 50 correct and 50
 // incorrect trajectories per run, their automatic tags, the sheet a person labels
 // (`report --label-sheet FILE`), and the table rebuilt from those labels (`report --labels FILE`)
-// with the paper's numbers beside ours. The pieces are in error-tags.ts; this joins them to runs.
+// with the published shares beside ours. What is correct, the categories, the tags and the methods the
+// paper analysed are each benchmark's (Benchmark.errorAnalysis); a benchmark without that hook is left
+// out with a note. The generic pieces are in error-tags.ts; this joins them to runs.
+import type { Benchmark, ErrorAnalysis } from '../benchmarks/types.js';
+import type { EpisodeRecord } from '../run/record.js';
 import type { ReportRow, ReportTable, RunView } from './model.js';
-import {
-  autoTags, sampleForAnalysis, table2FromLabels, type AutoTag, type Category, type LabelRow, type TaggableRecord,
-} from './error-tags.js';
+import { checkLabels, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
 import { runPrompt } from './html/episodes.js';
-import { reportAnchors } from './anchors.js';
+import { anchorCitation, reportAnchors, type Anchor } from './anchors.js';
 import { methodLabel, type TitleOf } from './names.js';
-import { percent } from './numbers.js';
+import { percent } from '../util/numbers.js';
 
-/** The paper analysed ReAct and CoT (HotpotQA). */
-export const DEFAULT_LABEL_METHODS = ['react', 'cot'];
 /** Same seed as the paper's question sample (docs/protocol.md §2), so the draw is easy to recognise and repeat. */
 export const SAMPLE_SEED = 233;
 const PER_CLASS = 50;
 
-/** The metric whose value > 0 counts as correct: the run's first declared metric. */
-export function primaryMetric(run: RunView): string {
-  return run.manifest.metrics?.[0]?.key ?? Object.keys(run.records.find((r) => !r.error)?.metrics ?? {})[0] ?? 'score';
+/** A benchmark's error-analysis hook by its name (undefined: the benchmark declares none, or is unknown). */
+export type AnalysisLookup = (benchmark: string) => ErrorAnalysis | undefined;
+
+export function analysisLookup(benchmarks: readonly Benchmark[]): AnalysisLookup {
+  const byName = new Map(benchmarks.map((b) => [b.name, b.errorAnalysis]));
+  return (name) => byName.get(name);
 }
 
-/** Runs Table 2 samples: episodes of their own (not a combination), of the methods analysed. */
-export function analysedRuns(runs: readonly RunView[], methods: readonly string[] = DEFAULT_LABEL_METHODS): RunView[] {
-  return runs.filter((r) => r.manifest.kind !== 'combination' && methods.includes(r.manifest.method));
+/** Whether a scored record counts as correct for its benchmark, where the benchmark says. */
+export function episodeCorrect(analysisOf: AnalysisLookup, run: RunView, r: EpisodeRecord): boolean | undefined {
+  return r.error ? undefined : analysisOf(run.manifest.task)?.isCorrect(r);
+}
+
+/** The automatic tags of a scored record, from its benchmark's hook ([] without one). */
+export function episodeTags(analysisOf: AnalysisLookup, run: RunView, r: EpisodeRecord): string[] {
+  return r.error ? [] : (analysisOf(run.manifest.task)?.autoTags(r) ?? []);
+}
+
+/**
+ * Runs Table 2 samples: episodes of their own (not a combination) of a benchmark with an error
+ * analysis, of the methods given (`--label-methods`) or else the benchmark's own.
+ */
+export function analysedRuns(runs: readonly RunView[], analysisOf: AnalysisLookup, methods?: readonly string[]): RunView[] {
+  return runs.filter((r) => {
+    const a = analysisOf(r.manifest.task);
+    return a !== undefined && r.manifest.kind !== 'combination' && (methods ?? a.methods).includes(r.manifest.method);
+  });
+}
+
+/** The benchmarks of these runs that declare no error analysis (their runs are never sampled). */
+export function unanalysedBenchmarks(runs: readonly RunView[], analysisOf: AnalysisLookup): string[] {
+  return [...new Set(runs.filter((r) => r.manifest.kind !== 'combination' && !analysisOf(r.manifest.task)).map((r) => r.manifest.task))];
+}
+
+/** The sentence that says so. */
+export function unanalysedNote(benchmarks: readonly string[], titleOf: TitleOf): string {
+  return `Not in the error analysis: ${benchmarks.map(titleOf).join(', ')} (the benchmark declares none: which episodes count as correct, and the categories to label them with).`;
 }
 
 export interface RunSample {
   run: RunView;
-  correct: TaggableRecord[];
-  incorrect: TaggableRecord[];
+  analysis: ErrorAnalysis;
+  correct: EpisodeRecord[];
+  incorrect: EpisodeRecord[];
   available: { correct: number; incorrect: number };
 }
 
-export function sampleRuns(runs: readonly RunView[], methods?: readonly string[]): RunSample[] {
-  return analysedRuns(runs, methods).map((run) => {
-    const s = sampleForAnalysis(run.records as unknown as TaggableRecord[], { primary: primaryMetric(run), seed: SAMPLE_SEED, perClass: PER_CLASS });
-    return { run, ...s };
+export function sampleRuns(runs: readonly RunView[], analysisOf: AnalysisLookup, methods?: readonly string[]): RunSample[] {
+  return analysedRuns(runs, analysisOf, methods).map((run) => {
+    const analysis = analysisOf(run.manifest.task)!;
+    const s = sampleForAnalysis(run.records, { isCorrect: (r) => analysis.isCorrect(r), seed: SAMPLE_SEED, perClass: PER_CLASS });
+    return { run, analysis, ...s };
   });
 }
 
@@ -46,10 +77,8 @@ export function labelSheetRows(samples: readonly RunSample[]): LabelRow[] {
   const rows: LabelRow[] = [];
   for (const s of samples) {
     const prompt = runPrompt(s.run.records);
-    const byIdx = new Map(s.run.records.map((r) => [r.idx, r]));
     for (const [outcome, recs] of [['correct', s.correct], ['incorrect', s.incorrect]] as const) {
-      for (const t of recs) {
-        const r = byIdx.get(t.idx)!;
+      for (const r of recs) {
         const traj = typeof r.traj === 'string' ? r.traj : '';
         rows.push({
           run: s.run.manifest.runId,
@@ -60,7 +89,7 @@ export function labelSheetRows(samples: readonly RunSample[]): LabelRow[] {
           question: String(r.input ?? r.item ?? ''),
           gold: r.gold ?? '',
           answer: r.answer ?? '',
-          auto_tags: autoTags(t),
+          auto_tags: s.analysis.autoTags(r),
           trajectory: traj.startsWith(prompt) ? traj.slice(prompt.length) : traj,
           label: '',
           note: '',
@@ -85,18 +114,16 @@ function groupNames(runs: readonly RunView[]): Map<string, string> {
   return out;
 }
 
-const TAGS: { tag: AutoTag; label: string }[] = [
-  { tag: 'search-not-found', label: 'search found nothing useful' },
-  { tag: 'repeated-action', label: 'repeated identical actions' },
-  { tag: 'step-limit', label: 'no answer within the step limit' },
-  { tag: 'label-ambiguity', label: 'label ambiguity (F1 > 0, EM 0)' },
-];
-
-/** The automatic tags of the sampled trajectories: per run, the share of its sampled incorrect (and correct) ones with each tag. */
+/**
+ * The automatic tags of the sampled trajectories: per run, the share of its sampled incorrect (and
+ * correct) ones with each of its benchmark's tags. A benchmark that declares no tags has no such table.
+ */
 export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): ReportTable[] {
   const benchmarks = [...new Set(samples.map((s) => s.run.manifest.task))];
-  return benchmarks.map((b) => {
+  return benchmarks.flatMap((b) => {
     const mine = samples.filter((s) => s.run.manifest.task === b);
+    const tags = mine[0]!.analysis.tags;
+    if (tags.length === 0) return [];
     const names = groupNames(mine.map((s) => s.run));
     const columns = mine.flatMap((s) => {
       const g = names.get(s.run.manifest.runId)!;
@@ -107,11 +134,13 @@ export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): 
         { key: `${s.run.manifest.runId}.cor_n`, label: 'n', group: g },
       ];
     });
-    const rows: ReportRow[] = TAGS.map(({ tag, label }) => {
+    // Each sampled record's tags once, not once per row.
+    const tagged = new Map(mine.flatMap((s) => [...s.correct, ...s.incorrect].map((r) => [r, new Set(s.analysis.autoTags(r))] as const)));
+    const rows: ReportRow[] = tags.map(({ key: tag, label }) => {
       const cells: ReportRow['cells'] = {};
       for (const s of mine) {
         const id = s.run.manifest.runId;
-        const k = (xs: TaggableRecord[]) => xs.filter((r) => autoTags(r).includes(tag)).length;
+        const k = (xs: EpisodeRecord[]) => xs.filter((r) => tagged.get(r)!.has(tag)).length;
         cells[`${id}.inc`] = percent(k(s.incorrect), s.incorrect.length);
         cells[`${id}.inc_n`] = `${k(s.incorrect)}/${s.incorrect.length}`;
         cells[`${id}.cor`] = percent(k(s.correct), s.correct.length);
@@ -119,50 +148,68 @@ export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): 
       }
       return { label, source: 'ours', cells };
     });
-    return {
+    return [{
       id: `table2-auto-${b}`,
       title: `Table 2 (automatic tags): ${titleOf(b)}`,
       columns,
       rows,
       notes: [
         ...mine.map((s) => `${names.get(s.run.manifest.runId)}: ${s.correct.length} correct and ${s.incorrect.length} incorrect trajectories drawn (seed ${SAMPLE_SEED}) from the ${s.available.correct} correct and ${s.available.incorrect} incorrect scored episodes of run ${s.run.manifest.runId} (split ${s.run.manifest.split}); error episodes are never drawn.`),
-        'Share (%) of the sampled trajectories the trajectory itself shows the cause for; a trajectory can have several tags. The paper\'s categories need a person: `react-repro report RUNS --label-sheet FILE`, label, then `--labels FILE`.',
+        'Share (%) of the sampled trajectories the trajectory itself shows the cause for; a trajectory can have several tags. The categories need a person: `react-repro report RUNS --label-sheet FILE`, label, then `--labels FILE`.',
       ],
-    };
+    }];
   });
 }
 
-/** Table 2 from a person's labels, per benchmark, with the paper's numbers (class A anchors) beside ours. */
-export function labelledTables(runs: readonly RunView[], labels: readonly LabelRow[], titleOf: TitleOf): { tables: ReportTable[]; notes: string[] } {
+/**
+ * Table 2 from a person's labels, per benchmark, with the published shares (class-A anchors with metric
+ * "error_share" and the category as subset) beside ours; no paper column where the anchors have none.
+ */
+export function labelledTables(runs: readonly RunView[], labels: readonly LabelRow[], analysisOf: AnalysisLookup, titleOf: TitleOf): { tables: ReportTable[]; notes: string[] } {
   const byId = new Map(runs.map((r) => [r.manifest.runId, r]));
-  const known = labels.filter((l) => byId.has(l.run));
   const notes: string[] = [];
-  const unknown = labels.length - known.length;
-  if (unknown) notes.push(`${unknown} label row(s) name runs that are not in this report (${[...new Set(labels.filter((l) => !byId.has(l.run)).map((l) => l.run))].slice(0, 5).join(', ')}); they are not counted.`);
+  const unknown = labels.filter((l) => !byId.has(l.run));
+  if (unknown.length) notes.push(`${unknown.length} label row(s) name runs that are not in this report (${[...new Set(unknown.map((l) => l.run))].slice(0, 5).join(', ')}); they are not counted.`);
+  const present = labels.filter((l) => byId.has(l.run));
+  const unanalysed = present.filter((l) => !analysisOf(byId.get(l.run)!.manifest.task));
+  if (unanalysed.length) notes.push(`${unanalysed.length} label row(s) name runs of ${[...new Set(unanalysed.map((l) => titleOf(byId.get(l.run)!.manifest.task)))].join(', ')}, which declares no error analysis; they are not counted.`);
+  const known = present.filter((l) => analysisOf(byId.get(l.run)!.manifest.task));
   const book = reportAnchors();
   const benchmarks = [...new Set(known.map((l) => byId.get(l.run)!.manifest.task))];
   const tables = benchmarks.map((b) => {
+    const analysis = analysisOf(b)!;
     const rows = known.filter((l) => byId.get(l.run)!.manifest.task === b);
+    checkLabels(rows, analysis.categories, titleOf(b));
     const labelled = [...new Set(rows.map((l) => l.run))].map((id) => byId.get(id)!);
     const names = groupNames(labelled);
     const methodOfGroup = new Map(labelled.map((r) => [names.get(r.manifest.runId)!, r.manifest.method]));
     const renamed = rows.map((l) => ({ ...l, method: names.get(l.run)! }));
-    const paper = (group: string, cat: Category) => book.pick({ benchmark: b, method: methodOfGroup.get(group) ?? group, metric: 'error_share', subset: cat })?.value ?? null;
-    // The paper's order (ReAct, then CoT), then any other method.
+    // The benchmark's order of methods (the paper's: ReAct, then CoT), then any other method.
     const rank = (group: string) => {
-      const i = DEFAULT_LABEL_METHODS.indexOf(methodOfGroup.get(group) ?? '');
-      return i < 0 ? DEFAULT_LABEL_METHODS.length : i;
+      const i = analysis.methods.indexOf(methodOfGroup.get(group) ?? '');
+      return i < 0 ? analysis.methods.length : i;
     };
-    const groups = [...new Set(renamed.map((l) => l.method))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-    const t = table2FromLabels(renamed, paper, groups);
+    const groups = [...new Set(renamed.map((l) => l.method))].sort((x, y) => rank(x) - rank(y) || x.localeCompare(y));
+    const query = (group: string, category: string) => ({ benchmark: b, method: methodOfGroup.get(group) ?? group, metric: 'error_share', subset: category });
+    const published = groups.some((g) => analysis.categories.some((c) => book.candidates(query(g, c.key)).length > 0));
+    const shown: Anchor[] = [];
+    const paper = (group: string, category: string) => {
+      const a = book.pick(query(group, category));
+      if (a) shown.push(a);
+      return a?.value ?? null;
+    };
+    const t = table2FromLabels(renamed, analysis.categories, published ? paper : null, groups);
     const splitNotes = labelled.map((r) => `${names.get(r.manifest.runId)}: run ${r.manifest.runId}, split ${r.manifest.split}, model ${r.manifest.model}.`);
+    const citations = [...new Set(shown.map((a) => `${anchorCitation(a)} (${a.model})`))];
+    const paperNote = published
+      ? `Paper: ${citations.join('; ')}.`
+      : `The anchors file has no published Table 2 shares for ${titleOf(b)}: no paper column.`;
     return {
       ...t,
       id: `table2-${b}`,
       title: `Table 2: error analysis, ${titleOf(b)} (labelled)`,
-      notes: [...t.notes.slice(0, -1), ...splitNotes, b === 'hotpotqa' ? "Shares are of the labelled correct (success) or incorrect (failure) trajectories. Paper: Table 2 (PaLM-540B, HotpotQA), Yao et al." : 'Shares are of the labelled correct (success) or incorrect (failure) trajectories. The paper analysed HotpotQA only: no paper column here.'],
+      notes: [...t.notes.slice(0, -1), ...splitNotes, t.notes.at(-1)!, paperNote],
     };
   });
   return { tables, notes };
 }
-

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { CompletionModel, CompletionRequest } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
+import { derivedMethodOf } from './combination-run.js';
 import { EPISODES_FILE, loadEpisodes } from './run-log.js';
 import { planEpisodes, resumeDir, type PriceInfo, type RunDeps } from './execute.js';
 import { estimatePromptTokens, formatUsd } from './budget.js';
@@ -88,6 +89,16 @@ export async function planDryRun(settings: Settings, deps: RunDeps): Promise<Dry
   const plan = planEpisodes(settings, deps);
   const bench = plan.benchmark;
   const methodName = String(settings.method ?? bench.defaultMethod);
+  const derived = derivedMethodOf(settings, deps);
+  if (derived) {
+    // A combination makes no model call of its own: it runs (or reuses) its base runs, planned as theirs.
+    return {
+      task: bench.name, method: methodName, split: plan.split, splitDescription: plan.splitDescription,
+      planned: plan.indices.length, recorded: null, toRun: [], firstPromptTokens: 0, firstCompletionTokensMax: 0,
+      unbuilt: 0, turnLimit: null, prices: null,
+      notes: [`computed from its base runs (${derived.derived.bases.join(', ')}) with no model calls of its own; a base run not yet made runs first, at the cost its own dry run shows`],
+    };
+  }
   const method = bench.createMethod(methodName, settings);
   const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? [];
 

@@ -203,8 +203,13 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchma
   return { benchmark, split, splitDescription, selection, shard, indices };
 }
 
-/** Model description fields that do not change what the model computes (limits, cache, retries). */
-const OPERATIONAL_MODEL_KEY = /cache|rpm|tpm|rate|retr|timeout|concurren|limit|price|pricing|cost|balanc|stats|endpoint|url|apikey|path|loaded/i;
+/**
+ * Model and environment description fields that do not change what a run computes (limits, cache,
+ * retries, where the server is, our User-Agent, page checks) or that change between server restarts
+ * without changing the items (WebShop's goals check: its price clauses are redrawn at every start).
+ * They stay in the manifest; they are not part of the run's identity, so such a run still resumes.
+ */
+const OPERATIONAL_MODEL_KEY = /cache|rpm|tpm|rate|retr|timeout|concurren|limit|price|pricing|cost|balanc|stats|endpoint|url|apikey|path|loaded|attempt|agent|check|^goals$/i;
 
 export function filterIdentity(desc: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -3,7 +3,7 @@
 // retries of model and environment requests, so an outage is visible long before the run ends. The
 // score is the one every view shows (src/report/numbers.ts: exact sum, one rounding), so the progress
 // line, the summary and the report agree.
-import { formatScore, meanPercent } from '../report/numbers.js';
+import { formatScore, meanPercent } from '../util/numbers.js';
 
 export interface ProgressState {
   done: number;

@@ -1,7 +1,8 @@
 // The run log: the one module that writes and reads a run folder, results/<run-id>/{manifest.json,
 // episodes.jsonl, summary.csv}. Schema 2 (RUN_LOG_SCHEMA): records keyed by `idx` with a `metrics`
 // object; schema-1 records (HotpotQA/FEVER runs of 0.1: question_idx, question, em, f1) are upgraded
-// on read, so old runs still report and resume.
+// on read, so old runs still report (a schema-1 run cannot be resumed: its identity names the
+// environment differently; start it again, its completions come from the cache).
 // episodes.jsonl is append-only: each finished episode is one line, written and fsync'ed before the
 // next one, and the latest line per question_idx wins (so --retry-errors appends a replacement rather
 // than rewriting the file). A kill -9 can leave at most a partial last line: opening the store drops it.

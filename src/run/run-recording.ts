@@ -74,20 +74,6 @@ export type RecordingLine = SessionLine | EnvLine | LlmLine | EndLine;
 
 const tokenUsage = (u: TokenUsage): TokenUsage => ({ promptTokens: u.promptTokens, completionTokens: u.completionTokens, totalTokens: u.totalTokens });
 
-/**
- * The api string the completion cache puts into its keys for this model (src/llm/index.ts
- * createCompletionModel): the OpenAI api mode, or llama;sha256=<GGUF sha256>[;seed=N].
- * WORKAROUND (contract gap): CachedCompletionModel keeps its api private; a public
- * `CachedCompletionModel.keyOf(req)` would make this mirror unnecessary.
- */
-export function cacheApiOf(modelDescription: Record<string, unknown>, settings: Settings): string {
-  const backend = String(modelDescription.backend ?? '');
-  if (backend.startsWith('llama')) {
-    const seed = settings.llmSeed;
-    return `llama;sha256=${String(modelDescription.sha256 ?? '')}` + (seed !== undefined && seed !== null ? `;seed=${seed}` : '');
-  }
-  return String(modelDescription.api ?? 'completions');
-}
 
 export interface RecorderOptions {
   model: CompletionModel;
@@ -108,7 +94,8 @@ export class RunRecorder {
     private readonly o: RecorderOptions,
   ) {
     this.session = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-    this.api = cacheApiOf(o.model.describe(), o.settings);
+    // The model's own cache-key api (src/llm/cache.ts); an uncached test double has none.
+    this.api = o.model.cacheApi ?? String(o.model.describe().api ?? 'completions');
     try {
       // a recording cut mid-line by kill -9 would glue its torn tail to our first line
       truncateTornTail(file);

@@ -5,7 +5,7 @@
 // summary, the progress line and every report format show the same digits (issue 10).
 import { stringify } from 'csv-stringify/sync';
 import type { EpisodeRecord } from './record.js';
-import { metricScore } from '../report/numbers.js';
+import { metricScore } from '../util/numbers.js';
 import { spentOf } from './record.js';
 
 export interface RunMeta {

@@ -52,7 +52,6 @@ async function episode(m: CompletionModel): Promise<EpisodeRecord> {
   await ledger.llm('Question: q7\nThought 1:', ['\nObservation 1:']);
   await ledger.complete({ prompt: 'Question: q7\nThought:', stop: ['\n'], maxTokens: 100, temperature: 0.7, topP: 1, n: 3, frequencyPenalty: 0, presencePenalty: 0 });
   const result = { answer: 'a', traj: 't', steps: [], n_calls: ledger.calls, n_badcalls: 0, usage: ledger.usage, costUsd: ledger.costUsd };
-  expect(ledger.spentUsage).toEqual(stats.usage!.spent);
   return recordFromResult(item, result, { em: 1, f1: 1 }, 1, stats);
 }
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ANCHORS_FILE, anchorCitation, classAAnchors, loadAnchors, parseAnchors, publishedElsewhere } from '../../src/report/anchors.js';
 import { UserError } from '../../src/errors.js';
-import { percent } from '../../src/report/numbers.js';
+import { percent } from '../../src/util/numbers.js';
 
 const set = loadAnchors();
 const byId = (id: string) => {

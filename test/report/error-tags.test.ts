@@ -1,68 +1,40 @@
-// Table 2 pieces on crafted trajectories: automatic tags, the seeded 50 + 50 sample, the labels CSV
-// round trip, and the table rebuilt from labels beside the paper's numbers.
+// Table 2's generic pieces on crafted records: the seeded 50 + 50 sample (correct as the caller's
+// isCorrect says), the labels CSV round trip, the category check, and the table rebuilt from labels
+// beside the paper's numbers. (HotpotQA/FEVER's tags and categories: test/benchmarks/qa/error-analysis.test.ts.)
 import { describe, expect, it } from 'vitest';
 import {
-  autoTags, labelsToCsv, parseLabelsCsv, sampleForAnalysis, seededShuffle, table2FromLabels, type LabelRow, type TaggableRecord,
+  checkLabels, labelsToCsv, parseLabelsCsv, sampleForAnalysis, seededShuffle, table2FromLabels, type LabelRow, type SampledRecord,
 } from '../../src/report/error-tags.js';
 import { classAAnchors, loadAnchors } from '../../src/report/anchors.js';
 import { UserError } from '../../src/errors.js';
+import { QA_CATEGORIES } from '../../src/benchmarks/qa/report/error-analysis.js';
 
-const rec = (over: Partial<TaggableRecord> & { steps?: { action: string; observation: string }[] }): TaggableRecord => ({
-  idx: 0, metrics: { em: 0, f1: 0 }, steps: [], error: null, ...over,
-});
-const step = (action: string, observation: string) => ({ action, observation });
-
-describe('autoTags', () => {
-  it('search found nothing useful: every search observed "Could not find"', () => {
-    const r = rec({
-      steps: [
-        step('search[Colorado orogeny eastern sector]', "Could not find Colorado orogeny eastern sector. Similar: ['Colorado orogeny']."),
-        step('lookup[eastern]', 'No more results.\n'),
-        step('search[High Plains elevation]', 'Could not find High Plains elevation. Similar: [].'),
-        step('finish[unknown]', 'Episode finished, reward = 0\n'),
-      ],
-    });
-    expect(autoTags(r)).toEqual(['search-not-found']);
-    // One useful search is enough to clear it; no search at all never sets it.
-    expect(autoTags(rec({ steps: [step('search[A]', 'Could not find A.'), step('search[B]', 'B is a letter.')] }))).toEqual([]);
-    expect(autoTags(rec({ steps: [step('finish[yes]', 'Episode finished, reward = 0\n')] }))).toEqual([]);
-  });
-
-  it('repeated identical actions: twice in a row or three times in all', () => {
-    expect(autoTags(rec({ steps: [step('search[X]', 'x'), step('Search[X] ', 'x')] }))).toEqual(['repeated-action']);
-    expect(autoTags(rec({ steps: [step('go to desk 1', 'a'), step('go to shelf 1', 'b'), step('go to desk 1', 'a'), step('look', 'c'), step('go to desk 1', 'a')] }))).toEqual(['repeated-action']);
-    expect(autoTags(rec({ steps: [step('go to desk 1', 'a'), step('go to shelf 1', 'b'), step('go to desk 1', 'a')] }))).toEqual([]);
-  });
-
-  it('no answer within the step limit, and label ambiguity (F1 > 0, EM 0)', () => {
-    expect(autoTags(rec({ forced_finish: true }))).toEqual(['step-limit']);
-    expect(autoTags(rec({ forced_finish: false }))).toEqual([]);
-    expect(autoTags(rec({ metrics: { em: 0, f1: 0.5 } }))).toEqual(['label-ambiguity']);
-    expect(autoTags(rec({ metrics: { em: 1, f1: 1 } }))).toEqual([]);
-    expect(autoTags(rec({ metrics: { success: 0 } }))).toEqual([]);
-    const all = rec({
-      metrics: { em: 0, f1: 0.4 }, forced_finish: true,
-      steps: [step('search[A]', 'Could not find A.'), step('search[A]', 'Could not find A.')],
-    });
-    expect(autoTags(all)).toEqual(['search-not-found', 'repeated-action', 'step-limit', 'label-ambiguity']);
-  });
-});
+const rec = (over: Partial<SampledRecord>): SampledRecord => ({ idx: 0, metrics: { em: 0, f1: 0 }, steps: [], error: null, ...over });
+const emIsOne = (r: SampledRecord) => r.metrics.em === 1;
 
 describe('sampleForAnalysis', () => {
   const records = Array.from({ length: 300 }, (_, i) => rec({ idx: i, metrics: { em: i % 3 === 0 ? 1 : 0, f1: 0 }, error: i % 50 === 7 ? { source: 'llm', message: 'x' } : null }));
 
   it('draws 50 correct and 50 incorrect, seeded, in item order, never an error episode', () => {
-    const s = sampleForAnalysis(records, { primary: 'em' });
+    const s = sampleForAnalysis(records, { isCorrect: emIsOne });
     expect(s.correct).toHaveLength(50);
     expect(s.incorrect).toHaveLength(50);
     expect(s.available).toEqual({ correct: 98, incorrect: 196 }); // 2 of the 6 error episodes had em 1
     expect(s.correct.every((r) => r.metrics.em === 1 && !r.error)).toBe(true);
     expect(s.incorrect.every((r) => r.metrics.em === 0 && !r.error)).toBe(true);
     expect(s.correct.map((r) => r.idx)).toEqual([...s.correct.map((r) => r.idx)].sort((a, b) => a - b));
-    expect(sampleForAnalysis(records, { primary: 'em' })).toEqual(s);
-    expect(sampleForAnalysis(records, { primary: 'em', seed: 1 }).correct.map((r) => r.idx)).not.toEqual(s.correct.map((r) => r.idx));
+    expect(sampleForAnalysis(records, { isCorrect: emIsOne })).toEqual(s);
+    expect(sampleForAnalysis(records, { isCorrect: emIsOne, seed: 1 }).correct.map((r) => r.idx)).not.toEqual(s.correct.map((r) => r.idx));
     // Fewer than 50 available: all of them.
-    expect(sampleForAnalysis(records.slice(0, 30), { primary: 'em' }).correct).toHaveLength(10);
+    expect(sampleForAnalysis(records.slice(0, 30), { isCorrect: emIsOne }).correct).toHaveLength(10);
+  });
+
+  it('correct is what the caller says: a partial score is incorrect under "full marks"', () => {
+    const scores = [1, 0.75, 0, 0.5, 1, 0.1];
+    const shop = scores.map((score, idx) => rec({ idx, metrics: { score, success: score === 1 ? 1 : 0 } }));
+    const s = sampleForAnalysis(shop, { isCorrect: (r) => r.metrics.score === 1 });
+    expect(s.correct.map((r) => r.idx)).toEqual([0, 4]);
+    expect(s.incorrect.map((r) => r.idx)).toEqual([1, 2, 3, 5]);
   });
 
   it('seededShuffle is a permutation', () => {
@@ -80,22 +52,37 @@ describe('labels CSV', () => {
     { run: 'cot-hotpotqa-bbbb', method: 'cot', idx: 5388, outcome: 'incorrect', label: '', auto_tags: ['label-ambiguity'], note: '' },
   ];
 
-  it('round-trips, quotes, commas and newlines included', () => {
+  it('round-trips, quotes, commas and newlines included; each row knows its file and line', () => {
     const csv = labelsToCsv(rows);
     expect(csv.split('\n')[0]).toBe('run,method,idx,outcome,label,auto_tags,note');
-    expect(parseLabelsCsv(csv, 'labels.csv')).toEqual(rows);
+    // The note of row 2 spans two lines, so row 3 starts on line 5.
+    const at = ['labels.csv:2', 'labels.csv:3', 'labels.csv:5'];
+    expect(parseLabelsCsv(csv, 'labels.csv')).toEqual(rows.map((r, i) => ({ ...r, at: at[i] })));
     // A spreadsheet's CRLF line ends and BOM read the same.
-    expect(parseLabelsCsv('\ufeff' + csv.replace(/\n(?=react-|cot-|$)/g, '\r\n'), 'labels.csv')).toEqual(rows);
+    expect(parseLabelsCsv('\ufeff' + csv.replace(/\n(?=react-|cot-|$)/g, '\r\n'), 'labels.csv')).toEqual(rows.map((r, i) => ({ ...r, at: at[i] })));
   });
 
   it('says which line and field is wrong', () => {
     const csv = labelsToCsv(rows);
-    expect(() => parseLabelsCsv(csv.replace('failure_search_result_error', 'failure_typo'), 'labels.csv')).toThrow(UserError);
-    expect(() => parseLabelsCsv(csv.replace('failure_search_result_error', 'failure_typo'), 'labels.csv')).toThrow(/^labels\.csv:3: label: expected one of/);
+    expect(() => parseLabelsCsv(csv.replace('failure_search_result_error', 'search error'), 'labels.csv')).toThrow(UserError);
+    expect(() => parseLabelsCsv(csv.replace('failure_search_result_error', 'search error'), 'labels.csv')).toThrow('labels.csv:3: label: expected a category (success_… for a correct trajectory, failure_… for an incorrect one) or empty, got "search error"');
     expect(() => parseLabelsCsv(csv.replace('success_true_positive', 'failure_hallucination'), 'labels.csv')).toThrow('labels.csv:2: label: failure_hallucination does not fit a correct trajectory');
     expect(() => parseLabelsCsv(csv.replace(',3687,', ',x1,'), 'labels.csv')).toThrow('labels.csv:2: idx: expected a non-negative integer, got "x1"');
     expect(() => parseLabelsCsv('run,method\n', 'labels.csv')).toThrow('labels.csv:1: expected the header');
     expect(() => parseLabelsCsv(`${csv}a,b,1,correct,,"open`, 'labels.csv')).toThrow(/a quoted field is not closed/);
+  });
+});
+
+describe('checkLabels', () => {
+  it("names the file and line of a label that is not one of the benchmark's categories", () => {
+    const csv = labelsToCsv([
+      { run: 'r', method: 'react', idx: 1, outcome: 'correct', label: 'success_true_positive', auto_tags: [], note: '' },
+      { run: 'r', method: 'react', idx: 2, outcome: 'incorrect', label: 'failure_typo', auto_tags: [], note: '' },
+    ]);
+    const parsed = parseLabelsCsv(csv, 'labels.csv');
+    expect(() => checkLabels(parsed.slice(0, 1), QA_CATEGORIES, 'HotpotQA')).not.toThrow();
+    expect(() => checkLabels(parsed, QA_CATEGORIES, 'HotpotQA')).toThrow(UserError);
+    expect(() => checkLabels(parsed, QA_CATEGORIES, 'HotpotQA')).toThrow(/^labels\.csv:3: label: expected one of success_true_positive, .*failure_label_ambiguity \(HotpotQA\) or empty, got "failure_typo"$/);
   });
 });
 
@@ -112,12 +99,20 @@ describe('table2FromLabels', () => {
       ...mk('react', 'incorrect', 'failure_label_ambiguity', 15), ...mk('react', 'incorrect', '', 3),
       ...mk('cot', 'correct', 'success_true_positive', 1),
     ];
-    const t = table2FromLabels(rows, paper, ['react', 'cot']);
+    const t = table2FromLabels(rows, QA_CATEGORIES, paper, ['react', 'cot']);
+    expect(t.rows.map((r) => r.label)).toEqual(QA_CATEGORIES.map((c) => c.label));
     const row = (label: string) => t.rows.find((r) => r.label.startsWith(label))!.cells;
     expect(row('Success: true positive')).toMatchObject({ react_ours: 94, react_n: '47/50', react_paper: 94, cot_ours: 100, cot_n: '1/1', cot_paper: 86 });
     expect(row('Failure: reasoning error')).toMatchObject({ react_ours: 42.6, react_n: '20/47', react_paper: 47 });
     expect(row('Failure: search result error')).toMatchObject({ react_ours: 25.5, cot_ours: null, cot_n: '0/0', cot_paper: null });
     expect(row('Failure: hallucination')).toMatchObject({ react_ours: 0, react_paper: 0, cot_paper: 56 });
     expect(t.notes[0]).toBe('react: 97 of 100 sampled trajectories labelled (50 correct, 50 incorrect).');
+  });
+
+  it('has no paper columns when there are no published figures', () => {
+    const rows: LabelRow[] = [{ run: 'r', method: 'react', idx: 0, outcome: 'incorrect', label: 'failure_hallucination', auto_tags: [], note: '' }];
+    const t = table2FromLabels(rows, QA_CATEGORIES, null);
+    expect(t.columns.map((c) => c.key)).toEqual(['react_ours', 'react_n']);
+    expect(t.rows.find((r) => r.label === 'Failure: hallucination')!.cells).toEqual({ react_ours: 100, react_n: '1/1' });
   });
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   differencePercent, formatDelta, formatInterval, formatP, formatScore, meanPercent, metricScore, percent, roundHalfAway,
-} from '../../src/report/numbers.js';
+} from '../../src/util/numbers.js';
 
 const fixture = JSON.parse(
   fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/report/stats.json'), 'utf8'),

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import {
   bootstrapMeanCI, bootstrapSums, mcnemarExactP, mulberry32, pairByItem, pairedComparison, percentileRanks, seedFromText,
 } from '../../src/report/stats.js';
-import { formatScore, percent } from '../../src/report/numbers.js';
+import { formatScore, percent } from '../../src/util/numbers.js';
 
 interface ExactCase { name: string; values: number[]; support: { sum: number; p: number; cdf: number }[]; p_two_sided: number }
 const fixture = JSON.parse(

@@ -172,3 +172,14 @@ describe('executeRun', () => {
     await expect(executeRun({ ...base(), limit: 1, apiKeyEnv: 'sk-test-SECRET-123' }, leaky, io)).rejects.toThrow(/secret/);
   });
 });
+
+describe('run identity', () => {
+  it('leaves out what changes between server restarts or versions without changing the items', async () => {
+    const { filterIdentity } = await import('../../src/run/execute.js');
+    // WebShop's goals check (price clauses redrawn at every site start) and live Wikipedia's User-Agent/page check.
+    const web = { backend: 'webshop-site', goalsMode: 'check', serverErrors: 'observe', goals: { checked: 100, instructionsSha256: 'x' } };
+    expect(filterIdentity(web)).toEqual({ backend: 'webshop-site', goalsMode: 'check', serverErrors: 'observe' });
+    const wiki = { kind: 'live', userAgent: 'react-repro/0.1.0', pageCheck: 'rule', attempts: 10, parser: 'bs4', env: { cleanStrErrors: 'keep' } };
+    expect(filterIdentity(wiki)).toEqual({ kind: 'live', parser: 'bs4', env: { cleanStrErrors: 'keep' } });
+  });
+});

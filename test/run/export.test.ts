@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunManifest } from '../../src/run/manifest.js';
 import type { EpisodeRecord } from '../../src/run/record.js';
 import type { RunView } from '../../src/report/model.js';
-import { finetuneExample, finetuneLines, flatEpisode, flatLines, loadRunsForExport, runFoldersOf, selectRuns, trajectoryText } from '../../src/run/export.js';
+import { finetuneExample, finetuneLines, flatEpisode, flatLines, loadRunsForExport, trajectoryText } from '../../src/report/export.js';
+import { selectRuns } from '../../src/report/grouping.js';
+import { runFolders } from '../../src/report/load.js';
 
 function record(idx: number, over: Partial<EpisodeRecord> = {}): EpisodeRecord {
   return {
@@ -154,13 +156,11 @@ describe('which runs', () => {
     const s2 = run('x-s2of2', [record(1)], { shard: '2/2' });
     const merged = run('x', [record(0), record(1)], { kind: 'merge', sources: [{ runId: 'x-s1of2' }, { runId: 'x-s2of2' }] });
     const copy = { ...run('y', [record(2)]), dir: '/elsewhere/y' };
+    // The same choice as the report's (src/report/grouping.ts): a copy counts once, a merge replaces its shards.
     const { runs, notes } = selectRuns([s1, s2, merged, run('y', [record(2)]), copy]);
     expect(runs.map((r) => r.manifest.runId)).toEqual(['x', 'y']);
-    expect(notes).toEqual([
-      '/elsewhere/y: the same run as /r/y (run y); exported once',
-      'x-s1of2: a shard of a merged run that is exported; left out',
-      'x-s2of2: a shard of a merged run that is exported; left out',
-    ]);
+    expect(notes.join('\n')).toMatch(/Run y is in 2 folders/);
+    expect(notes.join('\n')).toMatch(/Merged run x supersedes its 2 shard run\(s\) \(x-s1of2, x-s2of2\)/);
   });
 
   it('reads run folders or a folder of them', () => {
@@ -170,10 +170,10 @@ describe('which runs', () => {
       fs.writeFileSync(path.join(results, id, 'manifest.json'), JSON.stringify({ ...run(id, [record(0)]).manifest, indices: [0] }));
       fs.writeFileSync(path.join(results, id, 'episodes.jsonl'), JSON.stringify(record(0)) + '\n');
     }
-    expect(runFoldersOf([results], 'export')).toEqual([path.join(results, 'a'), path.join(results, 'b')]);
+    expect(runFolders([results], 'export')).toEqual([path.join(results, 'a'), path.join(results, 'b')]);
     const { runs } = loadRunsForExport([results, path.join(results, 'a')], 'export');
     expect(runs.map((r) => r.manifest.runId)).toEqual(['a', 'b']);
-    expect(() => runFoldersOf([path.join(tmp, 'nope')], 'export')).toThrow(`export: ${path.join(tmp, 'nope')} is not a folder`);
-    expect(() => runFoldersOf([tmp + '/results/a/..', tmp], 'export')).toThrow(`export: ${tmp} holds no runs`);
+    expect(() => runFolders([path.join(tmp, 'nope')], 'export')).toThrow(`export: ${path.join(tmp, 'nope')} is not a folder`);
+    expect(() => runFolders([tmp + '/results/a/..', tmp], 'export')).toThrow(`export: ${tmp} holds no runs`);
   });
 });

@@ -58,16 +58,6 @@ function shape(check: (v: Json) => string | undefined): (v: unknown) => string |
   };
 }
 
-/**
- * The HTTP status of a final non-2xx answer, read from the shared helper's message ("... answered HTTP
- * 404 for ..."). LOCAL WORKAROUND: the helper's InfraError carries no status field yet.
- */
-export function httpStatusOf(e: unknown): number | undefined {
-  if (!(e instanceof InfraError)) return undefined;
-  const m = / answered HTTP (\d{3}) for /.exec(e.message);
-  return m ? Number(m[1]) : undefined;
-}
-
 export class AlfworldClient {
   readonly origin: string;
   private readonly prefix: string;
@@ -109,12 +99,13 @@ export class AlfworldClient {
     });
     const v = res.json;
     if ('error' in v) {
-      throw new InfraError(`${SERVICE} at ${this.shownUrl}: ${method} ${route} answered an error: ${String(v.error)}`, 'env');
+      // The server answered (status 200): the env id is in a known state and may be reused.
+      throw new InfraError(`${SERVICE} at ${this.shownUrl}: ${method} ${route} answered an error: ${String(v.error)}`, 'env', { status: res.status });
     }
     return v as T;
   }
 
-  /** POST /create: one environment id per episode. A repeated create only leaks an id, so it is retried. */
+  /** POST /create: a new environment id (env-pool.ts reuses ids). A repeated create only leaks an id, so it is retried. */
   create(signal?: AbortSignal): Promise<{ id: number }> {
     return this.call<{ id: number }>('POST', '/create', {}, (v) => (Number.isInteger(v.id) ? undefined : 'no integer "id"'), signal);
   }
@@ -165,7 +156,7 @@ export class AlfworldClient {
       });
       return 'closed';
     } catch (e) {
-      const s = httpStatusOf(e);
+      const s = e instanceof InfraError ? e.status : undefined;
       return s === 404 || s === 405 ? 'absent' : 'failed';
     }
   }
@@ -175,7 +166,7 @@ export class AlfworldClient {
     try {
       return await this.call<Json>('GET', '/info', undefined, () => undefined, signal, extra);
     } catch (e) {
-      if (httpStatusOf(e) === 404) return null;
+      if (e instanceof InfraError && e.status === 404) return null;
       throw e;
     }
   }

@@ -1,11 +1,13 @@
-// One ALFWorld episode over an agentenv-alfworld server: its own env id (POST /create), the game
-// loaded by the server's game id, the server's game name checked against the one expected, and the
-// observations as the notebook sees them (§8): used as they come from a server that already cleans
-// them (agentenv-alfworld, envs/alfworld/server.py), cleaned here for a server that sends raw text.
+// One ALFWorld episode over an agentenv-alfworld server: an env id of its own while it runs (borrowed
+// from the run's pool, env-pool.ts), the game loaded by the server's game id, the server's game name
+// checked against the one expected, and the observations as the notebook sees them (§8): used as they
+// come from a server that already cleans them (agentenv-alfworld, envs/alfworld/server.py), cleaned
+// here for a server that sends raw text.
 import type { Env, EnvCallOptions, ResetResult, StepResult } from '../../envs/types.js';
-import { FatalRunError } from '../../errors.js';
+import { FatalRunError, InfraError } from '../../errors.js';
 import type { Item } from '../types.js';
 import type { AlfworldClient } from './client.js';
+import type { EnvIdPool } from './env-pool.js';
 import { taskTypeOf } from './games.js';
 import { cleanOpening, processOb } from './prompt.js';
 
@@ -22,13 +24,19 @@ export interface GameRef {
 
 export interface AlfworldEnvOptions {
   obs: ObsMode;
-  /** Remembered per run: the server has no /close route (agentenv-alfworld), so stop sending it. */
-  closeState: { absent: boolean };
+  /** The run's env ids: the episode borrows one at reset and gives it back at close. */
+  pool: EnvIdPool;
+}
+
+/** The server answered (an {"error"} body, a status) or the game was wrong: the id's state is known. */
+function answered(e: unknown): boolean {
+  return e instanceof FatalRunError || (e instanceof InfraError && e.status !== undefined);
 }
 
 export class AlfworldEnv implements Env {
   private id: number | undefined;
-  private aborted = false;
+  /** A request on the id got no answer (timeout, dropped connection, abort): never reuse the id. */
+  private unsettled = false;
 
   constructor(
     private readonly client: AlfworldClient,
@@ -42,7 +50,7 @@ export class AlfworldEnv implements Env {
       throw new FatalRunError(`${listName} does not list game "${name}": it must hold every game the run plays, in the server's game-id order`);
     }
     try {
-      this.id ??= (await this.client.create(o.signal)).id;
+      this.id ??= await this.opts.pool.acquire(o.signal);
       const r = await this.client.reset(this.id, serverId, o.signal);
       // agentenv-alfworld calls the game's "<task dir>/<trial>" its task_type. A different game here
       // means the server's ids are in another order than --games: every result would be misfiled.
@@ -54,7 +62,7 @@ export class AlfworldEnv implements Env {
       const observation = this.opts.obs === 'raw' ? cleanOpening(r.observation) : r.observation;
       return { observation, info: { game: name, game_id: serverId, task_type: taskTypeOf(name) ?? null } };
     } catch (e) {
-      if (o.signal?.aborted) this.aborted = true;
+      if (!answered(e)) this.unsettled = true;
       throw e;
     }
   }
@@ -68,22 +76,18 @@ export class AlfworldEnv implements Env {
       // (the env's 50-step limit sets done too; alfworld issue 51).
       return { observation, reward: r.reward, done: r.done, info: { won: r.reward === 1 } };
     } catch (e) {
-      if (o.signal?.aborted) this.aborted = true;
+      if (!answered(e)) this.unsettled = true;
       throw e;
     }
   }
 
-  /** Frees the server's env (POST /close, where the route exists); never throws. */
+  /** Gives the env id back to the run's pool (or drops it when a request went unanswered); never throws. */
   async close(): Promise<void> {
     const id = this.id;
     this.id = undefined;
-    if (id === undefined || this.opts.closeState.absent) return;
-    const sent = this.client.close(id).then((r) => {
-      if (r === 'absent') this.opts.closeState.absent = true;
-    });
-    // After an abort the server may be hanging: send the close but do not wait for it, so an
-    // interrupted run stops at once.
-    if (!this.aborted) await sent;
+    if (id === undefined) return;
+    if (this.unsettled) this.opts.pool.discard(id);
+    else this.opts.pool.release(id);
   }
 }
 

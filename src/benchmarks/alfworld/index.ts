@@ -7,6 +7,7 @@ import { redactUrl } from '../../util/redact.js';
 import type { Benchmark, EnvHandle, EnvHooks, Item, Split } from '../types.js';
 import { AlfworldClient } from './client.js';
 import { AlfworldEnv, gameRef } from './env.js';
+import { EnvIdPool } from './env-pool.js';
 import { GAMES_FILE, OPENINGS_FILE, paperGameList, paperGoals, taskTypeOf } from './games.js';
 import { createAlfworldMethod, MAX_ACTIONS, observeAlfworld } from './loop.js';
 import { alfworldOptions, resolveEnvSettings, resolvePromptSet, type AlfworldEnvSettings } from './options.js';
@@ -31,10 +32,11 @@ function checkIndex(index: number): number {
 
 /** Builds the environment handle from validated settings (exported for tests with a test clock). */
 export function createAlfworldEnvHandle(s: AlfworldEnvSettings & { onRetry?: EnvHooks['onRetry'] }, client = new AlfworldClient({ baseUrl: s.envUrl, timeoutMs: s.timeoutMs, ...(s.onRetry ? { onRetry: s.onRetry } : {}) })): EnvHandle {
-  const closeState = { absent: false };
+  // Env ids are reused across episodes (env-pool.ts): agentenv-alfworld never frees an env.
+  const pool = new EnvIdPool(client);
   let serverInfo: Record<string, unknown> | null | undefined;
   return {
-    makeEnv: (item) => new AlfworldEnv(client, gameRef(item, s.gameList.ids, s.gameList.listName), { obs: s.obs, closeState }),
+    makeEnv: (item) => new AlfworldEnv(client, gameRef(item, s.gameList.ids, s.gameList.listName), { obs: s.obs, pool }),
     describe: () => ({
       kind: 'agentenv-alfworld HTTP',
       url: redactUrl(s.envUrl),
@@ -67,6 +69,8 @@ export function createAlfworldEnvHandle(s: AlfworldEnvSettings & { onRetry?: Env
         throw new UserError(`--alfworld-obs ${s.obs}: the server at ${client.shownUrl} sends ${info.observations} observations (use --alfworld-obs ${info.observations})`);
       }
     },
+    // The run is over: the pooled ids are closed where the server has /close (our server.py).
+    close: () => pool.close(),
   };
 }
 

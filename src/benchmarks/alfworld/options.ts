@@ -7,8 +7,10 @@ import type { ObsMode } from './env.js';
 
 export const DEFAULT_ENV_TIMEOUT_S = 120;
 
-// Defaults are applied in code, not declared: the core merges every benchmark's declared defaults
-// into every run's settings, and other benchmarks' manifests should not carry ALFWorld's.
+// Defaults are applied in code (the resolve* functions below), not declared. A run gets only its own
+// benchmark's declared defaults (runDefaults, src/run/deps.ts), so declaring them would be harmless,
+// but resolving in code also covers settings that never went through runDefaults (createEnv called
+// directly by the library API or tests).
 export const alfworldOptions = {
   'env-url': {
     type: 'string',
@@ -29,7 +31,8 @@ export const alfworldOptions = {
     type: 'string',
     describe: 'Exemplars i,j of the 3 per task type, shown in that order (default 1,0, the notebook\'s; Table 3 runs all 6 ordered pairs)',
   },
-  // Shared with other benchmarks, whose defaults differ: ours applies when it is absent.
+  // A generic name other benchmarks may declare too (the CLI lists the first declaration once, and
+  // each run gets its own benchmark's default): ALFWorld's applies in code when the flag is absent.
   'env-timeout': {
     type: 'number',
     describe: `Seconds per environment-server request before it counts as failed (ALFWorld: a reset loads a game, allow time) [ALFWorld default: ${DEFAULT_ENV_TIMEOUT_S}]`,

@@ -16,6 +16,7 @@ import { createWikiEnvHandle, usesSnapshot, WIKI_SNAPSHOT_FILE } from './wiki-en
 import { qaDerivedMethods } from './derived.js';
 import { buildTable1 } from './report/table1.js';
 import { buildSweepFigures } from './report/sweep.js';
+import { qaErrorAnalysis } from './report/error-analysis.js';
 
 export interface QaBenchmarkSpec {
   name: TaskName;
@@ -80,6 +81,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
       return mine.length ? [buildTable1(mine)] : [];
     },
     reportFigures: (runs) => buildSweepFigures(runs.filter((r) => r.manifest.task === spec.name)),
+    errorAnalysis: qaErrorAnalysis,
     ...(spec.startNotes ? { startNotes: spec.startNotes } : {}),
   };
 }

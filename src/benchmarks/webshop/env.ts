@@ -1,20 +1,24 @@
 // The notebook's webshopEnv over the WebShop Flask site (docs/protocol.md §9): one session per
 // episode. reset() fetches the start page; step() runs the session state machine (session.ts), builds
-// the URL as the notebook formats it, sends it as python-requests would (requests-url.ts), converts the
-// page (page-text.ts) and merges the page info into the session, as webshopEnv.step does.
+// the URL as the notebook formats it, sends it as python-requests would (src/util/python-requests-url.ts),
+// converts the page (page-text.ts) and merges the page info into the session, as webshopEnv.step does.
 // A refused action observes "Invalid action!" with reward 0 and done false (webshop_run's
-// `except AssertionError`); outages are InfraError('env') (site-http.ts), never observations.
+// `except AssertionError`); outages are InfraError('env') (src/envs/http/request.ts: backoff,
+// Retry-After, abort), never observations.
 import { FatalRunError, InfraError } from '../../errors.js';
+import { httpRequest, type RetryEvent } from '../../envs/http/request.js';
 import type { Env, EnvCallOptions, ResetResult, StepResult } from '../../envs/types.js';
 import type { Clock } from '../../llm/clock.js';
 import type { RetryPolicy } from '../../llm/retry.js';
+import { prepareRequestsUrl } from '../../util/python-requests-url.js';
 import { pageInstruction, pageText, WebshopRewardError } from './page-text.js';
-import { prepareRequestsUrl } from './requests-url.js';
 import { initialState, mergeInfo, notebookUrl, pyDictRepr, transition, type SessionState } from './session.js';
-import { getSitePage } from './site-http.js';
 import { checkGoal, type ExpectedGoal, type GoalsMode } from './goals.js';
 
 export const INVALID_ACTION = 'Invalid action!';
+export const SERVICE = 'WebShop site';
+/** Attempts for an HTTP 500 before it is taken as the site's answer to this request. */
+export const SERVER_ERROR_ATTEMPTS = 3;
 
 export interface WebshopSiteOptions {
   /** The notebook's WEBSHOP_URL: scheme, host, port and an optional path prefix, no trailing slash. */
@@ -24,6 +28,8 @@ export interface WebshopSiteOptions {
   retry?: Partial<RetryPolicy>;
   clock?: Clock;
   random?: () => number;
+  /** Each retry of a request (the run's progress line counts them). */
+  onRetry?: (e: RetryEvent) => void;
 }
 
 export interface WebshopEnvOptions extends WebshopSiteOptions {
@@ -46,18 +52,29 @@ export interface FetchedPage {
   cleanStrError?: string;
 }
 
-/** GET the notebook's URL for `state` and convert the page. */
+/**
+ * GET the notebook's URL for `state` as `requests.get(url).text` does, and convert the page. requests
+ * does not raise on a status, and the notebook converts whatever page comes back: a model-written query
+ * with "/", "#" or "?" no longer matches a route and the Flask site answers 404, whose text is the
+ * observation (docs/protocol.md §9; issue 9). Outages are retried (refused connections, timeouts, 429,
+ * 408, 5xx); a 500 that persists for SERVER_ERROR_ATTEMPTS attempts is the app raising on this URL
+ * (e.g. a query starting with "[" that literal_eval rejects): its page is observed, or with
+ * --webshop-server-errors fail the episode is an environment error.
+ */
 export async function fetchPage(opts: WebshopSiteOptions, state: SessionState, signal?: AbortSignal): Promise<FetchedPage> {
   const url = notebookUrl(opts.baseUrl, state);
   const { pathUrl } = prepareRequestsUrl(url);
-  const base = new URL(opts.baseUrl);
-  const page = await getSitePage(base, pathUrl, {
+  const page = await httpRequest(opts.baseUrl, pathUrl, {
+    service: SERVICE,
+    method: 'GET',
     timeoutMs: opts.timeoutMs,
-    serverErrors: opts.serverErrors,
-    retry: opts.retry,
-    signal,
-    clock: opts.clock,
-    random: opts.random,
+    acceptStatus: (status) => status < 500,
+    persistentStatus: { match: (status) => status === 500, attempts: SERVER_ERROR_ATTEMPTS, answer: opts.serverErrors === 'observe' },
+    ...(opts.retry ? { retry: opts.retry } : {}),
+    ...(signal ? { signal } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.random ? { random: opts.random } : {}),
+    ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
   });
   let converted: ReturnType<typeof pageText>;
   try {

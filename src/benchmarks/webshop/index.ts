@@ -14,7 +14,7 @@ import type { RunView } from '../../report/model.js';
 import { sha256 } from '../../util/hash.js';
 import { redactUrl } from '../../util/redact.js';
 import type { Benchmark, EnvHandle, EnvHooks, Item, Split } from '../types.js';
-import { fetchPage, WebshopEnv } from './env.js';
+import { fetchPage, WebshopEnv, type WebshopSiteOptions } from './env.js';
 import { checkGoal, describeTally, expectedGoals, GOALS_FILE, tallyGoals, type GoalCheck, type GoalTally } from './goals.js';
 import { WEBSHOP_CONTEXT_CHARS, WEBSHOP_MAX_TURNS, WEBSHOP_STEP_LIMIT, WEBSHOP_STOP, webshopLoop, webshopObserve } from './loop.js';
 import { resolveGoalsMode, resolveWebshopSettings, webshopOptions, type WebshopSettings } from './options.js';
@@ -80,9 +80,9 @@ const stderrWarn = (m: string) => process.stderr.write(`warning: ${m}\n`);
 /** The environment handle for validated settings (exported for tests with a virtual clock). */
 export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps = {}): EnvHandle {
   const onRetry = deps.onRetry;
-  const site = {
+  const site: WebshopSiteOptions = {
     baseUrl: s.baseUrl, timeoutMs: s.timeoutMs, serverErrors: s.serverErrors, retry: deps.retry, clock: deps.clock, random: deps.random,
-    ...(onRetry ? { onRetry: (e: { attempt: number; reason: string; delayMs: number }) => onRetry({ service: 'WebShop site', ...e }) } : {}),
+    ...(onRetry ? { onRetry } : {}),
   };
   const warn = deps.warn ?? stderrWarn;
   let goals: SiteGoalsCheck | null = null;

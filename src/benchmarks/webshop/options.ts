@@ -1,6 +1,8 @@
 // The flags WebShop adds to `run` and `env play`, and their validation (UserError naming the flag).
-// The timeout is --webshop-timeout, not --env-timeout: the CLI merges every benchmark's flags into one
-// table where the first declaration wins, and ALFWorld declares --env-timeout with its own default.
+// The timeout is --webshop-timeout, not --env-timeout: scripts use that name, and a flag two benchmarks
+// share is listed once in --help with the first declaration's text (ALFWorld's --env-timeout, "[ALFWorld
+// default: 120]"). Defaults do not mix: a run gets only its own benchmark's declared defaults
+// (runDefaults, src/run/deps.ts).
 import { UserError } from '../../errors.js';
 import type { OptionTable, Settings } from '../../options.js';
 import { GOALS_MODES, type GoalsMode } from './goals.js';

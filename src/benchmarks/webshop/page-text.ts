@@ -1,10 +1,10 @@
 // The notebook's webshop_text(): a WebShop page's HTML → the observation text (docs/protocol.md §9,
 // "The notebook's HTML→observation conversion"). It parses the page as BeautifulSoup's html.parser
-// does (src/envs/wikipedia/html-soup.ts), walks every text node in document order with its parent
+// does (src/util/bs4-html-parser.ts), walks every text node in document order with its parent
 // element, and writes buttons, option labels, product links and plain text with the notebook's
 // separators and its "first 3 products" and "skip the instruction" rules, then applies clean_str.
-import { parseSoup, type SoupElement } from '../../envs/wikipedia/html-soup.js';
-import { cleanStr } from '../../envs/wikipedia/clean-str.js';
+import { parseSoup, type SoupElement } from '../../util/bs4-html-parser.js';
+import { cleanStr } from '../../util/python-clean-str.js';
 
 export type PageType = 'init' | 'search' | 'item' | 'item_sub' | 'end';
 

@@ -12,7 +12,10 @@
 // - the page info (asins, option_types, reward) is merged into the session after each fetch and is
 //   only replaced when a page has some: an item page without options keeps the option_types of the
 //   last item page seen since the last search, so clicking one of those values is accepted.
-import { pyStrRepr } from '../../envs/wikipedia/python-repr.js';
+// - click[X] on a results page that listed no products is refused: the page info then has no 'asins',
+//   and the notebook asserts `button in self.sessions[session].get('asins', [])` (an AssertionError,
+//   "Invalid action!"; no KeyError, so no crash).
+import { pyStrRepr } from '../../util/python-repr.js';
 import type { PageInfo, PageType } from './page-text.js';
 
 export const SUB_PAGES = ['Description', 'Features', 'Reviews', 'Attributes'] as const;
@@ -125,7 +128,9 @@ export function transition(state: SessionState, action: string): Transition {
     return fetch({ ...s, page_type: 'item_sub', subpage: button });
   }
   if (page === 'search') {
-    if (!(s.asins ?? []).includes(button)) return refused(`${button} is not a product of this results page`);
+    // .get('asins', []): a page without products refuses every click, as the notebook does.
+    if (!s.asins) return refused('this results page has no products');
+    if (!s.asins.includes(button)) return refused(`${button} is not a product of this results page`);
     return fetch({ ...s, page_type: 'item', asin: button });
   }
   if (page === 'item') {

@@ -2,13 +2,13 @@
 // run.ts): publishable runs that anyone re-runs offline, byte for byte (issue 10).
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
+import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { UserError } from '../../errors.js';
 import { packBundle } from '../../run/bundle.js';
 import { runFromBundle } from '../../run/from-bundle.js';
-import { runFoldersOf } from '../../run/export.js';
+import { runFolders } from '../../report/load.js';
 import { allRunOptions } from '../../run/deps.js';
 import { givenFlags, kebabCase } from '../../run/options.js';
-import { Interrupt } from '../../run/runner.js';
 import type { RunIO } from '../../run/execute.js';
 import { readManifest } from '../../run/run-log.js';
 import { scoresText } from '../scores.js';
@@ -30,7 +30,7 @@ export const bundleCommand: CommandModule = {
       .example('$0 bundle results/hotpotqa-react-* --out react-hotpotqa.tar.gz', 'publish the ReAct runs on HotpotQA')
       .example('$0 run --from-bundle react-hotpotqa.tar.gz --results-dir rerun', 're-run them with no model and no environment server'),
   handler: (argv: ArgumentsCamelCase) => {
-    const dirs = runFoldersOf((argv.runs as string[]).map(String), 'bundle');
+    const dirs = runFolders((argv.runs as string[]).map(String), 'bundle');
     const r = packBundle(dirs, String(argv.out), argv.cachePath !== undefined ? { cachePath: String(argv.cachePath) } : {});
     const m = r.manifest;
     const episodes = m.runs.reduce((a, x) => a + x.episodes, 0);
@@ -61,20 +61,8 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
   const given = givenFlags(argv, allRunOptions());
   const extra = [...Object.keys(given).filter((k) => k !== 'resultsDir'), ...SESSION_FLAGS.filter((k) => argv[k] !== undefined)];
   if (extra.length) throw new UserError(`--from-bundle re-runs the bundle's runs with their recorded settings: it takes only --results-dir (not --${kebabCase(extra[0])})`);
-  const ac = new AbortController();
-  let stopping: 'SIGINT' | 'SIGTERM' | undefined;
-  const onSignal = (sig: 'SIGINT' | 'SIGTERM') => () => {
-    if (stopping) process.exit(sig === 'SIGTERM' ? 143 : 130);
-    stopping = sig;
-    process.stderr.write(`\nreact-repro: ${sig === 'SIGINT' ? 'interrupted' : 'terminated (SIGTERM)'}; stopping\n`);
-    ac.abort(new Interrupt(sig));
-  };
-  const onSigint = onSignal('SIGINT');
-  const onSigterm = onSignal('SIGTERM');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
-  try {
-    const io: RunIO = { progress: process.stderr, log: (l) => process.stderr.write(`react-repro: ${l}\n`), signal: ac.signal };
+  await withInterrupts(async (scope) => {
+    const io: RunIO = { progress: process.stderr, log: (l) => process.stderr.write(`react-repro: ${l}\n`), signal: scope.signal };
     const runs = await runFromBundle(file, typeof given.resultsDir === 'string' ? { resultsDir: given.resultsDir } : {}, io);
     for (const r of runs) {
       const s = r.summary;
@@ -83,11 +71,8 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
         process.stdout.write(`${r.runId}: re-ran ${plural(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${scores} -> ${r.dir}\n`);
       } else {
         process.stdout.write(`${r.runId}: ${s.n_done}/${s.n_planned} episodes re-run [${r.status}]; re-run the bundle into an empty --results-dir to compare -> ${r.dir}\n`);
-        process.exitCode = stopping === 'SIGTERM' ? 143 : 130;
+        process.exitCode = SIGNAL_EXIT[scope.stoppedBy() ?? 'SIGINT'];
       }
     }
-  } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
-  }
+  });
 }

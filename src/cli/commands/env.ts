@@ -6,10 +6,12 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
 import { defaultBenchmarkName, getBenchmark } from '../../benchmarks/registry.js';
 import type { Benchmark, ItemRefKey } from '../../benchmarks/types.js';
+import type { Env } from '../../envs/types.js';
 import type { Settings } from '../../options.js';
 import { allRunOptions, runDefaults } from '../../run/deps.js';
 import { givenFlags, withoutDefaults } from '../../run/options.js';
 import { yargsOptions } from '../yargs-options.js';
+import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 
 export interface PlayScript {
   id: string | number;
@@ -41,7 +43,7 @@ export function parseScripts(data: unknown, file: string, key: ItemRefKey): Play
 }
 
 /** Plays one script on a fresh environment; every action is stepped, with no step limit. */
-export async function playScript(bench: Benchmark, env: ReturnType<Awaited<ReturnType<Benchmark['createEnv']>>['makeEnv']>, script: PlayScript, signal?: AbortSignal): Promise<PlayStep[]> {
+export async function playScript(bench: Benchmark, env: Env, script: PlayScript, signal?: AbortSignal): Promise<PlayStep[]> {
   const steps: PlayStep[] = [];
   try {
     for (const action of script.actions) {
@@ -88,23 +90,22 @@ export const envCommand: CommandModule = {
           }
           const scripts = parseScripts(data, file, bench.itemRefKey);
           const items = scripts.map((s) => bench.itemByRef(s.ref)); // unknown items fail before any request
-          const ac = new AbortController();
-          const onSignal = () => ac.abort();
-          process.once('SIGINT', onSignal);
-          process.once('SIGTERM', onSignal);
-          const handle = await bench.createEnv(settings);
-          try {
-            await handle.check?.(ac.signal);
-            for (let i = 0; i < scripts.length; i++) {
-              const steps = await playScript(bench, handle.makeEnv(items[i]), scripts[i], ac.signal);
-              process.stdout.write(JSON.stringify({ id: scripts[i].id, steps }) + '\n');
+          await withInterrupts(async (scope) => {
+            const handle = await bench.createEnv(settings);
+            try {
+              await handle.check?.(scope.signal);
+              for (let i = 0; i < scripts.length; i++) {
+                const steps = await playScript(bench, handle.makeEnv(items[i]), scripts[i], scope.signal);
+                process.stdout.write(JSON.stringify({ id: scripts[i].id, steps }) + '\n');
+              }
+            } catch (e) {
+              const sig = scope.stoppedBy();
+              if (!sig) throw e;
+              process.exitCode = SIGNAL_EXIT[sig];
+            } finally {
+              await handle.close?.();
             }
-          } finally {
-            process.off('SIGINT', onSignal);
-            process.off('SIGTERM', onSignal);
-            await handle.close?.();
-          }
-          if (ac.signal.aborted) process.exitCode = 130;
+          });
         },
       })
       .demandCommand(1, 'Name an env command: play'),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
 import { defaultResultsDir } from '../../paths.js';
-import { FINETUNE_STYLES, finetuneLines, flatLines, loadRunsForExport, type FinetuneStyle } from '../../run/export.js';
+import { FINETUNE_STYLES, finetuneLines, flatLines, loadRunsForExport, type FinetuneStyle } from '../../report/export.js';
 import { writeFileAtomic } from '../../run/run-log.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -15,8 +15,9 @@ import { writeFileAtomic } from '../../run/run-log.js';
 import { defaultResultsDir } from '../../paths.js';
 import { buildReport, type ReportContent, type ReportOptions } from '../../report/build.js';
 import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
+import type { Benchmark } from '../../benchmarks/types.js';
 import { labelsToCsv, parseLabelsCsv } from '../../report/error-tags.js';
-import { DEFAULT_LABEL_METHODS, labelSheetRows, sampleRuns } from '../../report/table2.js';
+import { analysisLookup, labelSheetRows, sampleRuns, unanalysedBenchmarks } from '../../report/table2.js';
 import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
 
@@ -78,19 +79,26 @@ export function renderReport(args: string[], format: string, opts: ReportOptions
 }
 
 /**
- * Writes the Table 2 label sheet: every run of the analysed methods, 50 correct and 50 incorrect
- * trajectories each (seeded), with automatic tags and empty label and note columns. Refuses to
- * overwrite a file (it may hold a person's labels). Returns a one-line summary.
+ * Writes the Table 2 label sheet: every run of the analysed methods (--label-methods, else each
+ * benchmark's own), 50 correct and 50 incorrect trajectories each (seeded), with automatic tags and
+ * empty label and note columns. Refuses to overwrite a file (it may hold a person's labels). Returns a
+ * one-line summary.
  */
-export function writeLabelSheet(loaded: RunView[], file: string, methods: string[]): string {
+export function writeLabelSheet(loaded: RunView[], file: string, methods: string[] | undefined, benchmarks: Benchmark[] = benchmarkNames().map(getBenchmark)): string {
   const abs = checkOutFile(file, '--label-sheet');
   if (fs.existsSync(abs)) throw new UserError(`--label-sheet ${file}: the file exists (it may hold labels); choose a new name or remove it`);
   const { runs } = groupRuns(loaded);
-  const samples = sampleRuns(runs, methods);
-  if (samples.length === 0) throw new UserError(`--label-sheet: none of the runs is of a method analysed (${methods.join(', ')}); see --label-methods`);
+  const analysisOf = analysisLookup(benchmarks);
+  const samples = sampleRuns(runs, analysisOf, methods);
+  const skipped = unanalysedBenchmarks(runs, analysisOf);
+  const skippedText = skipped.length ? `; runs of ${skipped.map((n) => benchmarks.find((b) => b.name === n)?.title ?? n).join(', ')} are not analysed (the benchmark declares no error analysis)` : '';
+  if (samples.length === 0) {
+    const which = methods ? `of a method analysed (${methods.join(', ')}; see --label-methods)` : 'of a method its benchmark analyses (see --label-methods)';
+    throw new UserError(`--label-sheet: none of the runs is ${which}${skippedText}`);
+  }
   const rows = labelSheetRows(samples);
   writeFileAtomic(abs, labelsToCsv(rows, { sheet: true }), 'the label sheet');
-  return `wrote ${rows.length} trajectories of ${samples.length} run(s) to ${file}: fill the label column with one of the categories (success_* for correct, failure_* for incorrect), then \`react-repro report ... --labels ${file}\``;
+  return `wrote ${rows.length} trajectories of ${samples.length} run(s) to ${file}${skippedText}: fill the label column with one of the categories (success_* for correct, failure_* for incorrect), then \`react-repro report ... --labels ${file}\``;
 }
 
 function listOf(v: unknown): string[] {
@@ -111,7 +119,7 @@ export const reportCommand: CommandModule = {
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout (its folder must exist)' })
       .option('labels', { type: 'string', describe: 'A labelled Table 2 sheet (CSV from --label-sheet): adds Table 2 with the paper\'s numbers beside ours' })
       .option('label-sheet', { type: 'string', describe: 'Also write the Table 2 sample (50 correct + 50 incorrect trajectories per run, seeded) with automatic tags and empty label columns to this CSV' })
-      .option('label-methods', { type: 'string', describe: `Methods whose runs Table 2 samples (comma list) [default: ${DEFAULT_LABEL_METHODS.join(',')}, as the paper]` })
+      .option('label-methods', { type: 'string', describe: "Methods whose runs Table 2 samples (comma list) [default: each benchmark's own, e.g. react,cot for HotpotQA and FEVER, as the paper]" })
       .option('trajectories', { type: 'string', describe: 'Print the trajectories (traj) of this run folder instead' })
       .option('indices', { type: 'string', describe: 'With --trajectories: only these item indices (comma list)' })
       .example('$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)')
@@ -131,12 +139,12 @@ export const reportCommand: CommandModule = {
     } else {
       if (argv.indices !== undefined) throw new UserError('--indices: only with --trajectories');
       const runs = (argv.runs as string[] | undefined)?.length ? (argv.runs as string[]).map(String) : [defaultResultsDir()];
-      const labelMethods = argv.labelMethods !== undefined ? listOf(argv.labelMethods) : DEFAULT_LABEL_METHODS;
-      if (argv.labelMethods !== undefined && labelMethods.length === 0) throw new UserError('--label-methods: expected a comma list of methods, e.g. react,cot');
+      const labelMethods = argv.labelMethods !== undefined ? listOf(argv.labelMethods) : undefined;
+      if (labelMethods !== undefined && labelMethods.length === 0) throw new UserError('--label-methods: expected a comma list of methods, e.g. react,cot');
       const labels = argv.labels !== undefined ? readLabels(String(argv.labels)) : undefined;
       const loaded = loadRuns(runs);
       if (argv.labelSheet !== undefined) process.stderr.write(`react-repro: ${writeLabelSheet(loaded, String(argv.labelSheet), labelMethods)}\n`);
-      const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, labelMethods });
+      const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, ...(labelMethods ? { labelMethods } : {}) });
       text = render(content, format);
     }
     if (outFile !== undefined) writeFileAtomic(outFile, text);

@@ -14,7 +14,7 @@ import { derivedMethodOf, executeCombination } from '../../run/combination-run.j
 import { loadExperiment, type Settings } from '../../run/experiment.js';
 import { givenFlags, kebabCase, layerSettings, withoutDefaults } from '../../run/options.js';
 import { readManifest } from '../../run/run-log.js';
-import { Interrupt } from '../../run/runner.js';
+import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
 import { Budget } from '../../run/budget.js';
 import { dryRunLines, planDryRun } from '../../run/dry-run.js';
@@ -264,42 +264,29 @@ export const runCommand: CommandModule = {
       process.stdout.write('dry run: no model was called and nothing was written\n');
       return;
     }
-    const ac = new AbortController();
-    let stopping: 'SIGINT' | 'SIGTERM' | undefined;
-    const onSignal = (sig: 'SIGINT' | 'SIGTERM') => () => {
-      if (stopping) process.exit(sig === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint);
-      stopping = sig;
-      const again = sig === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM';
-      process.stderr.write(`\nreact-repro: ${sig === 'SIGINT' ? 'interrupted' : 'terminated (SIGTERM)'}; stopping (in-flight episodes are dropped, ${again} again to quit now)\n`);
-      ac.abort(new Interrupt(sig));
-    };
-    const onSigint = onSignal('SIGINT');
-    const onSigterm = onSignal('SIGTERM');
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigterm);
-    try {
-      const io: RunIO = {
-        progress: process.stderr,
-        log: (l) => process.stderr.write(`react-repro: ${l}\n`),
-        signal: ac.signal,
-        maxConsecutiveFailures: session.maxConsecutiveFailures,
-        ...(session.maxCost !== undefined ? { budget: new Budget(session.maxCost) } : {}),
-      };
-      const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
-      for (const l of closingLines(results)) io.log(l);
-      const code = exitCodeOf(results);
-      if (code !== 0) process.exitCode = code;
-    } catch (e) {
-      // A signal before the episodes started (model list, environment check): a clean stop, not a bug.
-      if (stopping && !isUserFacing(e)) {
-        process.stderr.write(`react-repro: interrupted (${stopping}) before any episode ran\n`);
-        process.exitCode = stopping === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
-        return;
+    await withInterrupts(async (scope) => {
+      try {
+        const io: RunIO = {
+          progress: process.stderr,
+          log: (l) => process.stderr.write(`react-repro: ${l}\n`),
+          signal: scope.signal,
+          maxConsecutiveFailures: session.maxConsecutiveFailures,
+          ...(session.maxCost !== undefined ? { budget: new Budget(session.maxCost) } : {}),
+        };
+        const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
+        for (const l of closingLines(results)) io.log(l);
+        const code = exitCodeOf(results);
+        if (code !== 0) process.exitCode = code;
+      } catch (e) {
+        // A signal before the episodes started (model list, environment check): a clean stop, not a bug.
+        const sig = scope.stoppedBy();
+        if (sig && !isUserFacing(e)) {
+          process.stderr.write(`react-repro: interrupted (${sig}) before any episode ran\n`);
+          process.exitCode = SIGNAL_EXIT[sig];
+          return;
+        }
+        throw e;
       }
-      throw e;
-    } finally {
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigterm);
-    }
+    }, 'stopping: in-flight episodes are dropped');
   },
 };

@@ -10,7 +10,10 @@
 //   or non-JSON for httpJson) are retried with capped exponential backoff and full jitter, honouring
 //   Retry-After (seconds or an HTTP date, capped); refused connections a few times (a restarting
 //   server); any other status is at once an InfraError('env') naming the service and the URL, and so
-//   is every exhausted retry;
+//   is every exhausted retry (the error's `status` is the last answer's, when there was one);
+// - a caller may take chosen statuses as answers (`acceptStatus`: WebShop reads a 404 page as the
+//   notebook's requests.get does) and give a status fewer attempts, after which its page is the answer
+//   or an error (`persistentStatus`: WebShop's persistent 500, docs/protocol.md §9);
 // - an AbortSignal stops an in-flight request and a backoff sleep at once, rejecting with the signal's
 //   reason (the runner checks signal.aborted itself);
 // - messages never show the userinfo of a URL (src/util/redact.ts).
@@ -79,6 +82,19 @@ export interface HttpRequestOptions {
   /** Follow redirects as python-requests does (default true); false returns the 3xx answer. */
   followRedirects?: boolean;
   /**
+   * Non-2xx statuses returned as answers instead of an InfraError (requests.get does not raise on a
+   * status: WebShop converts a 404 page as the notebook does). Statuses that are retried (5xx, 429,
+   * 408) are retried first; `validate` is not applied to an accepted non-2xx answer.
+   */
+  acceptStatus?: (status: number) => boolean;
+  /**
+   * Statuses retried as a 5xx is, but at most `attempts` times in all (fewer when retry.maxAttempts
+   * is lower); when the last attempt still gets one, its answer is returned (`answer: true`) or an
+   * InfraError thrown. WebShop: a 500 that repeats is the Flask app raising on that very URL, a page
+   * the notebook reads (docs/protocol.md §9).
+   */
+  persistentStatus?: { match: (status: number) => boolean; attempts: number; answer: boolean };
+  /**
    * Checks a 2xx answer: a string is the reason it is not what the service sends (garbage, empty,
    * cut), and the request is retried as for a 5xx; undefined accepts it.
    */
@@ -96,6 +112,10 @@ class Retryable extends Error {
     message: string,
     readonly retryAfterMs?: number,
     readonly refused = false,
+    /** The server's answer, when the attempt got one (a retried status, a malformed 2xx). */
+    readonly answer?: HttpResult,
+    /** The answer's status matched `persistentStatus`. */
+    readonly persistent = false,
   ) {
     super(message);
   }
@@ -209,16 +229,19 @@ async function fetchFollowing(first: Target, opts: HttpRequestOptions, timeoutMs
       continue;
     }
     const res: HttpResult = { url: describeUrl(t), status: r.status, headers: r.headers, body: r.body };
-    if (r.status === 429 || r.status === 408 || r.status >= 500) {
+    const persistent = opts.persistentStatus?.match(r.status) === true;
+    if (persistent || r.status === 429 || r.status === 408 || r.status >= 500) {
       const ra = parseRetryAfter({ get: (n) => headerValue(r.headers, n) }, now);
-      throw new Retryable(`HTTP ${r.status}${r.status === 429 ? ' (rate limited)' : ''}`, ra);
+      throw new Retryable(`HTTP ${r.status}${r.status === 429 ? ' (rate limited)' : ''}`, ra, false, res, persistent);
     }
+    const is2xx = r.status >= 200 && r.status < 300;
     const isRedirectAnswer = opts.followRedirects === false && r.status >= 300 && r.status < 400;
-    if ((r.status < 200 || r.status >= 300) && !isRedirectAnswer) {
-      throw new InfraError(`${opts.service} answered HTTP ${r.status} for ${res.url}`, 'env');
+    if (!is2xx && !isRedirectAnswer) {
+      if (opts.acceptStatus?.(r.status)) return res;
+      throw new InfraError(`${opts.service} answered HTTP ${r.status} for ${res.url}`, 'env', { status: r.status });
     }
     const bad = opts.validate?.(res);
-    if (bad !== undefined) throw new Retryable(`malformed response: ${bad}`);
+    if (bad !== undefined) throw new Retryable(`malformed response: ${bad}`, undefined, false, res);
     return res;
   }
 }
@@ -231,7 +254,13 @@ function headerValue(h: HttpHeaders, name: string): string | null {
 function firstTarget(origin: string, pathAndQuery: string, opts: HttpRequestOptions): Target {
   let url: URL;
   try {
-    url = new URL(pathAndQuery, origin);
+    const base = new URL(origin);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('not http(s)');
+    // Appended to the authority, not resolved against it: a target such as "//1" (WebShop: urllib3's
+    // dot-segment removal can leave one) is a path on this host, as requests sends it.
+    url = pathAndQuery.startsWith('/') ? new URL(`${base.protocol}//${base.host}${pathAndQuery}`) : new URL(pathAndQuery, base);
+    url.username = base.username;
+    url.password = base.password;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
     throw new InfraError(`${opts.service}: ${redactUrl(origin)} is not an http(s) URL`, 'env');
@@ -244,9 +273,9 @@ function firstTarget(origin: string, pathAndQuery: string, opts: HttpRequestOpti
 }
 
 /**
- * Sends `method pathAndQuery` to `origin` (a base URL; only its scheme, host and port are used) and
- * returns the final 2xx answer. Throws InfraError('env') for any other outcome, or the signal's reason
- * when it aborts.
+ * Sends `method pathAndQuery` to `origin` (a base URL; only its scheme, host, port and credentials are
+ * used) and returns the final 2xx answer (or one `acceptStatus` / `persistentStatus` accepts). Throws
+ * InfraError('env') for any other outcome, or the signal's reason when it aborts.
  */
 export async function httpRequest(origin: string, pathAndQuery: string, opts: HttpRequestOptions): Promise<HttpResult> {
   const policy: RetryPolicy = { ...ENV_RETRY };
@@ -268,10 +297,17 @@ export async function httpRequest(origin: string, pathAndQuery: string, opts: Ht
       }
       failure = e;
     }
-    const limit = failure.refused ? Math.min(policy.maxAttempts, REFUSED_ATTEMPTS) : policy.maxAttempts;
+    const persistent = failure.persistent ? opts.persistentStatus : undefined;
+    const limit = failure.refused
+      ? Math.min(policy.maxAttempts, REFUSED_ATTEMPTS)
+      : persistent
+        ? Math.min(policy.maxAttempts, persistent.attempts)
+        : policy.maxAttempts;
     if (attempt >= limit) {
+      if (persistent?.answer && failure.answer) return failure.answer;
       const what = failure.refused ? `${opts.service} unreachable at ${redactUrl(first.url.origin)}:` : `${opts.service}: ${first.method} ${shown}`;
-      throw new InfraError(`${what} failed ${attempt} times (last: ${failure.message})`, 'env');
+      const status = failure.answer?.status;
+      throw new InfraError(`${what} failed ${attempt} times (last: ${failure.message})`, 'env', status !== undefined && (status < 200 || status >= 300) ? { status } : {});
     }
     const delayMs =
       failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.retryAfterCapMs) : backoffDelay(attempt, policy, opts.random);

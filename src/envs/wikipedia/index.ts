@@ -16,8 +16,8 @@ export { SnapshotBackend, buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES } 
 export { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
 export { ApiBackend } from './api-backend.js';
 export { RecordingBackend, ReplayBackend } from './record-replay.js';
-export { cleanStr } from './clean-str.js';
-export { pyListRepr, pyStrRepr } from './python-repr.js';
+export { cleanStr } from '../../util/python-clean-str.js';
+export { pyListRepr, pyStrRepr } from '../../util/python-repr.js';
 
 export interface WikiBackendOptions {
   /** Base URL for live/api/record (default https://en.wikipedia.org). */

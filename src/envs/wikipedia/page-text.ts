@@ -1,6 +1,6 @@
 // §6 _get_page_obs / construct_lookup_list: the page is split into paragraphs on "\n", each paragraph
 // into "sentences" on ". ", and each kept sentence gets its "." back.
-import { pyLower, pyStrip } from './py-text.js';
+import { pyLower, pyStrip } from '../../util/python-str.js';
 
 export function pageSentences(page: string): string[] {
   const sentences: string[] = [];

@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import bz2 from 'unbzip2-stream';
 import { UserError } from '../../errors.js';
-import { getText, parseSoup } from './html-soup.js';
+import { getText, parseSoup } from '../../util/bs4-html-parser.js';
 
 export interface SourcePage {
   title: string;

@@ -18,7 +18,7 @@ import { cacheDir, envsDir } from '../../paths.js';
 import { forgetTempPath, removeStaleTempFiles, tempPathFor } from '../../util/durable.js';
 import { effectiveSearchTerm } from './notebook-url.js';
 import { NO_RESULTS_BLOCKS } from './offline-pages.js';
-import { pyStrip } from './py-text.js';
+import { pyStrip } from '../../util/python-str.js';
 import { listSourceFiles, readSourceFile, type SourcePage } from './snapshot-sources.js';
 
 export const SNAPSHOT_FORMAT = 1;

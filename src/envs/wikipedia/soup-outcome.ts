@@ -1,7 +1,7 @@
 // From an index.php (or action=parse) HTML page to the SearchOutcome the released code would act on (§6).
 import type { SearchOutcome } from './backend.js';
-import { findAll, getText, parseSoup } from './html-soup.js';
-import { pyStrip } from './py-text.js';
+import { findAll, getText, parseSoup } from '../../util/bs4-html-parser.js';
+import { pyStrip } from '../../util/python-str.js';
 
 /** Search-results page → the heading texts; otherwise every <p>'s text, then every <ul>'s (stripped). */
 export function outcomeFromHtml(html: string): SearchOutcome {

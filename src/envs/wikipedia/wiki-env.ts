@@ -2,10 +2,10 @@
 // (docs/protocol.md §6, used by the §4 loop), on top of any WikiBackend.
 import type { Env, EnvCallOptions, ResetResult, StepResult } from '../types.js';
 import type { SearchOutcome, WikiBackend } from './backend.js';
-import { cleanStr } from './clean-str.js';
+import { cleanStr } from '../../util/python-clean-str.js';
 import { buildPage, lookupList, pageObservation } from './page-text.js';
-import { pyListRepr } from './python-repr.js';
-import { pyStrip } from './py-text.js';
+import { pyListRepr } from '../../util/python-repr.js';
+import { pyStrip } from '../../util/python-str.js';
 
 export const WIKI_RESET_OBSERVATION = 'Interact with Wikipedia using search[], lookup[], and finish[].\n';
 

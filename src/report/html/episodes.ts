@@ -9,7 +9,7 @@ export interface BrowserRun {
   method: string;
   split: string;
   model: string;
-  /** The metric whose value > 0 means "correct". */
+  /** The run's primary metric (its first declared one). */
   primary: string;
   /** The few-shot prompt the run's episodes share (common prefix of their trajs, to a line end). */
   prompt: string;
@@ -78,15 +78,25 @@ export function runPrompt(records: readonly Pick<EpisodeRecord, 'traj' | 'input'
 
 const CORE = new Set(['idx', 'item', 'input', 'gold', 'answer', 'metrics', 'reward', 'traj', 'steps', 'error', 'tags']);
 
-/** The primary metric: the caller's choice, else the manifest's first declared metric, else the first the records carry. */
-function primaryOf(run: RunView, pick?: (run: RunView) => string | undefined): string {
-  return pick?.(run) ?? run.manifest.metrics?.[0]?.key ?? Object.keys(run.records.find((r) => !r.error)?.metrics ?? run.records[0]?.metrics ?? {})[0] ?? 'score';
+/** The primary metric: the manifest's first declared metric, else the first the records carry. */
+function primaryOf(run: RunView): string {
+  return run.manifest.metrics?.[0]?.key ?? Object.keys(run.records.find((r) => !r.error)?.metrics ?? run.records[0]?.metrics ?? {})[0] ?? 'score';
 }
 
-export function browserData(runs: readonly RunView[], opts: { primaryMetric?: (run: RunView) => string | undefined; extraTags?: (run: RunView, r: EpisodeRecord) => string[] } = {}): BrowserData {
+export interface BrowserOptions {
+  /**
+   * Whether a scored episode is correct, as its benchmark says (Benchmark.errorAnalysis.isCorrect);
+   * undefined falls back to full marks on the primary metric, so a partial score is never "correct".
+   */
+  isCorrect?: (run: RunView, r: EpisodeRecord) => boolean | undefined;
+  /** Tags to add to a record's own (the benchmark's automatic tags). */
+  extraTags?: (run: RunView, r: EpisodeRecord) => string[];
+}
+
+export function browserData(runs: readonly RunView[], opts: BrowserOptions = {}): BrowserData {
   const out: BrowserData = { runs: [], episodes: [] };
   runs.forEach((run, i) => {
-    const primary = primaryOf(run, opts.primaryMetric);
+    const primary = primaryOf(run);
     const prompt = runPrompt(run.records);
     out.runs.push({
       id: run.manifest.runId,
@@ -111,7 +121,7 @@ export function browserData(runs: readonly RunView[], opts: { primaryMetric?: (r
         gold: r.gold ?? null,
         answer: r.answer ?? null,
         metrics: r.metrics ?? {},
-        outcome: r.error ? 'error' : (r.metrics?.[primary] ?? 0) > 0 ? 'correct' : 'incorrect',
+        outcome: r.error ? 'error' : (opts.isCorrect?.(run, r) ?? r.metrics?.[primary] === 1) ? 'correct' : 'incorrect',
         error: r.error ? `${r.error.source}: ${r.error.message}` : null,
         tags,
         steps: (r.steps ?? []).map((s) => ({ step: s.step, thought: s.thought ?? null, action: s.action, observation: s.observation })),

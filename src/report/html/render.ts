@@ -37,8 +37,8 @@ export interface HtmlReportInput {
   runsTable?: ReportTable;
   /** Sentences on how the runs were grouped (reruns, superseded shards). */
   notes?: string[];
-  /** The metric whose value > 0 counts as correct (default: the first metric in the run's records). */
-  primaryMetric?: (run: RunView) => string | undefined;
+  /** Whether a scored episode is correct (undefined: the default, its run's primary metric = 1, full marks). */
+  isCorrect?: (run: RunView, record: EpisodeRecord) => boolean | undefined;
   /** Tags to add to a record's own `tags` (e.g. automatic error-analysis tags). */
   extraTags?: (run: RunView, record: EpisodeRecord) => string[];
   /** A line saying when and from what the report was built. */
@@ -96,7 +96,7 @@ function runsTableHtml(runs: RunView[]): string {
 
 export function renderHtmlReport(input: HtmlReportInput): string {
   const title = input.title ?? 'ReAct reproduction report';
-  const data = browserData(input.runs, { primaryMetric: input.primaryMetric, extraTags: input.extraTags });
+  const data = browserData(input.runs, { isCorrect: input.isCorrect, extraTags: input.extraTags });
   const scriptHash = createHash('sha256').update(CLIENT_JS, 'utf8').digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
   return [

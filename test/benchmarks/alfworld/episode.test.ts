@@ -33,7 +33,7 @@ async function play(srv: AlfworldServer, item: Item, completions: string[], sett
   const handle = createAlfworldEnvHandle(resolveEnvSettings({ envUrl: srv.url, ...settings }));
   const method = bench.createMethod((settings.method as string) ?? 'react', settings);
   const result: EpisodeResult = await method.run(item, { model, makeEnv: handle.makeEnv });
-  return { result, model, score: bench.score(item, result) };
+  return { result, model, score: bench.score(item, result), handle };
 }
 
 // Game 30: "put a saltshaker in drawer." In the household the saltshaker is in the closed cabinet 6.
@@ -91,10 +91,12 @@ describe('alfworld_run through runInteractive', () => {
   });
 
   it('cleaned text from the server gives the same prompt (one adapter for both)', async () => {
-    const { result } = await play(clean, bench.item(SALT), saltScript);
+    const { result, handle } = await play(clean, bench.item(SALT), saltScript);
     expect(result.traj).toBe(saltTraj);
-    // Each episode had its own env id and freed it.
+    // The episode had an env id of its own; the handle frees it when the run closes it.
     expect(clean.requests.filter((r) => r.path === '/create')).toHaveLength(1);
+    expect(clean.requests.filter((r) => r.path === '/close')).toHaveLength(0);
+    await handle.close!();
     expect(clean.requests.filter((r) => r.path === '/close').map((r) => r.body)).toEqual([{ id: 0 }]);
     expect(clean.liveEnvs()).toEqual([]);
     const reset = clean.requests.find((r) => r.path === '/reset')!;
@@ -138,11 +140,15 @@ describe('alfworld_run through runInteractive', () => {
   it('a server without /close (agentenv-alfworld): its 404 is ignored and not asked again', async () => {
     const handle = createAlfworldEnvHandle(resolveEnvSettings({ envUrl: noClose.url }));
     const method = bench.createMethod('react', {});
-    for (const idx of [2, 3]) {
-      const r = await method.run(bench.item(idx), { model: ScriptedModel.sequence(solution(paperGames[idx])), makeEnv: handle.makeEnv });
-      expect(bench.score(bench.item(idx), r)).toEqual({ success: 1 });
-    }
-    expect(noClose.requests.filter((r) => r.path === '/close')).toHaveLength(1);
+    // Two episodes at once hold two env ids; both are free when the handle closes.
+    const results = await Promise.all(
+      [2, 3].map((idx) => method.run(bench.item(idx), { model: ScriptedModel.sequence(solution(paperGames[idx])), makeEnv: handle.makeEnv })),
+    );
+    results.forEach((r, k) => expect(bench.score(bench.item(2 + k), r)).toEqual({ success: 1 }));
     expect(noClose.requests.filter((r) => r.path === '/create')).toHaveLength(2);
+    await handle.close!();
+    expect(noClose.requests.filter((r) => r.path === '/close')).toHaveLength(1);
+    await handle.close!();
+    expect(noClose.requests.filter((r) => r.path === '/close')).toHaveLength(1);
   });
 });

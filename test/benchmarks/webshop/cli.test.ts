@@ -89,7 +89,7 @@ describe('react-repro with --task webshop', () => {
       const eps = readLines(path.join(results, dir, 'episodes.jsonl')).sort((a, b) => a.idx - b.idx);
       expect(eps[0]).toMatchObject({ idx: 2, error: null, metrics: { score: 1, success: 1 } });
       expect(eps[1].idx).toBe(3);
-      expect(eps[1].error).toMatchObject({ source: 'env', message: expect.stringMatching(/^WebShop site: GET http:\/\/127\.0\.0\.1:\d+\/search_results\/fixed_3\/bright%20citrus%20deodorant\/1: failed 10 times \(last: HTTP 503\)$/) });
+      expect(eps[1].error).toMatchObject({ source: 'env', message: expect.stringMatching(/^WebShop site: GET http:\/\/127\.0\.0\.1:\d+\/search_results\/fixed_3\/bright%20citrus%20deodorant\/1 failed 10 times \(last: HTTP 503\)$/) });
     } finally {
       site.setFault(undefined);
     }

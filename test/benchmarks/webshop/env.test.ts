@@ -128,6 +128,17 @@ describe('steps', () => {
     expect((await e.step('click[x]')).observation).toBe('Invalid action!');
   });
 
+  it('a results page without products refuses every click, as the notebook\'s .get(\'asins\', []) does (no crash)', async () => {
+    const { env: e } = env('fixed_4');
+    await e.reset();
+    const s = await e.step('search[zzqx]');
+    expect(s.observation).toContain('(Total results: 0)');
+    const before = site.requests.length;
+    const c = await e.step('click[B000DEO001]');
+    expect(c).toMatchObject({ observation: 'Invalid action!', reward: 0, done: false, info: { invalid_action: 'this results page has no products' } });
+    expect(site.requests.length).toBe(before);
+  });
+
   it('a persistent HTTP 500 (the app raised) is retried 3 times, then observed (default) or an error', async () => {
     const { env: e, clock } = env('fixed_4');
     await e.reset();

@@ -184,4 +184,20 @@ describe('outages', () => {
       site.setFault(undefined);
     }
   });
+  it("each retry reaches the run's onRetry hook (the progress line counts them)", async () => {
+    const events: unknown[] = [];
+    const clock = new VirtualClock();
+    const h = createWebshopEnvHandle(
+      { baseUrl: site.url, timeoutMs: 10_000, goals: 'off', serverErrors: 'observe' },
+      { clock, random: () => 0.5, onRetry: (e) => events.push(e) },
+    );
+    site.setFault({ kind: '503', count: 2, retryAfter: '7' });
+    try {
+      await h.makeEnv(bench.item(6)).reset();
+    } finally {
+      site.setFault(undefined);
+    }
+    expect(clock.sleeps).toEqual([7000, 7000]);
+    expect(events).toEqual([1, 2].map((attempt) => expect.objectContaining({ service: 'WebShop site', attempt, reason: 'HTTP 503', delayMs: 7000 })));
+  });
 });

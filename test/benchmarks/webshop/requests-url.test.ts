@@ -2,7 +2,7 @@
 // computed with CPython 3.11 and requests 2.34.2 / urllib3 2.7.0:
 //   requests.Request('GET', url).prepare().path_url
 import { describe, expect, it } from 'vitest';
-import { encodeInvalidChars, PATH_CHARS, prepareRequestsUrl, removeDotSegments, requoteUri } from '../../../src/benchmarks/webshop/requests-url.js';
+import { encodeInvalidChars, PATH_CHARS, prepareRequestsUrl, removeDotSegments, requoteUri } from '../../../src/util/python-requests-url.js';
 
 const B = 'http://127.0.0.1:3000';
 const OPTS = `{'size': "men's 10"}`;

@@ -100,6 +100,56 @@ describe('request line and redirects', () => {
   });
 });
 
+describe('statuses a caller takes as answers', () => {
+  it('acceptStatus returns a chosen non-2xx answer (requests.get does not raise); retried statuses are still retried first', async () => {
+    script = [status(503), status(404)];
+    const clock = new VirtualClock();
+    const r = await httpRequest(base, '/a/b', { ...opts(clock), acceptStatus: (s) => s < 500 });
+    expect(r).toMatchObject({ status: 404, body: 'status 404', url: `${base}/a/b` });
+    expect(seen.map((q) => q.url)).toEqual(['/a/b', '/a/b']);
+    expect(clock.sleeps).toHaveLength(1);
+    // A status it does not choose is still an InfraError carrying it.
+    script = [status(403)];
+    const err = await httpRequest(base, '/a', { ...opts(), acceptStatus: (s) => s === 404 }).catch((e) => e);
+    expect(err).toBeInstanceOf(InfraError);
+    expect(err.status).toBe(403);
+  });
+
+  it('persistentStatus: a status that persists for its attempts is returned (answer: true) or an InfraError (answer: false)', async () => {
+    const persistent500 = (answer: boolean) => ({ match: (s: number) => s === 500, attempts: 3, answer });
+    script = [status(500)];
+    const clock = new VirtualClock();
+    const r = await httpRequest(base, '/p', { ...opts(clock), persistentStatus: persistent500(true) });
+    expect(r).toMatchObject({ status: 500, body: 'status 500' });
+    expect(seen).toHaveLength(3);
+    expect(clock.sleeps).toHaveLength(2);
+
+    seen = [];
+    const err = await httpRequest(base, '/p', { ...opts(), persistentStatus: persistent500(false) }).catch((e) => e);
+    expect(err).toBeInstanceOf(InfraError);
+    expect(err.status).toBe(500);
+    expect(err.message).toBe(`Test site: GET ${base}/p failed 3 times (last: HTTP 500)`);
+    expect(seen).toHaveLength(3);
+
+    // A 500 that clears up is retried like any 5xx; other 5xx keep the full policy.
+    seen = [];
+    script = [status(500), status(503), status(503), ok];
+    expect((await httpRequest(base, '/p', { ...opts(), persistentStatus: persistent500(true) })).body).toBe('fine');
+    expect(seen).toHaveLength(4);
+    // Fewer attempts in the policy win.
+    seen = [];
+    script = [status(500)];
+    await httpRequest(base, '/p', { ...opts(), retry: { maxAttempts: 2 }, persistentStatus: persistent500(true) });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('a target starting with "//" is a path on the given host, as requests sends it', async () => {
+    const r = await httpRequest(base, '//1?x=2', opts());
+    expect(seen[0].url).toBe('//1?x=2');
+    expect(r.url).toBe(`${base}//1?x=2`);
+  });
+});
+
 describe('what is retried', () => {
   it('5xx, 429 and 408 are retried with capped exponential backoff and full jitter', async () => {
     script = [status(500), status(502), status(503), status(504), status(429), status(408), ok];
@@ -128,6 +178,7 @@ describe('what is retried', () => {
       expect(err).toBeInstanceOf(InfraError);
       expect(err.source).toBe('env');
       expect(err.message).toBe(`Test site answered HTTP ${code} for ${base}/missing?q=1`);
+      expect(err.status).toBe(code);
       expect(seen).toHaveLength(1);
     }
   });
@@ -137,6 +188,7 @@ describe('what is retried', () => {
     const clock = new VirtualClock();
     const err = await httpRequest(base, '/x', { ...opts(clock), retry: { maxAttempts: 4 } }).catch((e) => e);
     expect(err.message).toBe(`Test site: GET ${base}/x failed 4 times (last: HTTP 503)`);
+    expect(err.status).toBe(503);
     expect(seen).toHaveLength(4);
     expect(clock.sleeps).toHaveLength(3);
   });
@@ -166,6 +218,8 @@ describe('what is retried', () => {
     const err = await httpRequest('http://127.0.0.1:1', '/x', opts(clock)).catch((e) => e);
     expect(err).toBeInstanceOf(InfraError);
     expect(err.message).toBe('Test site unreachable at http://127.0.0.1:1: failed 3 times (last: connection refused (ECONNREFUSED))');
+    // No answer came: no status.
+    expect(err.status).toBeUndefined();
     expect(clock.sleeps).toHaveLength(2);
   });
 

@@ -2,12 +2,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pyListRepr } from '../../../src/envs/wikipedia/python-repr.js';
-import { cleanStr } from '../../../src/envs/wikipedia/clean-str.js';
-import { pyLower, pyStrip } from '../../../src/envs/wikipedia/py-text.js';
+import { pyListRepr } from '../../../src/util/python-repr.js';
+import { cleanStr } from '../../../src/util/python-clean-str.js';
+import { pyLower, pyStrip } from '../../../src/util/python-str.js';
 import { outcomeFromHtml } from '../../../src/envs/wikipedia/soup-outcome.js';
 import { lookupList } from '../../../src/envs/wikipedia/page-text.js';
-import { findAll, getText, parseSoup } from '../../../src/envs/wikipedia/html-soup.js';
+import { findAll, getText, parseSoup } from '../../../src/util/bs4-html-parser.js';
 
 const fx = (name: string) => JSON.parse(readFileSync(path.join(__dirname, '../../fixtures/wikipedia', name), 'utf8'));
 
@@ -72,7 +72,7 @@ describe('str.lower and str.strip', () => {
 
 describe('BeautifulSoup(html.parser) tree rules (bs4 4.11 fixtures)', () => {
   const { cases } = fx('bs4.json') as { cases: { html: string; blocks: string[]; headings: string[] }[] };
-  // htmlparser2's tokenizer reads <textarea> as raw text; Python 3.11's html.parser does not (see html-soup.ts).
+  // htmlparser2's tokenizer reads <textarea> as raw text; Python 3.11's html.parser does not (see src/util/bs4-html-parser.ts).
   const knownDifferent = new Set(['<p>a<textarea>\n <b>x</b> </textarea>b</p>']);
   for (const c of cases) {
     if (knownDifferent.has(c.html)) continue;

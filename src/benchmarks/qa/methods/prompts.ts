@@ -236,14 +236,6 @@ function part(source: string, text: string): PromptPart {
   return { source, sha256: sha256(text), chars: text.length };
 }
 
-/** A method's prompts for both tasks (the task is known only when an episode runs). */
-export function buildTaskPrompts(lib: PromptLibrary, method: MethodName, framing?: string): Record<TaskName, MethodPrompt> {
-  return {
-    hotpotqa: buildMethodPrompt(lib, method, 'hotpotqa', framing),
-    fever: buildMethodPrompt(lib, method, 'fever', framing),
-  };
-}
-
 export function getFraming(lib: PromptLibrary, name: string | undefined): { name: string; framing: Framing } {
   const n = name ?? lib.framings.default;
   const framing = lib.framings.framings[n];

@@ -7,7 +7,7 @@ import { combine } from '../methods/combinations.js';
 import { scoreFever, scoreHotpotQA } from '../scoring.js';
 import type { ReportFigure, RunView } from '../../../report/model.js';
 import type { EpisodeRecord } from '../../../run/record.js';
-import { percent } from '../../../report/numbers.js';
+import { percent } from '../../../util/numbers.js';
 
 export interface SweepSeries {
   name: 'CoT-SC' | 'ReAct→CoT-SC' | 'CoT-SC→ReAct';

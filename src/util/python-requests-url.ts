@@ -1,6 +1,8 @@
-// What `requests.get(url)` puts on the request line (docs/protocol.md §9: the notebook builds its WebShop URLs by
-// string formatting, with the raw search query and Python dict literals in the path, and lets
-// python-requests prepare them). Preparation, as requests 2.x with urllib3 ≥ 1.25 does it:
+// How python-requests (2.x, with urllib3 >= 1.25) prepares a URL written by string formatting, and what
+// it puts on the request line: the notebooks build their URLs that way and let requests quote them,
+// WebShop.ipynb with the raw search query and Python dict literals in the path (docs/protocol.md §9),
+// the Wikipedia notebooks with the raw entity in ?search= (§6; src/envs/wikipedia/notebook-url.ts).
+// Preparation, step by step:
 // 1. urllib3's parse_url splits scheme / authority / path / query / fragment with its RFC 3986
 //    regex (the path ends at the first "?" or "#", the query at the first "#"), then for http(s):
 //    removes "." and ".." path segments, and percent-encodes every byte that is not allowed in the
@@ -9,7 +11,8 @@
 // 2. urlunparse puts it back together (an empty query or fragment disappears with its "?" / "#").
 // 3. requote_uri decodes %XX escapes of unreserved characters ("%41" → "A") and quotes the rest.
 // 4. The request line carries path_url: path + "?" + query; the fragment is never sent.
-// Checked against requests 2.34.2 / urllib3 2.7.0 (test/benchmarks/webshop/requests-url.test.ts).
+// Checked against requests 2.34.2 / urllib3 2.7.0 (test/benchmarks/webshop/requests-url.test.ts) and
+// requests 2.x for the Wikipedia search URLs (test/fixtures/wikipedia/urls.json).
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UNRESERVED = new Set((ALNUM + '-._~').split(''));
@@ -37,7 +40,7 @@ function utf8Bytes(s: string): number[] {
   return out;
 }
 
-const pct = (b: number) => '%' + b.toString(16).toUpperCase().padStart(2, '0');
+const pct = (b: number): string => '%' + b.toString(16).toUpperCase().padStart(2, '0');
 
 /** urllib3's _encode_invalid_chars. */
 export function encodeInvalidChars(component: string, allowed: ReadonlySet<string>): string {
@@ -69,9 +72,10 @@ export function removeDotSegments(path: string): string {
   return output.join('/');
 }
 
+/** requests' InvalidURL("Invalid percent-escape sequence"). */
 class InvalidEscape extends Error {}
 
-/** requests.utils.unquote_unreserved. */
+/** requests.utils.unquote_unreserved: throws InvalidEscape on "%" + two alphanumerics that are not hex. */
 function unquoteUnreserved(uri: string): string {
   const parts = uri.split('%');
   for (let i = 1; i < parts.length; i++) {

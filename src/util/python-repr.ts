@@ -1,5 +1,6 @@
-// Python's repr() of a str and of a list of str, as f"...{titles[:5]}." prints them (§6 "Similar:").
-import { pyIsPrintable } from './py-text.js';
+// Python's repr() of a str and of a list of str, as f"...{titles[:5]}." prints them (docs/protocol.md §6
+// "Similar:") and as WebShop.ipynb's f'{options}' writes a dict's keys and values (§9).
+import { pyIsPrintable } from './python-printable.js';
 
 function hex(cp: number, width: number): string {
   return cp.toString(16).padStart(width, '0');

@@ -1,9 +1,8 @@
-// Python str semantics the released wikienv.py relies on (docs/protocol.md §6). str.isprintable()
-// (which characters repr() escapes) is wikienv's own; strip/isspace/lower are the suite-wide ones of
-// src/util/python-str.ts, re-exported for the modules of this folder.
-import { NONPRINTABLE_RANGES } from './py-unicode-data.js';
-
-export { pyIsSpace, pyLower, pyStrip } from '../../util/python-str.js';
+// Python's str.isprintable(), which decides what repr() escapes (docs/protocol.md §6: the "Similar:"
+// list of wikienv.py; §9: WebShop's option dicts), from CPython's Unicode database
+// (python-unicode-data.ts), so Node's own ICU version does not matter. strip/isspace/lower are in
+// python-str.ts.
+import { NONPRINTABLE_RANGES } from './python-unicode-data.js';
 
 /** Python's str.isprintable() for one code point (CPython's Unicode database). */
 export function pyIsPrintable(cp: number): boolean {

@@ -1,13 +1,14 @@
-// §6 clean_str(s) = s.encode().decode("unicode-escape").encode("latin1").decode("utf-8"),
-// reproduced step by step. It is the identity on text without backslashes (and without lone
+// The released code's clean_str(s) = s.encode().decode("unicode-escape").encode("latin1").decode("utf-8")
+// (docs/protocol.md §6, wikienv.py; §9, WebShop.ipynb applies it to every page), reproduced step by step. It is the identity on text without backslashes (and without lone
 // surrogates); otherwise Python's unicode-escape codec interprets the escapes.
 //
 // Where CPython raises (a lone surrogate cannot be UTF-8 encoded; a truncated \x / \u / \U escape, an
 // unknown \N{name} or a trailing backslash fails the codec; a character above U+00FF fails latin1; bytes
-// that are not UTF-8 fail the last step), the released code crashes the whole run. The suite instead
-// keeps the original text and WikiEnv counts it in the step info (`clean_str_errors`), unless
-// the env is created with cleanStrErrors: 'throw' (see docs/wikipedia.md).
-import { LATIN1_NAMES } from './py-unicode-data.js';
+// that are not UTF-8 fail the last step), the released code crashes the whole run. cleanStr reports
+// the failure instead, and its callers keep the original text: WikiEnv counts it in the step info
+// (`clean_str_errors`) unless created with cleanStrErrors: 'throw' (see docs/wikipedia.md); WebShop
+// records it as the step's clean_str_error.
+import { LATIN1_NAMES } from './python-unicode-data.js';
 
 export type CleanStrResult =
   | { ok: true; value: string }

@@ -12,62 +12,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { loadRun } from '../report/load.js';
-import type { RunView } from '../report/model.js';
+import { loadRun, runFolders } from './load.js';
+import { selectRuns, type Selection } from './grouping.js';
+import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
-import { MANIFEST_FILE } from './run-log.js';
-import { recordExtras, type EpisodeRecord } from './record.js';
+import { MANIFEST_FILE } from '../run/run-log.js';
+import { recordExtras, type EpisodeRecord } from '../run/record.js';
+import { metricKeysOf } from '../run/summary.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
 
-/** Run folders named by the arguments: each a run folder (has manifest.json) or a folder of them. */
-export function runFoldersOf(args: string[], command: string): string[] {
-  const dirs: string[] = [];
-  for (const a of args) {
-    const abs = path.resolve(a);
-    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UserError(`${command}: ${a} is not a folder`);
-    if (fs.existsSync(path.join(abs, MANIFEST_FILE))) {
-      dirs.push(abs);
-      continue;
-    }
-    const subs = fs
-      .readdirSync(abs, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && fs.existsSync(path.join(abs, d.name, MANIFEST_FILE)))
-      .map((d) => path.join(abs, d.name))
-      .sort();
-    if (subs.length === 0) throw new UserError(`${command}: ${a} holds no runs (no ${MANIFEST_FILE} in it or its sub-folders)`);
-    dirs.push(...subs);
-  }
-  return [...new Set(dirs)];
-}
-
-/** The runs to export: each run id once, shards whose merge is among them left out (with a note). */
-export function selectRuns(runs: RunView[]): { runs: RunView[]; notes: string[] } {
-  const notes: string[] = [];
-  const byId = new Map<string, RunView>();
-  for (const r of runs) {
-    if (byId.has(r.manifest.runId)) {
-      notes.push(`${r.dir}: the same run as ${byId.get(r.manifest.runId)!.dir} (run ${r.manifest.runId}); exported once`);
-      continue;
-    }
-    byId.set(r.manifest.runId, r);
-  }
-  const merged = new Set<string>();
-  for (const r of byId.values()) if (r.manifest.kind === 'merge') for (const s of r.manifest.sources ?? []) merged.add(String(s.runId));
-  const out: RunView[] = [];
-  for (const r of byId.values()) {
-    if (merged.has(r.manifest.runId)) {
-      notes.push(`${r.manifest.runId}: a shard of a merged run that is exported; left out`);
-      continue;
-    }
-    out.push(r);
-  }
-  return { runs: out, notes };
-}
-
-export function loadRunsForExport(args: string[], command: string): { runs: RunView[]; notes: string[] } {
-  return selectRuns(runFoldersOf(args, command).map(loadRun));
+/** The runs to export, chosen as the report chooses them (src/report/grouping.ts): each run id once, a merge instead of its shards. */
+export function loadRunsForExport(args: string[], command: string): Selection {
+  return selectRuns(runFolders(args, command).map(loadRun));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,8 +100,10 @@ export function finetuneLines(runs: RunView[], opts: { style?: FinetuneStyle; me
       counts.derivedRuns++;
       continue;
     }
-    const keys = (run.manifest.metrics ?? []).map((m) => m.key);
-    const metric = opts.metric ?? keys[0] ?? 'em';
+    // The run's declared metrics (schema 1: those its records carry); the primary one decides success.
+    const keys = metricKeysOf(run.manifest, run.records);
+    const metric = opts.metric ?? keys[0];
+    if (metric === undefined) continue; // a run without any scored metric has no successful episode
     if (opts.metric !== undefined && keys.length && !keys.includes(opts.metric)) {
       throw new UserError(`--metric: ${run.manifest.runId} (${run.manifest.task}) has no metric "${opts.metric}" (it has ${keys.join(', ')})`);
     }

@@ -1,5 +1,6 @@
-// What BeautifulSoup(html, features="html.parser") sees in a page (docs/protocol.md §6), built on
-// htmlparser2's tokenizer (the one cheerio uses). cheerio itself cannot be used for the tree:
+// What BeautifulSoup(html, features="html.parser") sees in a page (docs/protocol.md §6 for Wikipedia
+// pages, §9 for WebShop's webshop_text), built on htmlparser2's tokenizer (the one cheerio uses).
+// cheerio itself cannot be used for the tree:
 // its default parser (parse5) and htmlparser2's Parser both apply HTML implied end tags (a <ul>
 // or <p> closes an open <p>; a stray </p> creates an empty p), while Python's html.parser and BS4
 // build the tree exactly as written. So this module replays BS4's tree-builder rules:

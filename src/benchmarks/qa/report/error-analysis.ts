@@ -1,0 +1,63 @@
+// Table 2 (paper §3.3; docs/protocol.md §1) for HotpotQA and FEVER: which runs are sampled (ReAct and
+// CoT, as the paper), what counts as correct (EM, "judged by EM" in the paper), the paper's six
+// categories a person labels with, and the tags a trajectory shows by itself. The report core
+// (src/report/table2.ts) does the sampling, the label sheet and the table through this hook.
+import type { AnalysedEpisode, AnalysisLabel, ErrorAnalysis } from '../../types.js';
+
+/** The paper's Table 2 rows; success_* label correct trajectories, failure_* incorrect ones. */
+export const QA_CATEGORIES: readonly AnalysisLabel[] = [
+  { key: 'success_true_positive', label: 'Success: true positive' },
+  { key: 'success_false_positive', label: 'Success: false positive (hallucinated reasoning or facts)' },
+  { key: 'failure_reasoning_error', label: 'Failure: reasoning error (incl. repetitive steps)' },
+  { key: 'failure_search_result_error', label: 'Failure: search result error' },
+  { key: 'failure_hallucination', label: 'Failure: hallucination' },
+  { key: 'failure_label_ambiguity', label: 'Failure: label ambiguity' },
+];
+
+export const QA_TAGS: readonly AnalysisLabel[] = [
+  { key: 'search-not-found', label: 'search found nothing useful' },
+  { key: 'repeated-action', label: 'repeated identical actions' },
+  { key: 'step-limit', label: 'no answer within the step limit' },
+  { key: 'label-ambiguity', label: 'label ambiguity (F1 > 0, EM 0)' },
+];
+
+const normAction = (a: string) => a.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** The same action twice in a row, or three times in all: the "repetitive steps" the paper counts as reasoning errors. */
+function hasRepeatedAction(actions: readonly string[]): boolean {
+  const xs = actions.map(normAction).filter((a) => a !== '');
+  const counts = new Map<string, number>();
+  return xs.some((a, i) => {
+    counts.set(a, (counts.get(a) ?? 0) + 1);
+    return (i > 0 && xs[i - 1] === a) || counts.get(a)! >= 3;
+  });
+}
+
+/**
+ * The tags of QA_TAGS an episode shows:
+ * - search-not-found: it searched, and every search observed "Could not find …" (wikienv's reply when
+ *   no page matches, docs/protocol.md §6);
+ * - repeated-action: see hasRepeatedAction;
+ * - step-limit: the loop forced finish[] (forced_finish, docs/protocol.md §4 step 5);
+ * - label-ambiguity: partly right, F1 > 0 with EM 0.
+ */
+export function qaAutoTags(e: AnalysedEpisode): string[] {
+  const tags: string[] = [];
+  const steps = e.steps ?? [];
+  const searches = steps.filter((s) => /^search\[/i.test(s.action.trim()));
+  if (searches.length > 0 && searches.every((s) => s.observation.trim().startsWith('Could not find'))) tags.push('search-not-found');
+  if (hasRepeatedAction(steps.map((s) => s.action))) tags.push('repeated-action');
+  if (e.forced_finish === true) tags.push('step-limit');
+  const { em, f1 } = e.metrics ?? {};
+  if (em === 0 && typeof f1 === 'number' && f1 > 0) tags.push('label-ambiguity');
+  return tags;
+}
+
+/** HotpotQA and FEVER (FEVER's EM is label accuracy; its F1 equals EM, so it never shows label-ambiguity). */
+export const qaErrorAnalysis: ErrorAnalysis = {
+  methods: ['react', 'cot'],
+  isCorrect: (e) => e.metrics?.em === 1,
+  categories: QA_CATEGORIES,
+  tags: QA_TAGS,
+  autoTags: qaAutoTags,
+};
