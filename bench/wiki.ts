@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSnapshot, SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
 import Database from 'better-sqlite3';
-import { mulberry32 } from '../test/support/mulberry32.js';
+import { mulberry32 } from '../src/util/mulberry32.js';
 import { reportRows, writeResultsFile, type SummaryRow } from './support/summary.js';
 
 const here = fileURLToPath(import.meta.url);

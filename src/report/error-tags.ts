@@ -8,7 +8,7 @@ import type { ReportRow, ReportTable } from './model.js';
 import type { AnalysedEpisode, AnalysisLabel } from '../benchmarks/types.js';
 import { UserError } from '../errors.js';
 import { percent } from '../util/numbers.js';
-import { mulberry32 } from './stats.js';
+import { mulberry32 } from '../util/mulberry32.js';
 
 /** An episode record as the sampler reads it: error episodes are outages, never drawn. */
 export interface SampledRecord extends AnalysedEpisode {

@@ -8,6 +8,7 @@
 //   ceil(B · (1 + level)/2) (1-based; the "inverted CDF" percentile: an attainable resample, no
 //   interpolation), shown as percent(sum, n) — one exact rounding, like every other score.
 import { differencePercent, meanPercent, percent } from '../util/numbers.js';
+import { mulberry32 } from '../util/mulberry32.js';
 
 export const BOOTSTRAP_RESAMPLES = 10_000;
 export const CONFIDENCE_LEVEL = 0.95;
@@ -20,17 +21,6 @@ export interface BootstrapOptions {
   level?: number;
 }
 
-/** mulberry32: a small seedable PRNG, uniform on [0, 1) in steps of 2^-32 (same algorithm as test/support/mulberry32.ts). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A 32-bit seed from text (FNV-1a), for a per-cell seed such as `${runId}:${metric}`. */
 export function seedFromText(text: string): number {

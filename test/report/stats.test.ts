@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  bootstrapMeanCI, bootstrapSums, mcnemarExactP, mulberry32, pairByItem, pairedComparison, percentileRanks, seedFromText,
+  bootstrapMeanCI, bootstrapSums, mcnemarExactP, pairByItem, pairedComparison, percentileRanks, seedFromText,
 } from '../../src/report/stats.js';
+import { mulberry32 } from '../../src/util/mulberry32.js';
 import { formatScore, percent } from '../../src/util/numbers.js';
 
 interface ExactCase { name: string; values: number[]; support: { sum: number; p: number; cdf: number }[]; p_two_sided: number }

@@ -22,15 +22,9 @@ export interface BrowserStep {
   observation: string;
 }
 
-export interface BrowserEpisode {
+export interface BrowserEpisode extends Pick<EpisodeRecord, 'idx' | 'item' | 'input' | 'gold' | 'answer' | 'metrics'> {
   /** Position of the run in BrowserData.runs. */
   run: number;
-  idx: number;
-  item: string;
-  input: string;
-  gold: string | null;
-  answer: string | null;
-  metrics: Record<string, number>;
   outcome: 'correct' | 'incorrect' | 'error';
   error: string | null;
   tags: string[];

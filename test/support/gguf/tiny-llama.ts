@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeGguf, gguf, type GgufFile, type GgufTensor, type GgufValue } from './gguf-writer.js';
-import { mulberry32 } from '../mulberry32.js';
+import { mulberry32 } from '../../../src/util/mulberry32.js';
 
 export interface TinyLlamaConfig {
   /** 'gpt2': byte-level BPE; 'spm': llama SentencePiece with <0xNN> byte fallback and "▁" spaces. */

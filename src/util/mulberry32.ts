@@ -1,4 +1,4 @@
-/** mulberry32: a small, fast, seedable PRNG for test weights and synthetic benchmark data (not for sampling). */
+/** mulberry32: a small, fast, seedable PRNG, uniform on [0, 1) in steps of 2^-32 (bootstrap resampling, test weights, synthetic bench data). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
