@@ -209,7 +209,7 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchma
  * without changing the items (WebShop's goals check: its price clauses are redrawn at every start).
  * They stay in the manifest; they are not part of the run's identity, so such a run still resumes.
  */
-const OPERATIONAL_MODEL_KEY = /cache|rpm|tpm|rate|retr|timeout|concurren|limit|price|pricing|cost|balanc|stats|endpoint|url|apikey|path|loaded|attempt|agent|check|^goals$/i;
+const OPERATIONAL_MODEL_KEY = /cache|rpm|tpm|rate|retr|timeout|concurren|limit|price|pricing|cost|balanc|stats|endpoint|url|apikey|path|loaded|^attempts$|^userAgent$|^pageCheck$|^goals$/i;
 
 export function filterIdentity(desc: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -29,6 +29,31 @@ const skipReason = !fs.existsSync(CHROMIUM)
     : null;
 if (skipReason) console.warn(`html-chromium.test.ts skipped: ${skipReason}`);
 
+/** Opens the report file offline in headless Chromium, recording console errors, dialogs and every request. */
+async function openInChromium(
+  file: string,
+  width: number,
+  seen: { consoleErrors: string[]; dialogs: string[]; requests: string[] },
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await playwright!.chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  page.on('console', (m) => {
+    if (m.type() === 'error') seen.consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => seen.consoleErrors.push(String(e)));
+  page.on('dialog', (d) => {
+    seen.dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('request', (r) => seen.requests.push(r.url()));
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  return { browser, page };
+}
+
 function figure2(): string {
   const k = Array.from({ length: 21 }, (_, i) => i + 1);
   return linePlotSvg({
@@ -59,22 +84,7 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
       runs: sampleRuns(),
       generatedNote: 'Built from 3 crafted runs.',
     }));
-    browser = await playwright!.chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="1"]');
+    ({ browser, page } = await openInChromium(file, 1200, { consoleErrors, dialogs, requests }));
   });
 
   afterAll(async () => {
@@ -192,22 +202,7 @@ describe.skipIf(skipReason !== null)('`react-repro report --out report.html` in 
     const r = await runCli(['report', results, '--out', file], { cwd: dir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    browser = await playwright!.chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on('request', (q) => requests.push(q.url()));
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="1"]');
+    ({ browser, page } = await openInChromium(file, 1280, { consoleErrors, dialogs, requests }));
   });
 
   afterAll(async () => {

@@ -4,6 +4,7 @@
 // with error episodes has no NaN anywhere; the Table 2 label sheet → labels → Table 2 flow; and the
 // LaTeX of a real report compiles in a two-column paper with nothing overfull (where pdflatex exists).
 import { execFileSync } from 'node:child_process';
+import { PDFLATEX } from '../support/pdflatex.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,14 +156,6 @@ describe('report on crafted run folders', () => {
   });
 });
 
-function which(cmd: string): string | null {
-  try {
-    return execFileSync('which', [cmd], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-const PDFLATEX = which('pdflatex');
 
 describe.skipIf(!PDFLATEX)('report --format tex in a two-column paper (pdflatex)', () => {
   it('compiles with no error and no Overfull \\hbox', async () => {

@@ -2,6 +2,7 @@
 // two-column compile with no Overfull \hbox and the estimated widths checked against TeX's own.
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { PDFLATEX } from '../support/pdflatex.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,14 +13,6 @@ import { NASTY, table1, table3, table4, wideRuns } from './sample-tables.js';
 
 const TABLES = [table1(), table3(), table4(), wideRuns()];
 
-function which(cmd: string): string | null {
-  try {
-    return execFileSync('which', [cmd], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-const PDFLATEX = which('pdflatex');
 
 describe('texEscape', () => {
   it('escapes every LaTeX special and maps what OT1 cannot show', () => {
