@@ -49,6 +49,11 @@ export interface CompletionResult {
   /** How many of the choices came from the cache. */
   cachedChoices: number;
   latencyMs: number;
+  /**
+   * What the call stands for with the cache's samples counted (src/llm/cache.ts): a hit's stored usage
+   * at the run's prices. Absent: the same as usage/costUsd (README "Reports": a replayed run is not "0 tokens").
+   */
+  total?: { usage: TokenUsage; costUsd: number };
 }
 
 export interface CompletionModel {

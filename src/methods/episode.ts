@@ -1,18 +1,12 @@
-// Shared pieces of one episode: model calls with usage/cost bookkeeping, and the notebook's llm().
+// Shared pieces of one episode: model calls as the notebook makes them (llm()), and the checks on them.
+// Tokens and cost are not counted here: the runner's per-episode chain meters every call (src/run/meter.ts).
 import { InfraError } from '../errors.js';
-import { PAPER_SAMPLING, type CompletionChoice, type CompletionModel, type CompletionRequest, type TokenUsage } from '../llm/types.js';
-import { totalOfResult } from '../run/record.js';
+import { PAPER_SAMPLING, type CompletionChoice, type CompletionModel, type CompletionRequest } from '../llm/types.js';
 
-/**
- * Counts calls and sums usage and cost over an episode, every call with cache hits included (the cache
- * reports a hit's stored usage as `total`; README "Reports": a replayed run is not "0 tokens"). What went to the
- * model (spent) is the runner's tally (src/run/record.ts tallyCall).
- */
+/** An episode's model calls: how many returned, and how many choices stopped at max_tokens. */
 export class CallLedger {
   calls = 0;
-  usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-  costUsd = 0;
-  /** Choices that ended on max_tokens (finish_reason "length"): recorded, never silent (README "Reliability"). */
+  /** Choices that ended on max_tokens (finish_reason "length"): recorded on their step, never silent (README "Reliability"). */
   lengthStops = 0;
 
   constructor(
@@ -24,9 +18,6 @@ export class CallLedger {
     this.signal?.throwIfAborted();
     const res = await this.model.complete(req, this.signal ? { signal: this.signal } : undefined);
     this.calls++;
-    const total = totalOfResult(res);
-    addUsage(this.usage, total.usage);
-    this.costUsd += total.costUsd;
     if (res.choices.length < req.n) {
       throw new InfraError(`completion returned ${res.choices.length} choice(s), expected ${req.n}`, 'llm');
     }
@@ -39,12 +30,6 @@ export class CallLedger {
     const choices = await this.complete(greedyRequest(prompt, stop));
     return choices[0].text;
   }
-}
-
-function addUsage(a: TokenUsage, b: TokenUsage): void {
-  a.promptTokens += b.promptTokens;
-  a.completionTokens += b.completionTokens;
-  a.totalTokens += b.totalTokens;
 }
 
 export function greedyRequest(prompt: string, stop: string[]): CompletionRequest {

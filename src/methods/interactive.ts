@@ -112,8 +112,6 @@ export async function runInteractive(def: LoopDefinition, item: Item, ctx: Metho
         steps,
         n_calls: ledger.calls,
         n_badcalls: steps.filter((s) => s.badcall).length,
-        usage: ledger.usage,
-        costUsd: ledger.costUsd,
         extra: { ...extra, ...contextExceededFields(overflow.error, overflow.step) },
       };
     }
@@ -133,8 +131,6 @@ export async function runInteractive(def: LoopDefinition, item: Item, ctx: Metho
       steps,
       n_calls: ledger.calls,
       n_badcalls: steps.filter((s) => s.badcall).length,
-      usage: ledger.usage,
-      costUsd: ledger.costUsd,
       extra,
     };
   } finally {

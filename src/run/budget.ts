@@ -1,5 +1,6 @@
 // --max-cost USD (README "Reliability"): a spending limit for one invocation of `run` (all runs of an experiment
-// file together). Before each model call the call's cost is estimated (prompt chars/4 tokens plus
+// file together), read from the meter (src/run/meter.ts). Before each model call (the budget layer of
+// the episode's model chain, src/run/chain/budget.ts) the call's cost is estimated (prompt chars/4 tokens plus
 // max_tokens × n completion tokens, at the model's prices: an upper bound for the completion); when
 // the spend so far, plus what calls in flight may still cost, plus this call would pass the budget,
 // the call is not made and the run stops like an interrupt: in-flight episodes are dropped (their
@@ -7,7 +8,8 @@
 // and the same command resumes.
 import { estimateTokens } from '../llm/limits.js';
 import { RunStop } from '../errors.js';
-import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
+import type { CompletionRequest } from '../llm/types.js';
+import { SpendMeter } from './meter.js';
 
 export interface UsdPrices {
   /** USD per 1M prompt tokens. */
@@ -44,22 +46,33 @@ export class BudgetStop extends RunStop {
 }
 
 export class Budget {
-  /** USD spent by calls of this invocation that returned. */
-  spent = 0;
   /** Estimates of the calls in flight. */
   private inFlight = 0;
   /** Set when the budget stopped the run. */
   stopped: BudgetStop | null = null;
 
-  constructor(readonly maxUsd: number) {
+  /**
+   * @param meter what this invocation spent: every run's session meter adds to it (src/run/meter.ts),
+   * so admission counts what the calls really cost, cache hits at zero.
+   */
+  constructor(
+    readonly maxUsd: number,
+    readonly meter: SpendMeter = new SpendMeter(),
+  ) {
     if (!(maxUsd >= 0) || !Number.isFinite(maxUsd)) throw new RangeError(`budget must be a non-negative number, got ${maxUsd}`);
+  }
+
+  /** USD spent by calls of this invocation that returned (the meter's figure). */
+  get spent(): number {
+    return this.meter.costUsd;
   }
 
   /**
    * Admits a call of estimated cost `estimate`, or throws BudgetStop (and remembers it) when the
-   * call could pass the budget. The returned settle() records what the call really cost.
+   * call could pass the budget. The returned release() ends the estimate once the call has returned
+   * (and the meter counted what it cost) or failed.
    */
-  begin(estimate: number): (actualUsd: number) => void {
+  begin(estimate: number): () => void {
     if (this.stopped) throw this.stopped;
     if (this.spent + this.inFlight + estimate > this.maxUsd) {
       this.stopped = new BudgetStop(
@@ -70,48 +83,11 @@ export class Budget {
       throw this.stopped;
     }
     this.inFlight += estimate;
-    let settled = false;
-    return (actual: number) => {
-      if (settled) return;
-      settled = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       this.inFlight -= estimate;
-      this.spent += actual;
     };
   }
-}
-
-/**
- * `inner` with every call admitted by `budget` first (estimated at `prices`); `onStop` runs once, when
- * the budget refuses a call (the runner then stops the run).
- */
-export function budgetedModel(
-  inner: CompletionModel,
-  budget: Budget,
-  prices: UsdPrices | null,
-  onStop: (stop: BudgetStop) => void,
-): CompletionModel {
-  return {
-    get model() {
-      return inner.model;
-    },
-    describe: () => inner.describe(),
-    async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
-      let settle: (usd: number) => void;
-      try {
-        settle = budget.begin(estimateCallUsd(req, prices));
-      } catch (e) {
-        if (e instanceof BudgetStop) onStop(e);
-        throw e;
-      }
-      try {
-        const res = await inner.complete(req, opts);
-        settle(res.costUsd);
-        return res;
-      } catch (e) {
-        // A failed call is not billed (retries that got an answer are inside costUsd of the success).
-        settle(0);
-        throw e;
-      }
-    },
-  };
 }

@@ -100,7 +100,7 @@ function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, ba
     };
   }
   const result = derived.combine(item, bases.map(stored), settings);
-  return { ...recordFromResult(item, result, bench.score(item, result), 0, { calls: 0, cachedCalls: 0 }), ...accounting };
+  return { ...recordFromResult(item, result, bench.score(item, result), 0, null), ...accounting };
 }
 
 export async function executeCombination(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {

@@ -31,7 +31,7 @@ import type { EpisodeRecord } from './record.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
 import { contextOverflowOf, limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
-import { priceStatus, settleEarlierSessions, runSpend, type Spend } from './meter.js';
+import { priceStatus, settleEarlierSessions, runSpend, SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
@@ -444,10 +444,14 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
           `warning: --max-cost: ${model.model} has no price (0 USD per token), so its calls count as free; give --price-prompt and --price-completion`,
         );
       }
+      // What this session pays for: counted by every episode's meter, added to the invocation's (the budget's).
+      const spend = new SpendMeter(io.budget?.meter);
       const res = await executeEpisodes({
         store,
         items,
-        method: recorder.wrapMethod(method),
+        method,
+        recorder,
+        meter: spend,
         model,
         benchmark: bench,
         makeEnv: env ? (item) => env!.makeEnv(item) : undefined,
@@ -461,7 +465,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
           progress!.note(() => io.log(`episode ${item.index} failed (recorded as an error): ${errorMessage(e)}`)),
       });
       progress.finish();
-      session.spent = { ...recorder.spent };
+      session.spent = { ...spend.spent };
       const summary = summarize(meta, store.records, plan.indices, metricKeys, runSpend(manifest));
       const stoppedBy = res.budget
         ? 'max-cost'

@@ -5,7 +5,6 @@
 // retried by --retry-errors, never counted by the circuit breaker. max_tokens: each completion that
 // stopped there is counted on its step and episode. Silent truncation: a server that cuts a long prompt
 // without refusing it is detected from the prompt tokens it reports (src/llm/context-limit.ts).
-import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
 import type { ContextOverflow, EpisodeResult, StepRecord } from '../methods/types.js';
 import { UserError } from '../errors.js';
 import {
@@ -15,35 +14,14 @@ import {
   type ContextLengthError,
   type PromptObservation,
 } from '../llm/context-limit.js';
-import { totalOfResult, type CallStats, type EpisodeRecord } from './record.js';
+import type { EpisodeRecord } from './record.js';
 
-/** What one episode's calls showed about the model's limits. */
+/** What one episode's calls showed about the model's limits (the episode's meter notes it: src/run/meter.ts). */
 export interface LimitWatch {
   /** Choices that ended on max_tokens (finish_reason "length"). */
   lengthStops: number;
   /** Single-choice calls in order: prompt size and the prompt tokens the server reported. */
   prompts: PromptObservation[];
-}
-
-export function newLimitWatch(): LimitWatch {
-  return { lengthStops: 0, prompts: [] };
-}
-
-/** Passes every call through, noting max_tokens stops and the reported prompt size of each answer. */
-export function watchingModel(inner: CompletionModel, w: LimitWatch): CompletionModel {
-  return {
-    get model() {
-      return inner.model;
-    },
-    describe: () => inner.describe(),
-    async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
-      const res = await inner.complete(req, opts);
-      w.lengthStops += res.choices.filter((c) => c.finishReason === 'length').length;
-      // Several samples may be several requests (servers that ignore n): their prompt tokens add up.
-      if (req.n === 1) w.prompts.push({ chars: req.prompt.length, promptTokens: totalOfResult(res).usage.promptTokens });
-      return res;
-    },
-  };
 }
 
 /** Record fields from the watch: only what happened (an episode within every limit gets none). */
@@ -57,10 +35,9 @@ export function watchFields(w: LimitWatch): Record<string, unknown> {
 
 /**
  * The result of an episode whose method let the context-length refusal through (a single-call method:
- * Standard, CoT, CoT-SC): nothing answered, so every metric scores 0; the calls made are the runner's tally.
+ * Standard, CoT, CoT-SC): nothing answered, so every metric scores 0; the calls made are the meter's.
  */
-export function overflowResult(e: ContextLengthError, stats: CallStats): EpisodeResult {
-  const total = stats.usage?.total ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+export function overflowResult(e: ContextLengthError, calls: number): EpisodeResult {
   return {
     answer: null,
     finalInfo: {},
@@ -68,10 +45,8 @@ export function overflowResult(e: ContextLengthError, stats: CallStats): Episode
     done: false,
     traj: '',
     steps: [],
-    n_calls: stats.calls,
+    n_calls: calls,
     n_badcalls: 0,
-    usage: { ...total },
-    costUsd: stats.usage?.cost ?? 0,
     extra: contextExceededFields(e, null),
   };
 }

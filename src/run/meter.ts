@@ -1,19 +1,124 @@
-// The meter: what a run spent, true to the bill (README "Reliability", docs/protocol.md §3 costs).
-// Every answered model call is counted once, as spent by the invocation (session) that paid for it:
-// its line in recording.jsonl (src/run/run-recording.ts) is appended as soon as the answer is back,
-// with the session id in its attempt, and carries what went to the model (a cache hit spent nothing).
-// So the spend of a session is recoverable from the recording even after kill -9, and a call paid by
-// a stopped session and served from the cache on resume is not lost: the run's spend is the sum of its
-// sessions' spend (manifest.sessions[].spent), not of its surviving episode records. A call aborted
-// in flight (Ctrl-C, a budget stop) may or may not have been billed: it is counted as paid-unknown.
+// The meter: the one source of every token and money figure of a run (README "Reliability",
+// docs/protocol.md §3 costs). The metering layer of the per-episode model chain (src/run/model-chain.ts)
+// hands it every answered call once:
+// - an episode's figures (EpisodeMeter): the calls, the tokens and cost each call stands for (a cache hit
+//   at its stored usage: a replayed run is not "0 tokens"), and what went to the model (spent): the
+//   record's usage/cost and spent_usage/spent_cost;
+// - what the invocation paid for (SpendMeter): a session's `spent` in the manifest, the result line,
+//   and the --max-cost budget's admission (src/run/budget.ts), summed over the runs of one command.
+// Each answered call also has its line in recording.jsonl (src/run/run-recording.ts), appended as soon
+// as the answer is back, with the session id in its attempt, carrying what went to the model. So the
+// spend of a session is recoverable from the recording even after kill -9, and a call paid by a stopped
+// session and served from the cache on resume is not lost: the run's spend is the sum of its sessions'
+// spend (manifest.sessions[].spent), not of its surviving episode records. A call aborted in flight
+// (Ctrl-C, a budget stop) may or may not have been billed: it is counted as paid-unknown.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TokenUsage } from '../llm/types.js';
-import { RECORDING_FILE } from './run-log.js';
+import type { CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
+import type { PromptObservation } from '../llm/context-limit.js';
+import { recordError } from '../envs/recording.js';
+import { RECORDING_FILE } from './layout.js';
 import type { Spend } from './vocabulary.js';
 import type { SessionInfo } from './manifest.js';
 
 export type { Spend } from './vocabulary.js';
+
+/** Tokens and their cost in USD at the run's prices. */
+export interface Tally {
+  usage: TokenUsage;
+  costUsd: number;
+}
+
+export const noTally = (): Tally => ({ usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0 });
+
+function addTally(a: Tally, b: Tally): void {
+  a.usage.promptTokens += b.usage.promptTokens;
+  a.usage.completionTokens += b.usage.completionTokens;
+  a.usage.totalTokens += b.usage.totalTokens;
+  a.costUsd += b.costUsd;
+}
+
+/** What a call stands for, cache hits included (the cache's `total`; a fresh call: what it spent). */
+export function usedBy(res: CompletionResult): Tally {
+  return res.total ?? { usage: res.usage, costUsd: res.costUsd };
+}
+
+/** What one command paid for, and each run's session within it (a session meter adds to its command's). */
+export class SpendMeter {
+  readonly spent: Spend = noSpend();
+
+  constructor(private readonly parent?: SpendMeter) {}
+
+  /** An answered call: its usage and cost are what went to the model (0 for a cache hit). */
+  paid(usage: TokenUsage, costUsd: number): void {
+    addCall(this.spent, usage, costUsd);
+    this.parent?.paid(usage, costUsd);
+  }
+
+  /** A call sent and then aborted: the server may have billed it. */
+  paidUnknown(): void {
+    this.spent.paid_unknown_calls++;
+    this.parent?.paidUnknown();
+  }
+
+  /** USD spent so far (what the budget admits calls against). */
+  get costUsd(): number {
+    return this.spent.cost_usd;
+  }
+}
+
+/**
+ * One episode's figures. An episode whose environment server left the pool starts again (src/envs/pool.ts):
+ * the attempt's figures (its calls, what they stand for, the limit notes) start again with it; what the
+ * episode used and spent keeps every attempt (the bill).
+ */
+export class EpisodeMeter {
+  /** Calls asked for in this attempt (answered or not), and those served wholly from the cache. */
+  calls = 0;
+  cachedCalls = 0;
+  /** What the attempt's answered calls stand for, cache hits included. */
+  attempt = noTally();
+  /** Every attempt's answered calls: what they stand for, and what went to the model. */
+  readonly used = noTally();
+  readonly spent = noTally();
+  /** Choices that ended on max_tokens (finish_reason "length"), and each single-choice prompt's reported size. */
+  lengthStops = 0;
+  prompts: PromptObservation[] = [];
+  /** Answered calls of every attempt. */
+  answers = 0;
+
+  constructor(private readonly session?: SpendMeter) {}
+
+  asked(): void {
+    this.calls++;
+  }
+
+  answered(req: CompletionRequest, res: CompletionResult): void {
+    this.answers++;
+    if (res.choices.length > 0 && res.cachedChoices >= res.choices.length) this.cachedCalls++;
+    const used = usedBy(res);
+    addTally(this.attempt, used);
+    addTally(this.used, used);
+    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd });
+    this.session?.paid(res.usage, res.costUsd);
+    this.lengthStops += res.choices.filter((c) => c.finishReason === 'length').length;
+    // Several samples may be several requests (servers that ignore n): their prompt tokens add up.
+    if (req.n === 1) this.prompts.push({ chars: req.prompt.length, promptTokens: used.usage.promptTokens });
+  }
+
+  failed(e: unknown, signal?: AbortSignal): void {
+    if (isInFlightAbort(recordError(e, signal))) this.session?.paidUnknown();
+  }
+
+  /** The attempt was lost (its environment server left): the next one starts its own figures. */
+  restart(): void {
+    this.calls = 0;
+    this.cachedCalls = 0;
+    this.attempt = noTally();
+    this.lengthStops = 0;
+    this.prompts = [];
+  }
+}
 
 export const noSpend = (): Spend => ({
   calls: 0,

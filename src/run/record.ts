@@ -3,7 +3,8 @@
 // (CoT-SC samples, forced_finish, ALFWorld task_type, WebShop instruction...) sit beside them under
 // their own snake_case names. Written and read only through src/run/run-log.ts.
 import type { EpisodeResult, Item, StepRecord } from './vocabulary.js';
-import type { CompletionResult, TokenUsage } from '../llm/types.js';
+import type { TokenUsage } from '../llm/types.js';
+import { noTally, type EpisodeMeter, type Tally } from './meter.js';
 
 export interface EpisodeError {
   /** 'llm' | 'env' (InfraError), 'internal' (a bug that escaped the method). */
@@ -87,44 +88,24 @@ export function recordExtras(r: EpisodeRecord): Record<string, unknown> {
   return out;
 }
 
-export interface CallStats {
-  calls: number;
-  cachedCalls: number;
-  /**
-   * Usage and cost of the episode's calls as the runner saw them (tallyCall): every call, and the part
-   * that went to the model. Absent when the runner does not tally (the record then has no spent_*).
-   */
-  usage?: { total: TokenUsage; spent: TokenUsage; cost: number; spentCost: number };
-}
-
-/** The usage a completion result reports for every call, cache hits included (src/llm/cache.ts sets `total` on hits). */
-export function totalOfResult(res: CompletionResult): { usage: TokenUsage; costUsd: number } {
-  const t = (res as CompletionResult & { total?: { usage: TokenUsage; costUsd: number } }).total;
-  return t ?? { usage: res.usage, costUsd: res.costUsd };
-}
-
-/** Counts one returned call into an episode's stats: cached or not, all of its tokens, and what was spent. */
-export function tallyCall(stats: CallStats, res: CompletionResult): void {
-  if (res.choices.length > 0 && res.cachedChoices >= res.choices.length) stats.cachedCalls++;
-  const u = (stats.usage ??= { total: zero(), spent: zero(), cost: 0, spentCost: 0 });
-  const total = totalOfResult(res);
-  add(u.total, total.usage);
-  add(u.spent, res.usage);
-  u.cost += total.costUsd;
-  u.spentCost += res.costUsd;
-}
-
-const zero = (): TokenUsage => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
-function add(a: TokenUsage, b: TokenUsage): void {
-  a.promptTokens += b.promptTokens;
-  a.completionTokens += b.completionTokens;
-  a.totalTokens += b.totalTokens;
-}
 const recordUsage = (u: TokenUsage): RecordUsage => ({
   prompt_tokens: u.promptTokens,
   completion_tokens: u.completionTokens,
   total_tokens: u.totalTokens,
 });
+
+/**
+ * A record's accounting from the episode's meter (src/run/meter.ts): what its calls stand for, cache hits
+ * included, and what went to the model; a record made without a meter (a combination) has none.
+ */
+function accounting(meter: EpisodeMeter | null, usage: Tally) {
+  return {
+    usage: recordUsage(usage.usage),
+    cost: usage.costUsd,
+    // Only an episode some call of which was answered says what it spent.
+    ...(meter && meter.answers > 0 ? { spent_usage: recordUsage(meter.spent.usage), spent_cost: meter.spent.costUsd } : {}),
+  };
+}
 
 /** A finished episode as its record: the result, scored once by the benchmark's scorer. */
 export function recordFromResult(
@@ -132,7 +113,7 @@ export function recordFromResult(
   r: EpisodeResult,
   metrics: Record<string, number>,
   latencyMs: number,
-  stats: CallStats,
+  meter: EpisodeMeter | null,
 ): EpisodeRecord {
   return {
     idx: item.index,
@@ -146,12 +127,10 @@ export function recordFromResult(
     steps: r.steps,
     n_calls: r.n_calls,
     n_badcalls: r.n_badcalls,
-    usage: recordUsage(r.usage),
-    cost: r.costUsd,
-    // The runner's tally knows which calls the cache served; without it the record says nothing.
-    ...(stats.usage ? { spent_usage: recordUsage(stats.usage.spent), spent_cost: stats.usage.spentCost } : {}),
+    // The attempt kept (an episode restarted on another environment server counts its last attempt).
+    ...accounting(meter, meter?.attempt ?? noTally()),
     latency_ms: Math.round(latencyMs),
-    cached_calls: stats.cachedCalls,
+    cached_calls: meter?.cachedCalls ?? 0,
     error: null,
     ...(r.extra ?? {}),
   };
@@ -162,7 +141,7 @@ export function errorRecord(
   item: Item,
   error: EpisodeError,
   latencyMs: number,
-  stats: CallStats,
+  meter: EpisodeMeter,
   metricKeys: readonly string[],
 ): EpisodeRecord {
   return {
@@ -175,14 +154,12 @@ export function errorRecord(
     reward: null,
     traj: '',
     steps: [],
-    n_calls: stats.calls,
+    n_calls: meter.calls,
     n_badcalls: 0,
-    // The calls made before the failure, as far as the runner tallied them.
-    usage: stats.usage ? recordUsage(stats.usage.total) : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    cost: stats.usage?.cost ?? 0,
-    ...(stats.usage ? { spent_usage: recordUsage(stats.usage.spent), spent_cost: stats.usage.spentCost } : {}),
+    // The calls made before the failure, every attempt's.
+    ...accounting(meter, meter.used),
     latency_ms: Math.round(latencyMs),
-    cached_calls: stats.cachedCalls,
+    cached_calls: meter.cachedCalls,
     error,
   };
 }

@@ -12,18 +12,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
-import { cacheKey } from '../llm/cache.js';
-import type { Method, MethodContext } from '../methods/types.js';
+import type { CompletionModel, TokenUsage } from '../llm/types.js';
 import type { Item } from '../benchmarks/types.js';
-import { FatalRunError, UserError } from '../errors.js';
-import { recordError, recordingEnv, type EnvEvent, type RecordedError } from '../envs/recording.js';
-import { appendRecord, DiskError, toDiskError, truncateTornTail } from '../util/durable.js';
+import type { Env } from '../envs/types.js';
+import { UserError } from '../errors.js';
+import { recordingEnv, type EnvEvent, type RecordedError } from '../envs/recording.js';
+import { appendRecord, toDiskError, truncateTornTail } from '../util/durable.js';
 import { assertNoSecrets } from './manifest.js';
-import { isEnvRestart } from '../envs/pool.js';
 import type { Settings } from './experiment.js';
-import { BudgetStop } from './budget.js';
-import { addCall, isInFlightAbort, noSpend, type Spend } from './meter.js';
 import { RECORDING_FILE } from './layout.js';
 /** Version of the line shapes above (the session line carries it). */
 export const RECORDING_SCHEMA = 1;
@@ -74,17 +70,29 @@ export interface EndLine {
 
 export type RecordingLine = SessionLine | EnvLine | LlmLine | EndLine;
 
-const tokenUsage = (u: TokenUsage): TokenUsage => ({
-  promptTokens: u.promptTokens,
-  completionTokens: u.completionTokens,
-  totalTokens: u.totalTokens,
-});
-
 export interface RecorderOptions {
   model: CompletionModel;
   settings: Settings;
   /** Values that must never reach the file (API keys). */
   secrets?: string[];
+}
+
+/** Where one attempt's model calls are recorded (by the recording layer: src/run/chain/recording.ts). */
+export interface CallSink {
+  item: number;
+  attempt: string;
+  /** The environment steps so far (a call precedes step steps + 1). */
+  cursor: { steps: number };
+  /** The api part of the cache keys (src/llm/cache.ts). */
+  api: string;
+  write(line: LlmLine): void;
+}
+
+/** What records one attempt: its model calls, its environment calls, and its closing line. */
+export interface AttemptRecorder {
+  calls: CallSink;
+  env(makeEnv: (item: Item) => Env): (item: Item) => Env;
+  end(written: boolean): void;
 }
 
 /** Appends one run's recording. Open it once per session (after the manifest is written), close it after. */
@@ -93,8 +101,6 @@ export class RunRecorder {
   private attempts = 0;
   readonly session: string;
   private readonly api: string;
-  /** What this session paid for so far (the meter: src/run/meter.ts); its lines say the same. */
-  readonly spent: Spend = noSpend();
 
   private constructor(
     readonly file: string,
@@ -125,88 +131,24 @@ export class RunRecorder {
     return new RunRecorder(path.join(dir, RECORDING_FILE), o);
   }
 
-  /** The method with every episode's environment and model traffic recorded. */
-  wrapMethod(method: Method): Method {
-    return {
-      name: method.name,
-      needsEnv: method.needsEnv,
-      describe: () => method.describe(),
-      run: (item, ctx) => this.runRecorded(method, item, ctx),
-    };
-  }
-
-  private async runRecorded(method: Method, item: Item, ctx: MethodContext) {
+  /**
+   * One attempt of an episode (one Method.run of one item): its model calls are recorded by the
+   * recording layer of the episode's model chain (src/run/model-chain.ts), its environment calls by
+   * env(), and end() says whether the runner wrote its record.
+   */
+  beginAttempt(item: Item): AttemptRecorder {
     const attempt = `${this.session}.${this.attempts++}`;
     const cursor = { steps: 0 };
     const onEnv = (ev: EnvEvent) => {
       if (ev.call === 'step') cursor.steps = ev.step;
       this.write({ t: 'env', ...ev });
     };
-    const run: MethodContext = {
-      ...ctx,
-      model: this.recordingModel(ctx.model, item, attempt, cursor),
-      makeEnv: ctx.makeEnv ? (it) => recordingEnv(ctx.makeEnv!(it), it, attempt, onEnv) : undefined,
-    };
-    try {
-      const result = await method.run(item, run);
-      this.end(item, attempt, !ctx.signal?.aborted);
-      return result;
-    } catch (e) {
-      // The runner drops interrupted episodes and stops on a FatalRunError or a DiskError; it records
-      // everything else (InfraError, internal errors) as an error episode.
-      if (!(e instanceof DiskError))
-        this.end(item, attempt, !ctx.signal?.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e));
-      throw e;
-    }
-  }
-
-  private recordingModel(inner: CompletionModel, item: Item, attempt: string, cursor: { steps: number }): CompletionModel {
-    let calls = 0;
-    const write = (line: LlmLine) => this.write(line);
-    const api = this.api;
-    const spent = this.spent;
     return {
-      get model() {
-        return inner.model;
-      },
-      describe: () => inner.describe(),
-      async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
-        const base = {
-          t: 'llm' as const,
-          item: item.index,
-          attempt,
-          call: calls++,
-          step: cursor.steps + 1,
-          key: cacheKey(inner.model, api, req),
-          n: req.n,
-        };
-        let res: CompletionResult;
-        try {
-          res = await inner.complete(req, opts);
-        } catch (e) {
-          const error = recordError(e, opts?.signal);
-          write({ ...base, error });
-          if (isInFlightAbort(error)) spent.paid_unknown_calls++;
-          throw e;
-        }
-        const total = (res as CompletionResult & { total?: LlmLine['total'] }).total;
-        write({
-          ...base,
-          choices: res.choices.map((c) => ({ text: c.text, finishReason: c.finishReason })),
-          cached: res.cachedChoices,
-          usage: tokenUsage(res.usage),
-          cost: res.costUsd,
-          ...(total ? { total: { usage: tokenUsage(total.usage), costUsd: total.costUsd } } : {}),
-        });
-        addCall(spent, res.usage, res.costUsd); // counted once the line that proves it is written
-        return res;
-      },
+      calls: { item: item.index, attempt, cursor, api: this.api, write: (line) => this.write(line) },
+      env: (makeEnv) => (it) => recordingEnv(makeEnv(it), it, attempt, onEnv),
+      // fsync'ed: the runner appends the episode record right after this returns
+      end: (written) => this.write({ t: 'end', item: item.index, attempt, written }, true),
     };
-  }
-
-  private end(item: Item, attempt: string, written: boolean): void {
-    // fsync'ed: the runner appends the episode record right after this returns
-    this.write({ t: 'end', item: item.index, attempt, written }, true);
   }
 
   private write(line: RecordingLine, fsync = false): void {

@@ -12,20 +12,23 @@
 // An InfraError otherwise becomes an error record (never a score); anything else is an internal
 // error record and reported.
 import { setMaxListeners } from 'node:events';
-import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
+import type { CompletionModel } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { Benchmark, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
 import { DiskError } from '../util/durable.js';
 import { isEnvRestart } from '../envs/pool.js';
-import { errorRecord, recordFromResult, tallyCall, type CallStats, type EpisodeRecord } from './record.js';
+import { errorRecord, recordFromResult, type EpisodeRecord } from './record.js';
 import type { RunStore } from './run-log.js';
 import type { CircuitBreaker } from './breaker.js';
-import { budgetedModel, BudgetStop, type Budget, type UsdPrices } from './budget.js';
+import { BudgetStop, type Budget, type UsdPrices } from './budget.js';
 import { ContextLengthError } from '../llm/context-limit.js';
 import type { ContextOverflow } from '../methods/types.js';
-import { isContextExceeded, newLimitWatch, overflowResult, watchFields, watchingModel } from './limit-outcomes.js';
+import { isContextExceeded, overflowResult, watchFields } from './limit-outcomes.js';
+import { EpisodeMeter, type SpendMeter } from './meter.js';
+import { episodeModel } from './model-chain.js';
+import type { RunRecorder } from './run-recording.js';
 
 /** The abort reason of a signal-driven stop: which signal it was (the exit status and the manifest say). */
 export class Interrupt extends Error {
@@ -51,6 +54,10 @@ export interface ExecuteOptions {
   breaker?: CircuitBreaker;
   /** --max-cost: the model's calls are admitted by it, at these prices. */
   budget?: { budget: Budget; prices: UsdPrices | null };
+  /** What the session spent: every episode's meter adds to it (src/run/meter.ts). */
+  meter?: SpendMeter;
+  /** Records every attempt's model and environment calls (recording.jsonl). */
+  recorder?: RunRecorder;
   onRecord?: (rec: EpisodeRecord) => void;
   /** --context-overflow (default 'fail'): what interactive methods do when a prompt outgrows the window. */
   contextOverflow?: ContextOverflow;
@@ -66,22 +73,6 @@ export interface ExecuteResult {
   fatal: FatalRunError | null;
   /** Stopped by the budget. */
   budget: BudgetStop | null;
-}
-
-/** Counts calls and fully-cached calls of one episode, passing everything else through. */
-export function countingModel(inner: CompletionModel, stats: CallStats): CompletionModel {
-  return {
-    get model() {
-      return inner.model;
-    },
-    describe: () => inner.describe(),
-    async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
-      stats.calls++;
-      const res = await inner.complete(req, opts);
-      tallyCall(stats, res);
-      return res;
-    },
-  };
 }
 
 export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult> {
@@ -101,44 +92,51 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
   };
 
   // A budget stop does not abort the calls in flight: they were admitted, they finish and are recorded.
-  const model = o.budget
-    ? budgetedModel(o.model, o.budget.budget, o.budget.prices, (s) => {
-        budgetStop ??= s;
-      })
-    : o.model;
+  const budget = o.budget
+    ? {
+        ...o.budget,
+        onStop: (s: BudgetStop) => {
+          budgetStop ??= s;
+        },
+      }
+    : undefined;
   const metricKeys = o.benchmark.metrics.map((m) => m.key);
   const runOne = async (ex: Item): Promise<void> => {
-    const stats: CallStats = { calls: 0, cachedCalls: 0 };
+    const meter = new EpisodeMeter(o.meter);
     const t0 = performance.now();
     let rec: EpisodeRecord;
     let failure: unknown = null;
-    const watch = newLimitWatch();
     try {
       let result;
       for (;;) {
+        const recording = o.recorder?.beginAttempt(ex);
+        const makeEnv = o.method.needsEnv ? o.makeEnv : undefined;
         try {
           result = await o.method.run(ex, {
-            model: watchingModel(countingModel(model, stats), watch),
-            makeEnv: o.method.needsEnv ? o.makeEnv : undefined,
+            model: episodeModel({ model: o.model, meter, recording: recording?.calls, budget }),
+            makeEnv: makeEnv && recording ? recording.env(makeEnv) : makeEnv,
             signal: runAbort.signal,
             ...(o.contextOverflow ? { contextOverflow: o.contextOverflow } : {}),
           });
+          recording?.end(!runAbort.signal.aborted);
           break;
         } catch (e) {
+          // Dropped when interrupted, stopped (a FatalRunError, the budget) or restarted; a DiskError
+          // stops the run before anything else is written.
+          if (!(e instanceof DiskError))
+            recording?.end(!runAbort.signal.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e));
           // Its env server left the pool mid-episode (src/envs/pool.ts): the episode starts again from
           // reset on another member; the lost attempt is never recorded. Its model calls stay in what the
           // episode spent (spent_*: the bill); the call counts and limit notes describe the attempt kept.
           if (isEnvRestart(e) && !runAbort.signal.aborted) {
-            stats.calls = 0;
-            stats.cachedCalls = 0;
-            Object.assign(watch, newLimitWatch());
+            meter.restart();
             continue;
           }
           throw e;
         }
       }
-      rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, stats);
-      Object.assign(rec, watchFields(watch));
+      rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, meter);
+      Object.assign(rec, watchFields(meter));
     } catch (e) {
       if (runAbort.signal.aborted) return; // interrupted or stopped: not written
       if (e instanceof BudgetStop) return; // its next call was refused by the budget: not written
@@ -155,17 +153,17 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
       }
       if (e instanceof ContextLengthError) {
         // A model limit is an outcome (limit-outcomes.ts): scored by the benchmark as nothing answered.
-        const result = overflowResult(e, stats);
-        rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, stats);
-        Object.assign(rec, watchFields(watch));
+        const result = overflowResult(e, meter.calls);
+        rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, meter);
+        Object.assign(rec, watchFields(meter));
       } else if (e instanceof InfraError) {
         failure = e;
-        rec = errorRecord(ex, { source: e.source, message: e.message }, performance.now() - t0, stats, metricKeys);
+        rec = errorRecord(ex, { source: e.source, message: e.message }, performance.now() - t0, meter, metricKeys);
       } else {
         failure = e;
         o.onInternalError?.(ex, e);
         const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-        rec = errorRecord(ex, { source: 'internal', message }, performance.now() - t0, stats, metricKeys);
+        rec = errorRecord(ex, { source: 'internal', message }, performance.now() - t0, meter, metricKeys);
       }
     }
     if (runAbort.signal.aborted) return; // finished after the stop: dropped like the others

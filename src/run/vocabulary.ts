@@ -1,7 +1,6 @@
 // The run log's vocabulary, shared by benchmarks, methods, the runner and the report: an item, a step,
-// what an episode produced, a metric. A leaf module (it imports only src/llm/types.ts), so the contract
+// what an episode produced, a metric. A leaf module (it imports nothing), so the contract
 // (src/benchmarks/types.ts), the methods and the run log can all depend on it without a cycle.
-import type { TokenUsage } from '../llm/types.js';
 
 /** The run-log schema this version writes (manifest.schema). */
 export const RUN_LOG_SCHEMA = 2;
@@ -55,7 +54,7 @@ export interface StepRecord {
 
 /**
  * What one episode produced, before scoring. The runner scores it once, with the benchmark's scorer
- * (Benchmark.score), and writes the record.
+ * (Benchmark.score), and writes the record; its tokens and cost are the meter's (src/run/meter.ts).
  */
 export interface EpisodeResult {
   /** The final answer where the benchmark has one (QA: finish[...] or "Answer:"); null otherwise. */
@@ -71,8 +70,6 @@ export interface EpisodeResult {
   steps: StepRecord[];
   n_calls: number;
   n_badcalls: number;
-  usage: TokenUsage;
-  costUsd: number;
   /** Method- or benchmark-specific fields written into the record as they are (snake_case keys). */
   extra?: Record<string, unknown>;
 }

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompletionModel, resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import { CallLedger } from '../../src/methods/episode.js';
-import { recordFromResult, spentOf, tallyCall, type CallStats, type EpisodeRecord } from '../../src/run/record.js';
+import { recordFromResult, spentOf, type EpisodeRecord } from '../../src/run/record.js';
+import { EpisodeMeter } from '../../src/run/meter.js';
+import { episodeModel } from '../../src/run/model-chain.js';
 import { summarize, summaryCsv } from '../../src/run/summary.js';
 import { upgradeRecord } from '../../src/run/run-log.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
@@ -32,26 +34,12 @@ async function model(cache: 'rw' | 'replay') {
   return createCompletionModel(cfg, { clock: new VirtualClock(), random: () => 0.5 });
 }
 
-/** What the runner's countingModel does with each call (src/run/runner.ts), tallying into the episode's stats. */
-function tallying(inner: CompletionModel, stats: CallStats): CompletionModel {
-  return {
-    model: inner.model,
-    describe: () => inner.describe(),
-    async complete(req: CompletionRequest): Promise<CompletionResult> {
-      stats.calls++;
-      const res = await inner.complete(req);
-      tallyCall(stats, res);
-      return res;
-    },
-  };
-}
-
 const item = { index: 7, id: 'q7', input: 'q7', gold: 'a' };
 
 /** One two-call episode through the ledger, recorded as the runner records it. */
 async function episode(m: CompletionModel): Promise<EpisodeRecord> {
-  const stats: CallStats = { calls: 0, cachedCalls: 0 };
-  const ledger = new CallLedger(tallying(m, stats));
+  const meter = new EpisodeMeter();
+  const ledger = new CallLedger(episodeModel({ model: m, meter }));
   await ledger.llm('Question: q7\nThought 1:', ['\nObservation 1:']);
   await ledger.complete({
     prompt: 'Question: q7\nThought:',
@@ -63,8 +51,8 @@ async function episode(m: CompletionModel): Promise<EpisodeRecord> {
     frequencyPenalty: 0,
     presencePenalty: 0,
   });
-  const result = { answer: 'a', traj: 't', steps: [], n_calls: ledger.calls, n_badcalls: 0, usage: ledger.usage, costUsd: ledger.costUsd };
-  return recordFromResult(item, result, { em: 1, f1: 1 }, 1, stats);
+  const result = { answer: 'a', traj: 't', steps: [], n_calls: ledger.calls, n_badcalls: 0 };
+  return recordFromResult(item, result, { em: 1, f1: 1 }, 1, meter);
 }
 
 describe('cache hits in the accounting', () => {
@@ -128,22 +116,9 @@ describe('cache hits in the accounting', () => {
     expect(spentOf(v1)).toEqual({ usage: { prompt_tokens: 90, completion_tokens: 10, total_tokens: 100 }, cost: 0.5 });
     const s = summarize({ runId: 'r', task: 'hotpotqa', method: 'react', split: 's', model: 'm' }, new Map([[3, v1]]), [3], ['em', 'f1']);
     expect(s).toMatchObject({ total_tokens: 100, spent_tokens: 100, cost_usd: 0.5, spent_cost_usd: 0.5 });
-    // A runner that does not tally writes no spent_* (rather than a wrong 0).
-    const rec = recordFromResult(
-      item,
-      {
-        answer: 'a',
-        traj: '',
-        steps: [],
-        n_calls: 1,
-        n_badcalls: 0,
-        usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
-        costUsd: 0,
-      },
-      { em: 1, f1: 1 },
-      0,
-      { calls: 1, cachedCalls: 0 },
-    );
-    expect('spent_usage' in rec).toBe(false);
+    // A record without a meter, or whose meter saw no answered call, writes no spent_* (rather than a wrong 0).
+    const result = { answer: 'a', traj: '', steps: [], n_calls: 1, n_badcalls: 0 };
+    expect('spent_usage' in recordFromResult(item, result, { em: 1, f1: 1 }, 0, null)).toBe(false);
+    expect('spent_usage' in recordFromResult(item, result, { em: 1, f1: 1 }, 0, new EpisodeMeter())).toBe(false);
   });
 });

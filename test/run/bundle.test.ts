@@ -74,8 +74,6 @@ const loopMethod: Method = {
       steps,
       n_calls: ledger.calls,
       n_badcalls: 0,
-      usage: ledger.usage,
-      costUsd: ledger.costUsd,
     };
   },
 };
@@ -131,8 +129,6 @@ const samplingMethod: Method = {
       steps: [],
       n_calls: 1,
       n_badcalls: 0,
-      usage: ledger.usage,
-      costUsd: ledger.costUsd,
       extra: { samples },
     };
   },

@@ -53,8 +53,6 @@ export function fakeMethod(name: string, script: MethodScript = {}): Method {
         steps: [{ step: 1, thought: 't', action: `Finish[${answer}]`, observation: 'Episode finished, reward = 0\n' }],
         n_calls: 1,
         n_badcalls: 0,
-        usage: res.usage,
-        costUsd: res.costUsd,
         ...(script.samples ? { extra: { samples: script.samples(ex), majority_votes: 1 } } : {}),
       };
     },

@@ -15,7 +15,9 @@ import {
 } from '../../src/run/execute.js';
 import { loadEpisodes } from '../../src/run/run-log.js';
 import { CircuitBreaker, CircuitOpenError } from '../../src/run/breaker.js';
-import { Budget, BudgetStop, budgetedModel, estimateCallUsd, pricesOf } from '../../src/run/budget.js';
+import { Budget, BudgetStop, estimateCallUsd, pricesOf } from '../../src/run/budget.js';
+import { EpisodeMeter } from '../../src/run/meter.js';
+import { episodeModel } from '../../src/run/model-chain.js';
 import { errorsText, Progress, progressLine } from '../../src/run/progress.js';
 import { ContextLengthError } from '../../src/llm/context-limit.js';
 import { InfraError, UserError } from '../../src/errors.js';
@@ -142,12 +144,16 @@ describe('--max-cost', () => {
     expect(b.stopped?.message).toMatch(
       /^stopped at the --max-cost budget of \$0\.01: \$0\.00 spent by this command \(up to \$0\.0080 more in flight\)/,
     );
-    settleA(0.003);
-    settleB(0.001);
+    b.meter.paid({ promptTokens: 0, completionTokens: 0, totalTokens: 0 }, 0.003); // what the meter counts, not the estimate
+    settleA();
+    b.meter.paid({ promptTokens: 0, completionTokens: 0, totalTokens: 0 }, 0.001);
+    settleB();
     expect(b.spent).toBeCloseTo(0.004, 12);
     expect(() => b.begin(0)).toThrow(BudgetStop); // once stopped, stopped
     let stops = 0;
-    const m = budgetedModel(fakeModel(), new Budget(0.0025), null, () => stops++);
+    // The budget layer over the metering layer, as in an episode's chain (src/run/model-chain.ts).
+    const budget = new Budget(0.0025);
+    const m = episodeModel({ model: fakeModel(), meter: new EpisodeMeter(budget.meter), budget: { budget, prices: null, onStop: () => stops++ } });
     const req = { prompt: 'p', maxTokens: 1, temperature: 0, topP: 1, n: 1, frequencyPenalty: 0, presencePenalty: 0 };
     await m.complete(req); // 0.001
     await m.complete(req); // 0.002

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore, loadEpisodes } from '../../src/run/run-log.js';
+import { EpisodeMeter } from '../../src/run/meter.js';
 import { errorRecord, type EpisodeRecord } from '../../src/run/record.js';
 import { summarize } from '../../src/run/summary.js';
 
@@ -16,7 +17,7 @@ const rec = (i: number, error: EpisodeRecord['error'] = null): EpisodeRecord => 
     { index: i, id: `q${i}`, input: `q${i}`, gold: `a${i}` },
     { source: 'llm', message: 'x' },
     5,
-    { calls: 2, cachedCalls: 0 },
+    Object.assign(new EpisodeMeter(), { calls: 2 }),
     ['em', 'f1'],
   ),
   metrics: { em: i % 2, f1: i % 2 },

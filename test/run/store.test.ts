@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore, loadEpisodes, writeFileAtomic } from '../../src/run/run-log.js';
+import { EpisodeMeter } from '../../src/run/meter.js';
 import { errorRecord, type EpisodeRecord } from '../../src/run/record.js';
 
 const rec = (i: number, em = 1, error: EpisodeRecord['error'] = null): EpisodeRecord => ({
@@ -10,7 +11,7 @@ const rec = (i: number, em = 1, error: EpisodeRecord['error'] = null): EpisodeRe
     { index: i, id: `q${i}`, input: `q${i}`, gold: `a${i}` },
     { source: 'llm', message: 'x' },
     5,
-    { calls: 1, cachedCalls: 0 },
+    Object.assign(new EpisodeMeter(), { calls: 1 }),
     ['em', 'f1'],
   ),
   metrics: { em, f1: em },

@@ -48,8 +48,6 @@ export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<Com
         steps: react.steps,
         n_calls: react.n_calls + cotSc.n_calls,
         n_badcalls: react.n_badcalls + cotSc.n_badcalls,
-        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-        costUsd: 0,
         extra: { samples, majority_votes: out.majorityVotes, forced_finish: forcedFinish, answer_from: out.used },
       };
     },

@@ -67,8 +67,6 @@ describe('ALFWorld benchmark plug-in', () => {
       steps: [],
       n_calls: 0,
       n_badcalls: 0,
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-      costUsd: 0,
     });
     expect(bench.score(item, res(true, true))).toEqual({ success: 1 });
     expect(bench.score(item, res(true, false))).toEqual({ success: 0 });

@@ -9,6 +9,9 @@ import type { QATask } from '../../../src/benchmarks/qa/base.js';
 import { createHotpotQATask } from '../../../src/benchmarks/hotpotqa/data.js';
 import { createFeverTask } from '../../../src/benchmarks/fever/data.js';
 import { UserError } from '../../../src/errors.js';
+import { chain } from '../../../src/llm/layer.js';
+import { EpisodeMeter } from '../../../src/run/meter.js';
+import { meteringLayer } from '../../../src/run/chain/metering.js';
 import type { Env } from '../../../src/envs/types.js';
 import type { Item } from '../../../src/benchmarks/types.js';
 import type { CompletionModel, TokenUsage } from '../../../src/llm/types.js';
@@ -48,7 +51,9 @@ export function createMethod(name: string, options: MethodOptions = {}) {
     async run(ex: Example, ctx: TestContext): Promise<Outcome> {
       const m = forTask(ctx.task);
       const item = qaItem(ex);
-      const r = await m.run(item, { model: ctx.model, makeEnv: ctx.makeEnv, signal: ctx.signal });
+      // The tokens and cost are the meter's, as in a run (src/run/model-chain.ts).
+      const meter = new EpisodeMeter();
+      const r = await m.run(item, { model: chain(ctx.model, [meteringLayer(meter)]), makeEnv: ctx.makeEnv, signal: ctx.signal });
       const s = ctx.task.score(r.answer, ex.answer);
       const x = r.extra ?? {};
       const out: Outcome = {
@@ -60,8 +65,8 @@ export function createMethod(name: string, options: MethodOptions = {}) {
         steps: r.steps,
         n_calls: r.n_calls,
         n_badcalls: r.n_badcalls,
-        usage: r.usage,
-        costUsd: r.costUsd,
+        usage: meter.attempt.usage,
+        costUsd: meter.attempt.costUsd,
       };
       if (x.samples) out.samples = x.samples as (string | null)[];
       if (x.completions) out.completions = x.completions as string[];

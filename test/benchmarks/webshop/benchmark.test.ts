@@ -88,8 +88,6 @@ describe('methods', () => {
       steps: [],
       n_calls: 0,
       n_badcalls: 0,
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-      costUsd: 0,
     });
     const item = bench.item(0);
     expect(bench.score(item, r(1, true))).toEqual({ score: 1, success: 1 });

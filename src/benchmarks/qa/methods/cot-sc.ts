@@ -97,8 +97,6 @@ export class CotScMethod implements Method {
       steps: [],
       n_calls: ledger.calls,
       n_badcalls: 0,
-      usage: ledger.usage,
-      costUsd: ledger.costUsd,
       extra: { samples, completions, majority_votes: m.votes },
     };
   }

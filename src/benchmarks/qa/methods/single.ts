@@ -46,8 +46,6 @@ export class SingleCompletionMethod implements Method {
       steps: [],
       n_calls: ledger.calls,
       n_badcalls: 0,
-      usage: ledger.usage,
-      costUsd: ledger.costUsd,
     };
   }
 }
