@@ -55,12 +55,10 @@ export interface StoredChoice {
 }
 
 /**
- * A result with the usage of every sample served, cache hits included: what the same request would
- * have used without the cache. `usage`/`costUsd` stay what this call spent (0 for a full hit).
+ * A result with the usage of every sample served in `total`, cache hits included: what the same request
+ * would have used without the cache. `usage`/`costUsd` stay what this call spent (0 for a full hit).
  */
-export interface CacheAccountedResult extends CompletionResult {
-  total?: { usage: TokenUsage; costUsd: number };
-}
+export type CacheAccountedResult = CompletionResult;
 
 /**
  * What serving `rows` from the cache stands for: the prompt once (as a fresh request of n samples
@@ -301,6 +299,11 @@ export interface CachedModelOptions {
    * served redacted).
    */
   secrets?: readonly (string | undefined)[];
+}
+
+/** The cache as a layer of the run's model (src/llm/layer.ts; the episode's chain: src/run/model-chain.ts). */
+export function cacheLayer(o: CachedModelOptions): (inner: CompletionModel) => CachedCompletionModel {
+  return (inner) => new CachedCompletionModel(inner, o);
 }
 
 /**

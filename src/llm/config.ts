@@ -6,7 +6,7 @@ import type { OptionTable } from '../options.js';
 import { ConfigError, UserError } from '../errors.js';
 import { cacheDir } from '../paths.js';
 import type { CacheMode } from './cache.js';
-import { safeEndpointLabel, type BalancePolicy } from './endpoints.js';
+import { isOfficialOpenAI, safeEndpointLabel, type BalancePolicy } from './endpoints.js';
 import { redactUrl } from '../util/redact.js';
 import { cacheDirName, checkOutputFile, checkWritableDir } from '../util/safe-path.js';
 import type { ApiMode } from './openai-model.js';
@@ -362,7 +362,7 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
     }
   }
   if (s.apiKeyEnv && !keyValue && !replay) throw new ConfigError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
-  const official = baseURLs.some((u) => new URL(u).hostname === 'api.openai.com');
+  const official = baseURLs.some(isOfficialOpenAI);
   if (official && !keyValue && !replay) throw new ConfigError(`api.openai.com needs an API key: set the environment variable ${apiKeyEnv}`);
 
   return {

@@ -2,6 +2,18 @@
 // policy. An endpoint that just failed with a transient error is passed over for a short while when
 // another one is available.
 
+/**
+ * Whether a base URL is OpenAI's own API (its list prices apply, it needs a key, it states no window).
+ * The one rule: the host name is api.openai.com; an unparsable URL is not.
+ */
+export function isOfficialOpenAI(url: string): boolean {
+  try {
+    return new URL(url.trim()).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
 export type BalancePolicy = 'round-robin' | 'least-busy';
 
 export interface Endpoint<C> {

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256File } from '../util/hash.js';
 import { ConfigError, FatalRunError, InfraError } from '../errors.js';
-import { CachedCompletionModel } from './cache.js';
+import { cacheLayer, type CachedCompletionModel } from './cache.js';
 import type { Clock } from '../util/clock.js';
 import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
-import { safeEndpointLabel } from './endpoints.js';
+import { isOfficialOpenAI, safeEndpointLabel } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter } from './limits.js';
 import { normalizingFetch, OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
 import { resolvePrices } from './pricing.js';
@@ -56,7 +56,7 @@ export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelD
   let inner: CompletionModel;
   let api: string;
   if (cfg.kind === 'llama') {
-    inner = cfg.cache.mode === 'replay' ? await replayOnlyLlama(cfg) : meter(await loadLlama(cfg), acc);
+    inner = cfg.cache.mode === 'replay' ? await replayOnlyLlama(cfg) : localBackend(await loadLlama(cfg), acc);
     // Two GGUF files may share a basename: the file's sha256 keeps their cache entries apart.
     const sha = String(inner.describe().sha256 ?? '');
     api = `llama;sha256=${sha}` + (cfg.seed !== undefined ? `;seed=${cfg.seed}` : '');
@@ -65,14 +65,14 @@ export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelD
     inner = await createOpenAIModel(cfg, acc, deps);
   }
   const secrets = [...(deps.secrets ?? []), ...(cfg.kind === 'llama' ? [] : [cfg.apiKey?.reveal()])];
-  const cached = new CachedCompletionModel(inner, { mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc, secrets });
+  const cached = cacheLayer({ mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc, secrets })(inner);
   return Object.assign<CachedCompletionModel, Pick<LlmModel, 'totals'>>(cached, { totals: () => acc.snapshot() });
 }
 
 async function createOpenAIModel(cfg: OpenAIModelConfig, acc: LlmAccumulator, deps: CreateModelDeps): Promise<OpenAICompatibleModel> {
   const model = cfg.model ?? (cfg.cache.mode === 'replay' ? undefined : await discoverModel(cfg));
   if (!model) throw new ConfigError('--cache replay needs --model: the model name is part of every cache key');
-  const official = cfg.baseURLs.every((u) => new URL(u).hostname === 'api.openai.com');
+  const official = cfg.baseURLs.every(isOfficialOpenAI);
   return new OpenAICompatibleModel({
     model,
     baseURLs: cfg.baseURLs,
@@ -162,8 +162,8 @@ async function replayOnlyLlama(cfg: LlamaModelConfig): Promise<CompletionModel> 
   };
 }
 
-/** Adds a local backend's tokens to the run totals (its cost is zero). */
-function meter(inner: CompletionModel, acc: LlmAccumulator): CompletionModel {
+/** A local backend: its calls counted in the model's totals, its cost zero (an in-process model sends no bill). */
+function localBackend(inner: CompletionModel, acc: LlmAccumulator): CompletionModel {
   return {
     get model() {
       return inner.model;
@@ -173,12 +173,7 @@ function meter(inner: CompletionModel, acc: LlmAccumulator): CompletionModel {
       acc.add({ inFlight: 1 });
       try {
         const r = await inner.complete(req, opts);
-        acc.add({
-          freshChoices: r.choices.length,
-          promptTokens: r.usage.promptTokens,
-          completionTokens: r.usage.completionTokens,
-          totalTokens: r.usage.totalTokens,
-        });
+        acc.add({ freshChoices: r.choices.length });
         return { ...r, costUsd: 0 };
       } finally {
         acc.add({ inFlight: -1 });

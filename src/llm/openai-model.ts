@@ -130,13 +130,7 @@ export class OpenAICompatibleModel implements CompletionModel {
       }
     }
     const cost = costUsd(usage, this.o.prices);
-    this.accumulator.add({
-      freshChoices: choices.length,
-      promptTokens: usage.promptTokens,
-      completionTokens: usage.completionTokens,
-      totalTokens: usage.totalTokens,
-      costUsd: cost,
-    });
+    this.accumulator.add({ freshChoices: choices.length });
     return { choices, usage, costUsd: cost, cachedChoices: 0, latencyMs: performance.now() - t0 };
   }
 

@@ -1,4 +1,6 @@
-// Run-level totals of model use, read by the runner for progress lines and the run summary.
+// The model's traffic counters (calls, HTTP requests, retries, cache hits, requests in flight), for
+// library users and tests (LlmModel.totals()). Tokens and money are not counted here: every such figure
+// comes from the run's meter (src/run/meter.ts).
 
 export interface LlmTotals {
   /** complete() calls that returned. */
@@ -13,10 +15,6 @@ export interface LlmTotals {
   cacheHits: number;
   cachedChoices: number;
   freshChoices: number;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  costUsd: number;
   /** Requests in flight right now. */
   inFlight: number;
 }
@@ -30,10 +28,6 @@ export class LlmAccumulator {
     cacheHits: 0,
     cachedChoices: 0,
     freshChoices: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    totalTokens: 0,
-    costUsd: 0,
     inFlight: 0,
   };
 

@@ -3,6 +3,7 @@
 // known price was metered at 0, which is not a cost of $0: reports show it as unknown.
 import type { RunManifest } from '../run/manifest.js';
 import { priceStatus } from '../run/meter.js';
+import { usdFigure } from '../util/money.js';
 
 export const UNKNOWN_COST = 'unknown';
 
@@ -13,5 +14,5 @@ export function priceKnown(m: Pick<RunManifest, 'modelDescription'>): boolean {
 
 /** Dollars with four decimals, or "unknown". */
 export function costText(usd: number, known: boolean): string {
-  return known ? usd.toFixed(4) : UNKNOWN_COST;
+  return known ? usdFigure(usd) : UNKNOWN_COST;
 }

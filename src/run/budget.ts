@@ -10,6 +10,7 @@ import { estimateTokens } from '../llm/limits.js';
 import { RunStop } from '../errors.js';
 import type { CompletionRequest } from '../llm/types.js';
 import { SpendMeter } from './meter.js';
+import { usd } from '../util/money.js';
 
 export interface UsdPrices {
   /** USD per 1M prompt tokens. */
@@ -34,10 +35,6 @@ export function estimatePromptTokens(prompt: string): number {
 export function estimateCallUsd(req: Pick<CompletionRequest, 'prompt' | 'maxTokens' | 'n'>, prices: UsdPrices | null): number {
   if (!prices) return 0;
   return (estimatePromptTokens(req.prompt) * prices.promptPerM + req.maxTokens * req.n * prices.completionPerM) / 1e6;
-}
-
-export function formatUsd(x: number): string {
-  return `$${x.toFixed(x !== 0 && Math.abs(x) < 0.01 ? 4 : 2)}`;
 }
 
 /** Thrown into an episode whose next call would pass the budget (the runner drops that episode). */
@@ -76,9 +73,9 @@ export class Budget {
     if (this.stopped) throw this.stopped;
     if (this.spent + this.inFlight + estimate > this.maxUsd) {
       this.stopped = new BudgetStop(
-        `stopped at the --max-cost budget of ${formatUsd(this.maxUsd)}: ${formatUsd(this.spent)} spent by this command` +
-          (this.inFlight > 0 ? ` (up to ${formatUsd(this.inFlight)} more in flight)` : '') +
-          `, and the next call (up to ${formatUsd(estimate)}) could pass it`,
+        `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${usd(this.spent)} spent by this command` +
+          (this.inFlight > 0 ? ` (up to ${usd(this.inFlight)} more in flight)` : '') +
+          `, and the next call (up to ${usd(estimate)}) could pass it`,
       );
       throw this.stopped;
     }

@@ -3,6 +3,7 @@
 import { UserError } from '../errors.js';
 import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
 import { resolvePrices } from '../llm/pricing.js';
+import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionTable } from '../options.js';
@@ -80,7 +81,7 @@ export function pricesFromSettings(settings: Settings, env: NodeJS.ProcessEnv = 
   try {
     const cfg = resolveModelConfig(settings, env);
     if (cfg.kind === 'llama') return { promptPerM: 0, completionPerM: 0, source: 'local model', model: cfg.modelPath };
-    const official = cfg.baseURLs.every((u) => new URL(u).hostname === 'api.openai.com');
+    const official = cfg.baseURLs.every(isOfficialOpenAI);
     const p = resolvePrices(cfg.model ?? '', {
       pricePrompt: cfg.prices.promptPerM,
       priceCompletion: cfg.prices.completionPerM,

@@ -5,7 +5,8 @@
 // call per episode to the turn limit (docs/protocol.md §4 turns i = 1..7, §8, §9); combinations make
 // no calls; and a total over the runs of an experiment.
 import { BUILTIN_PRICES } from '../llm/pricing.js';
-import { formatUsd } from './budget.js';
+import { isOfficialOpenAI } from '../llm/endpoints.js';
+import { usd as formatUsd } from '../util/money.js';
 import type { PriceInfo } from './execute.js';
 import type { Settings } from './experiment.js';
 
@@ -103,13 +104,7 @@ export function modelNameOf(settings: Settings): string | null {
 
 const officialOnly = (settings: Settings): boolean => {
   const urls = ([] as unknown[]).concat(settings.baseUrl ?? []).flatMap((u) => String(u).split(','));
-  return urls.every((u) => {
-    try {
-      return new URL(u.trim()).hostname === 'api.openai.com';
-    } catch {
-      return false;
-    }
-  });
+  return urls.every(isOfficialOpenAI);
 };
 
 /**

@@ -20,6 +20,7 @@ import { recordError } from '../envs/recording.js';
 import { RECORDING_FILE } from './layout.js';
 import type { Spend } from './vocabulary.js';
 import type { SessionInfo } from './manifest.js';
+import { usdExact } from '../util/money.js';
 
 export type { Spend } from './vocabulary.js';
 
@@ -219,5 +220,5 @@ export function priceStatus(modelDesc: Record<string, unknown>): 'known' | 'unkn
 export function moneyText(usd: number, price: 'known' | 'unknown' | 'free'): string {
   return price === 'unknown'
     ? 'cost unknown (no price for this model: give --price-prompt and --price-completion)'
-    : `cost $${usd.toFixed(4)}`;
+    : `cost ${usdExact(usd)}`;
 }

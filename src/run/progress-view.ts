@@ -4,6 +4,7 @@
 // progress.ts and drawing in progress-tty.ts; a new counter is a new field in ProgressState and a
 // new segment here.
 import { formatScore, meanPercent } from '../util/numbers.js';
+import { usd } from '../util/money.js';
 
 export interface ProgressState {
   done: number;
@@ -72,11 +73,6 @@ export function formatDuration(sec: number): string {
 /** 81638 → "81,638". */
 export const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-/** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with separators. */
-export function money(usd: number): string {
-  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: usd < 1 ? 4 : 2, maximumFractionDigits: usd < 1 ? 4 : 2 })}`;
-}
-
 /** "errors 3 (llm 2, env 1)"; "errors 0". Causes in a fixed order: llm, env, internal, then others. */
 export function errorsText(total: number, bySource: Record<string, number>): string {
   const order = ['llm', 'env', 'internal'];
@@ -104,7 +100,7 @@ export function statSegments(s: ProgressState): string[] {
   ];
   for (const [name, n] of Object.entries(s.counts ?? {})) if (n > 0) out.push(`${name} ${thousands(n)}`);
   out.push(`tokens ${thousands(s.tokens)}`);
-  if (s.cost > 0) out.push(money(s.cost));
+  if (s.cost > 0) out.push(usd(s.cost));
   return out;
 }
 

@@ -5,6 +5,7 @@
 // is called: the two GETs read the server's description only, with a short timeout.
 import { NoEndpointError, resolveModelConfig } from '../llm/config.js';
 import { errorMessage } from '../errors.js';
+import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { knownWindow, windowFromModels, windowFromProps } from '../llm/context-limit.js';
 import type { Settings } from './experiment.js';
 
@@ -66,7 +67,7 @@ export async function readContextWindow(
   for (const base of cfg.baseURLs) {
     const url = new URL(base);
     // OpenAI's own list names no window: its published sizes are the table's.
-    if (url.hostname === 'api.openai.com') continue;
+    if (isOfficialOpenAI(base)) continue;
     const root = base.replace(/\/+$/, '');
     const fromModels = windowFromModels(await getJson(`${root}/models`, fetchImpl, key), model);
     if (fromModels) return { tokens: fromModels, source: `${url.host} GET /v1/models max_model_len` };

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import {
   bar,
   fitWidth,
-  money,
   packSegments,
   plainLine,
   startLine,
@@ -13,6 +12,7 @@ import {
   type ProgressView,
 } from '../../src/run/progress-view.js';
 import type { ProgressState } from '../../src/run/progress.js';
+import { usd as money } from '../../src/util/money.js';
 
 const state = (over: Partial<ProgressState> = {}): ProgressState => ({
   done: 8,

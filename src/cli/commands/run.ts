@@ -22,6 +22,7 @@ import { moneyText } from '../../run/meter.js';
 import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
+import { usdExact } from '../../util/money.js';
 
 /** Exit statuses of `run` (README "Reliability"). */
 export const EXIT = {
@@ -68,7 +69,7 @@ export function resultLine(r: RunResult): string {
   // (src/run/meter.ts): a run stopped before its first episode still shows the money it spent.
   const price = r.price ?? 'known';
   const paid = r.spent
-    ? `; this command spent ${r.spent.total_tokens} tokens${price === 'unknown' ? '' : `, $${r.spent.cost_usd.toFixed(4)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} cut off in flight, billing unknown)` : ''}`
+    ? `; this command spent ${r.spent.total_tokens} tokens${price === 'unknown' ? '' : `, ${usdExact(r.spent.cost_usd)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} cut off in flight, billing unknown)` : ''}`
     : '';
   return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${s.total_tokens}, ${moneyText(s.cost_usd, price)}${paid} [${r.status}] -> ${r.dir}`;
 }
