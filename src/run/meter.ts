@@ -16,7 +16,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import type { PromptObservation } from '../llm/context-limit.js';
-import { recordError } from '../envs/recording.js';
 import { RECORDING_FILE } from './layout.js';
 import type { Spend } from './vocabulary.js';
 import type { SessionInfo } from './manifest.js';
@@ -107,8 +106,9 @@ export class EpisodeMeter {
     if (req.n === 1) this.prompts.push({ chars: req.prompt.length, promptTokens: used.usage.promptTokens });
   }
 
-  failed(e: unknown, signal?: AbortSignal): void {
-    if (isInFlightAbort(recordError(e, signal))) this.session?.paidUnknown();
+  /** A call that failed; `inFlight`: it was sent and then aborted, so it may have been billed. */
+  failed(inFlight: boolean): void {
+    if (inFlight) this.session?.paidUnknown();
   }
 
   /** The attempt was lost (its environment server left): the next one starts its own figures. */

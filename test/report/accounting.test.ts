@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompletionModel, resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
-import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
+import type { CompletionModel } from '../../src/llm/types.js';
 import { CallLedger } from '../../src/methods/episode.js';
 import { recordFromResult, spentOf, type EpisodeRecord } from '../../src/run/record.js';
 import { EpisodeMeter } from '../../src/run/meter.js';

@@ -153,7 +153,11 @@ describe('--max-cost', () => {
     let stops = 0;
     // The budget layer over the metering layer, as in an episode's chain (src/run/model-chain.ts).
     const budget = new Budget(0.0025);
-    const m = episodeModel({ model: fakeModel(), meter: new EpisodeMeter(budget.meter), budget: { budget, prices: null, onStop: () => stops++ } });
+    const m = episodeModel({
+      model: fakeModel(),
+      meter: new EpisodeMeter(budget.meter),
+      budget: { budget, prices: null, onStop: () => stops++ },
+    });
     const req = { prompt: 'p', maxTokens: 1, temperature: 0, topP: 1, n: 1, frequencyPenalty: 0, presencePenalty: 0 };
     await m.complete(req); // 0.001
     await m.complete(req); // 0.002
