@@ -1,6 +1,6 @@
 // The language-model layer: settings → ModelConfig → a CompletionModel with retries, run-wide limits,
-// accounting and the persistent cache. The runner uses resolveModelConfig + createCompletionModel and
-// reads `totals()` for progress.
+// prices and the persistent cache (a layer: src/llm/layer.ts). The runner uses resolveModelConfig +
+// createCompletionModel; `totals()` counts the model's traffic (tokens and money: src/run/meter.ts).
 import OpenAI from 'openai';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,0 +1,153 @@
+// The per-episode model chain (src/run/model-chain.ts) and the one meter (src/run/meter.ts): the order
+// of the layers, what each figure counts (a cache hit, a refused call, an aborted call, a restarted
+// attempt), the budget reading the meter, and the one money formatter and OpenAI rule.
+import { describe, expect, it } from 'vitest';
+import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
+import { PAPER_SAMPLING } from '../../src/llm/types.js';
+import { episodeModel } from '../../src/run/model-chain.js';
+import { EpisodeMeter, SpendMeter } from '../../src/run/meter.js';
+import { Budget, BudgetStop } from '../../src/run/budget.js';
+import type { CallSink, LlmLine } from '../../src/run/run-recording.js';
+import { errorRecord, recordFromResult } from '../../src/run/record.js';
+import { usd, usdExact, usdFigure } from '../../src/util/money.js';
+import { isOfficialOpenAI } from '../../src/llm/endpoints.js';
+
+const req = (prompt: string, n = 1): CompletionRequest => ({ ...PAPER_SAMPLING, prompt, stop: ['\n'], n });
+const usage = (p: number, c: number) => ({ promptTokens: p, completionTokens: c, totalTokens: p + c });
+
+/** A run's model double: "hit:" prompts are cache hits (nothing spent, `total` what they stand for). */
+function model(): CompletionModel & { sent: number } {
+  const m = {
+    model: 'm',
+    sent: 0,
+    cacheApi: 'completions',
+    describe: () => ({ backend: 'double' }),
+    async complete(r: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
+      if (r.prompt.startsWith('slow:')) {
+        m.sent++;
+        await new Promise((_, reject) => opts?.signal?.addEventListener('abort', () => reject(opts.signal!.reason as Error)));
+      }
+      const choices = Array.from({ length: r.n }, (_, index) => ({
+        index,
+        text: 'x',
+        finishReason: r.prompt.includes('long') ? 'length' : 'stop',
+      }));
+      if (r.prompt.startsWith('hit:'))
+        return { choices, usage: usage(0, 0), costUsd: 0, cachedChoices: r.n, latencyMs: 0, total: { usage: usage(10, 2), costUsd: 0.5 } };
+      m.sent++;
+      return { choices, usage: usage(10, 2), costUsd: 0.5, cachedChoices: 0, latencyMs: 0 };
+    },
+  };
+  return m;
+}
+
+function sink(): CallSink & { lines: LlmLine[] } {
+  const lines: LlmLine[] = [];
+  return { item: 3, attempt: 's.0', cursor: { steps: 0 }, api: 'completions', write: (l) => lines.push(l), lines };
+}
+
+describe('the model chain of an episode', () => {
+  it('records, then admits, then meters every call: a cache hit stands for its tokens and spends nothing', async () => {
+    const session = new SpendMeter();
+    const meter = new EpisodeMeter(session);
+    const rec = sink();
+    const m = episodeModel({ model: model(), meter, recording: rec });
+    await m.complete(req('fresh: a'));
+    await m.complete(req('hit: a'));
+    await m.complete(req('fresh: long'));
+    expect(meter).toMatchObject({ calls: 3, cachedCalls: 1, answers: 3, lengthStops: 1 });
+    expect(meter.attempt).toEqual({ usage: usage(30, 6), costUsd: 1.5 });
+    expect(meter.spent).toEqual({ usage: usage(20, 4), costUsd: 1 });
+    expect(session.spent).toEqual({
+      calls: 2,
+      prompt_tokens: 20,
+      completion_tokens: 4,
+      total_tokens: 24,
+      cost_usd: 1,
+      paid_unknown_calls: 0,
+    });
+    expect(meter.prompts.map((p) => p.promptTokens)).toEqual([10, 10, 10]);
+    // The recording says what each call spent and, for the hit, what it stands for.
+    expect(rec.lines.map((l) => [l.call, l.cached, l.cost, l.total?.costUsd])).toEqual([
+      [0, 0, 0.5, undefined],
+      [1, 1, 0, 0.5],
+      [2, 0, 0.5, undefined],
+    ]);
+    // The record's accounting is the meter's.
+    const item = { index: 3, id: 'q3', input: 'q3' };
+    const r = recordFromResult(item, { answer: 'a', traj: '', steps: [], n_calls: 3, n_badcalls: 0 }, { em: 1 }, 0, meter);
+    expect(r).toMatchObject({
+      usage: { prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 },
+      cost: 1.5,
+      spent_usage: { prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 },
+      spent_cost: 1,
+      cached_calls: 1,
+    });
+  });
+
+  it('a restarted attempt starts its own figures; the episode keeps what every attempt used and spent', async () => {
+    const meter = new EpisodeMeter();
+    const m = episodeModel({ model: model(), meter });
+    await m.complete(req('fresh: long'));
+    meter.restart();
+    await m.complete(req('hit: b'));
+    expect(meter).toMatchObject({ calls: 1, cachedCalls: 1, lengthStops: 0, answers: 2 });
+    expect(meter.attempt.costUsd).toBe(0.5);
+    expect(meter.used.costUsd).toBe(1);
+    expect(meter.spent.costUsd).toBe(0.5);
+    const err = errorRecord({ index: 1, id: 'q1', input: 'q1' }, { source: 'llm', message: 'down' }, 0, meter, ['em']);
+    expect(err).toMatchObject({ n_calls: 1, cost: 1, spent_cost: 0.5, cached_calls: 1 });
+  });
+
+  it('the budget admits against the meter: a refused call is recorded, never sent, never metered', async () => {
+    const budget = new Budget(0.9);
+    const session = new SpendMeter(budget.meter);
+    const meter = new EpisodeMeter(session);
+    const rec = sink();
+    const backend = model();
+    const stops: BudgetStop[] = [];
+    const m = episodeModel({ model: backend, meter, recording: rec, budget: { budget, prices: null, onStop: (s) => stops.push(s) } });
+    await m.complete(req('fresh: 1'));
+    await m.complete(req('fresh: 2'));
+    expect(budget.spent).toBe(1); // the meter's figure, summed over the sessions of the command
+    await expect(m.complete(req('fresh: 3'))).rejects.toBeInstanceOf(BudgetStop);
+    expect(stops).toHaveLength(1);
+    expect(backend.sent).toBe(2);
+    expect(meter.calls).toBe(2);
+    expect(rec.lines.at(-1)?.error).toMatchObject({ name: 'BudgetStop' });
+    expect(session.spent).toMatchObject({ calls: 2, cost_usd: 1, paid_unknown_calls: 0 });
+    expect(budget.stopped?.message).toBe(
+      'stopped at the --max-cost budget of $0.9000: $1.00 spent by this command, and the next call (up to $0.0000) could pass it',
+    );
+  });
+
+  it('a call aborted in flight counts as paid-unknown in the session and the command', async () => {
+    const command = new SpendMeter();
+    const meter = new EpisodeMeter(new SpendMeter(command));
+    const m = episodeModel({ model: model(), meter });
+    const ac = new AbortController();
+    const call = m.complete(req('slow: x'), { signal: ac.signal });
+    ac.abort(new Error('interrupted'));
+    await expect(call).rejects.toThrow('interrupted');
+    expect(command.spent.paid_unknown_calls).toBe(1);
+    expect(meter.answers).toBe(0);
+  });
+});
+
+describe('money and endpoints, one rule each', () => {
+  it('writes money one way per use', () => {
+    expect(usd(0.1229)).toBe('$0.1229');
+    expect(usd(1234.5)).toBe('$1,234.50');
+    expect(usd(0)).toBe('$0.0000');
+    expect(usdExact(1.75031)).toBe('$1.7503');
+    expect(usdFigure(0.00012)).toBe('0.0001');
+  });
+
+  it('knows OpenAI by its host name only', () => {
+    expect(isOfficialOpenAI('https://api.openai.com/v1')).toBe(true);
+    expect(isOfficialOpenAI(' https://api.openai.com/v1 ')).toBe(true);
+    expect(isOfficialOpenAI('http://127.0.0.1:8000/v1')).toBe(false);
+    expect(isOfficialOpenAI('https://api.openai.com.example.org/v1')).toBe(false);
+    expect(isOfficialOpenAI('not a url')).toBe(false);
+  });
+});
