@@ -26,7 +26,7 @@ import { BudgetStop, type Budget, type UsdPrices } from './budget.js';
 import { ContextLengthError } from '../llm/context-limit.js';
 import type { ContextOverflow } from '../methods/types.js';
 import { isContextExceeded, overflowResult, watchFields } from './limit-outcomes.js';
-import { EpisodeMeter, type SpendMeter } from './meter.js';
+import { EpisodeMeter, SpendMeter } from './meter.js';
 import { episodeModel } from './model-chain.js';
 import type { RunRecorder } from './run-recording.js';
 
@@ -100,9 +100,11 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
         },
       }
     : undefined;
+  // Every episode's meter adds to the session's, and that to the budget's (what it admits calls against).
+  const session = o.meter ?? (o.budget ? new SpendMeter(o.budget.budget.meter) : undefined);
   const metricKeys = o.benchmark.metrics.map((m) => m.key);
   const runOne = async (ex: Item): Promise<void> => {
-    const meter = new EpisodeMeter(o.meter);
+    const meter = new EpisodeMeter(session);
     const t0 = performance.now();
     let rec: EpisodeRecord;
     let failure: unknown = null;
