@@ -5,8 +5,8 @@
 import type { Env, StepResult } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { OptionTable, Settings } from '../options.js';
-import type { AnalysedEpisode, AnalysisLabel, EpisodeResult, Item, MetricDef, Split } from '../run/vocabulary.js';
-export type { AnalysedEpisode, AnalysisLabel, Item, MetricDef, Split } from '../run/vocabulary.js';
+import type { AnalysedEpisode, AnalysisLabel, EpisodeResult, Item, MetricDef, Split } from '../runlog/schema.js';
+export type { AnalysedEpisode, AnalysisLabel, Item, MetricDef, Split } from '../runlog/schema.js';
 import type { ReportFigure, ReportTable, RunView } from '../report/model.js';
 
 /** Callbacks a run passes to createEnv (README "Reliability"); a benchmark may ignore them. */

@@ -6,7 +6,7 @@
 import { csvText } from '../util/csv.js';
 import type { LabelRow, ReportRow, ReportTable } from './model.js';
 export type { LabelRow } from './model.js';
-import type { AnalysedEpisode, AnalysisLabel } from '../run/vocabulary.js';
+import type { AnalysedEpisode, AnalysisLabel } from '../runlog/schema.js';
 import { UserError } from '../errors.js';
 import { percent } from '../util/numbers.js';
 import { mulberry32 } from '../util/mulberry32.js';

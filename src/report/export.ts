@@ -14,8 +14,8 @@ import { loadRun, runFolders } from './load.js';
 import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
-import { recordExtras, type EpisodeRecord } from '../run/record.js';
 import { metricKeysOf } from '../run/summary.js';
+import { recordExtras, type EpisodeRecord } from '../runlog/schema.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];

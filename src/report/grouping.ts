@@ -15,11 +15,10 @@
 //    every run of the cohort. The runs handed to the tables are restricted to them; the note says
 //    how many and what was left out.
 import { canonicalJson, shortHash } from '../run/run-id.js';
-import type { RunManifest } from '../run/manifest.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
-import type { EpisodeRecord } from '../run/record.js';
 import type { CohortInfo, RunView } from './model.js';
 import { JsonFields } from '../util/json-fields.js';
+import type { RunManifest, EpisodeRecord } from '../runlog/schema.js';
 
 export interface Selection {
   runs: RunView[];

@@ -15,7 +15,8 @@ import {
   type ContextLengthError,
   type PromptObservation,
 } from '../llm/context-limit.js';
-import { totalOfResult, type CallStats, type EpisodeRecord } from './record.js';
+import { totalOfResult, type CallStats } from './record.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** What one episode's calls showed about the model's limits. */
 export interface LimitWatch {

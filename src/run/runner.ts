@@ -19,13 +19,14 @@ import type { Benchmark, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
 import { DiskError } from '../util/durable.js';
 import { isEnvRestart } from '../envs/pool.js';
-import { errorRecord, recordFromResult, tallyCall, type CallStats, type EpisodeRecord } from './record.js';
-import type { RunStore } from './run-log.js';
+import { errorRecord, recordFromResult, tallyCall, type CallStats } from './record.js';
+import type { RunStore } from '../runlog/store.js';
 import type { CircuitBreaker } from './breaker.js';
 import { budgetedModel, BudgetStop, type Budget, type UsdPrices } from './budget.js';
 import { ContextLengthError } from '../llm/context-limit.js';
 import type { ContextOverflow } from '../methods/types.js';
 import { isContextExceeded, newLimitWatch, overflowResult, watchFields, watchingModel } from './limit-outcomes.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** The abort reason of a signal-driven stop: which signal it was (the exit status and the manifest say). */
 export class Interrupt extends Error {

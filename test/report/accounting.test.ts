@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompletionModel, resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import { CallLedger } from '../../src/methods/episode.js';
-import { recordFromResult, spentOf, tallyCall, type CallStats, type EpisodeRecord } from '../../src/run/record.js';
+import { recordFromResult, tallyCall, type CallStats } from '../../src/run/record.js';
 import { summarize, summaryCsv } from '../../src/run/summary.js';
-import { upgradeRecord } from '../../src/run/run-log.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
+import { spentOf, type EpisodeRecord, upgradeRecord } from '../../src/runlog/schema.js';
 
 let srv: OpenAIServer;
 let dir: string;

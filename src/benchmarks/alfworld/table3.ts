@@ -11,9 +11,9 @@
 import type { Cell, Interval, ReportColumn, ReportRow, ReportTable, RunView } from '../../report/model.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../report/anchors.js';
 import { bootstrapStatisticCI, seedFromText } from '../../report/stats.js';
-import type { EpisodeRecord } from '../../run/record.js';
 import { taskTypeOf, TASK_TYPES, type TaskType } from './games.js';
 import { formatPromptSet, NOTEBOOK_PROMPT_SET, parsePromptSet, PROMPT_SETS } from './prompt.js';
+import type { EpisodeRecord } from '../../runlog/schema.js';
 
 export const BENCHMARK = 'alfworld';
 

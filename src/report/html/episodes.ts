@@ -1,8 +1,8 @@
 // The trajectory browser's data: each run once (with its few-shot prompt once), each episode as its
 // own text after that prompt, its steps, scores and tags. Pure: RunView[] in, plain JSON out.
 import type { RunView } from '../model.js';
-import type { EpisodeRecord } from '../../run/record.js';
 import { limitTags } from '../limit-notes.js';
+import type { EpisodeRecord } from '../../runlog/schema.js';
 
 export interface BrowserRun {
   id: string;

@@ -6,8 +6,8 @@ import { cotScAtN } from '../methods/cot-sc.js';
 import { combine } from '../methods/combinations.js';
 import { scoreFever, scoreHotpotQA } from '../scoring.js';
 import type { ReportFigure, RunView } from '../../../report/model.js';
-import type { EpisodeRecord } from '../../../run/record.js';
 import { percent } from '../../../util/numbers.js';
+import type { EpisodeRecord } from '../../../runlog/schema.js';
 
 export interface SweepSeries {
   name: 'CoT-SC' | 'ReAct→CoT-SC' | 'CoT-SC→ReAct';
