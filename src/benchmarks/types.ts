@@ -160,7 +160,7 @@ export interface EnvironmentFactory {
 
 /** What the run's closing lines and the report draw from a benchmark's runs; every hook optional. */
 export interface ReportHooks {
-  /** Lines to print after a run's summary (e.g. WebShop's goals check); its records are slim (src/run/slim-record.ts: no trajectory text). */
+  /** Lines to print after a run's summary (e.g. WebShop's goals check); its records are slim (src/runlog/slim-record.ts: no trajectory text). */
   summaryNotes?(runs: RunView): string[];
   /**
    * One-line notices to print before a run starts (e.g. FEVER on an offline snapshot that lacks the

@@ -10,7 +10,7 @@
 // distinguishes (InfraError stays an InfraError, so an error episode replays as the same error record).
 import type { EnvHandle, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
-import { ContextLengthError, type ContextLimit } from '../llm/context-limit.js';
+import { ContextLengthError } from '../llm/context-limit.js';
 import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
 import type { EnvEvent, RecordedError } from '../runlog/schema.js';
 

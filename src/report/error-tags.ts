@@ -92,16 +92,16 @@ export function labelChoices(categories: readonly AnalysisLabel[], outcome: 'cor
  */
 export function labelsToCsv(rows: readonly LabelRow[], opts: { sheet?: boolean } = {}): string {
   const cols: readonly string[] = opts.sheet ? SHEET_COLUMNS : LABEL_COLUMNS;
-  const value = (r: LabelRow, c: string): string => {
-    if (c === 'idx') return String(r.idx);
-    if (c === 'auto_tags') return r.auto_tags.join(';');
-    const v = (r as unknown as Record<string, unknown>)[c];
-    return v === null || v === undefined ? '' : String(v);
+  const row = (r: LabelRow): string[] => {
+    const fields = new Map<string, unknown>(Object.entries(r));
+    return cols.map((c) => {
+      if (c === 'idx') return String(r.idx);
+      if (c === 'auto_tags') return r.auto_tags.join(';');
+      const v = fields.get(c);
+      return v === null || v === undefined ? '' : String(v);
+    });
   };
-  return csvText(
-    rows.map((r) => cols.map((c) => value(r, c))),
-    { header: cols },
-  );
+  return csvText(rows.map(row), { header: cols });
 }
 
 /** RFC 4180 fields: quoted fields with "" for a quote; a quoted field may hold commas and newlines. */

@@ -11,12 +11,11 @@
 // before the runner appends the episode record, so a record never outlives its recording.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import { cacheKey } from '../llm/cache.js';
 import type { Method, MethodContext } from '../methods/types.js';
 import type { Item } from '../benchmarks/types.js';
-import { FatalRunError, UserError } from '../errors.js';
+import { FatalRunError } from '../errors.js';
 import { recordError, recordingEnv } from '../envs/recording.js';
 import { appendRecord, DiskError, toDiskError, truncateTornTail } from '../util/durable.js';
 import { assertNoSecrets } from './manifest.js';
@@ -25,7 +24,7 @@ import type { Settings } from './experiment.js';
 import { BudgetStop } from './budget.js';
 import { addCall, isInFlightAbort, noSpend, type Spend } from './meter.js';
 import { RECORDING_FILE, recordingFile } from '../runlog/store.js';
-import { RECORDING_SCHEMA, type EnvEvent, type EnvLine, type LlmLine, type RecordingLine, type SessionLine } from '../runlog/schema.js';
+import { RECORDING_SCHEMA, type EnvEvent, type LlmLine, type RecordingLine, type SessionLine } from '../runlog/schema.js';
 const tokenUsage = (u: TokenUsage): TokenUsage => ({
   promptTokens: u.promptTokens,
   completionTokens: u.completionTokens,

@@ -6,7 +6,7 @@
 // (src/runlog/store.ts) only. A leaf: it imports types of the model and environment layers and the
 // error classes, so the contract (src/benchmarks/types.ts), the methods, the run and the report can all
 // depend on it without a cycle, and plug-ins never import src/run/.
-import type { CompletionResult, TokenUsage } from '../llm/types.js';
+import type { TokenUsage } from '../llm/types.js';
 import type { ContextLimit } from '../llm/context-limit.js';
 import type { ResetResult, StepResult } from '../envs/types.js';
 import { UserError } from '../errors.js';
@@ -86,7 +86,7 @@ export interface EpisodeResult {
   extra?: Record<string, unknown>;
 }
 
-/** The part of a scored episode record (src/run/record.ts) the error analysis reads. */
+/** The part of a scored episode record (EpisodeRecord) the error analysis reads. */
 export interface AnalysedEpisode {
   idx: number;
   metrics: Record<string, number>;

@@ -162,9 +162,9 @@ export interface LoadResult {
 
 /**
  * Reads episodes.jsonl, keeping the latest record per question_idx (as `keep` maps it: the run store
- * keeps slim records, src/run/slim-record.ts). With `repair`, a partial last line (no newline, or not
+ * keeps slim records, src/runlog/slim-record.ts). With `repair`, a partial last line (no newline, or not
  * JSON) is truncated away so that appends continue on a clean line boundary. The file is read in
- * chunks (src/run/episode-lines.ts): memory holds the records kept, not the file.
+ * chunks (src/runlog/episode-lines.ts): memory holds the records kept, not the file.
  */
 export function loadEpisodes(file: string, opts: { repair?: boolean; keep?: (rec: EpisodeRecord) => EpisodeRecord } = {}): LoadResult {
   const records = new Map<number, EpisodeRecord>();
@@ -198,7 +198,7 @@ export function loadEpisodes(file: string, opts: { repair?: boolean; keep?: (rec
 }
 
 export class RunStore {
-  /** Latest record per index, slim (src/run/slim-record.ts): no trajectory text; episodes.jsonl has it. */
+  /** Latest record per index, slim (src/runlog/slim-record.ts): no trajectory text; episodes.jsonl has it. */
   readonly records: Map<number, EpisodeRecord>;
   /** Bytes of a cut-off last line dropped when the store was opened (after a kill -9). */
   readonly recoveredBytes: number;

@@ -8,7 +8,15 @@
 import type { ReportColumn, ReportRow, ReportTable, RunView } from '../../../report/model.js';
 import type { TaskName } from '../types.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../../report/anchors.js';
-import { cohortSentence, differingKeys, effectiveSettings, groupRuns, itemSetKey, settingText } from '../../../report/grouping.js';
+import {
+  cohortSentence,
+  differingKeys,
+  effectiveSettings,
+  groupRuns,
+  itemSetKey,
+  settingText,
+  type SettingValues,
+} from '../../../report/grouping.js';
 import { methodLabel } from '../../../report/names.js';
 import { scoreCell } from '../../../report/scores.js';
 
@@ -51,7 +59,7 @@ const rowId = (k: RowKey) => JSON.stringify([k.method, k.model, k.variant]);
  * environment (Standard, CoT, CoT-SC use no Wikipedia) records the Wikipedia flags it was given but
  * never used them: they are not its settings.
  */
-function rowSettings(r: RunView): Record<string, unknown> {
+function rowSettings(r: RunView): SettingValues {
   const s = effectiveSettings(r);
   if (!(r.full ?? r).manifest.environment) for (const k of Object.keys(s)) if (/^wiki/i.test(k)) delete s[k];
   return s;
@@ -114,7 +122,7 @@ const WIKI_KIND: Record<string, string> = {
 };
 
 function wikiOf(r: RunView): string | null {
-  const env = (r.full ?? r).manifest.environment as { kind?: unknown } | null;
+  const env = (r.full ?? r).manifest.environment;
   if (!env) return null;
   return typeof env.kind === 'string' ? (WIKI_KIND[env.kind] ?? `Wikipedia backend ${env.kind}`) : 'a Wikipedia backend';
 }
