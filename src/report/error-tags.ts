@@ -185,18 +185,18 @@ export function parseLabelsCsv(text: string, file: string, opts: { categories?: 
   const missing = LABEL_COLUMNS.filter((c) => !header.includes(c));
   if (records.length === 0 || missing.length)
     throw new UserError(`${file}:1: expected the header ${LABEL_COLUMNS.join(',')} (columns in any order; missing: ${missing.join(', ')})`);
-  const at = Object.fromEntries(LABEL_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<(typeof LABEL_COLUMNS)[number], number>;
+  const at = (c: (typeof LABEL_COLUMNS)[number]) => header.indexOf(c);
   // Line numbers are the physical lines a record starts on (a quoted trajectory spans several), as an editor shows them.
   return records.slice(1).map(({ fields: f, line }) => {
     if (f.length !== header.length) throw new UserError(`${file}:${line}: expected ${header.length} fields, got ${f.length}`);
-    const [run, method, idxText, outcome, label, tags, note] = LABEL_COLUMNS.map((c) => f[at[c]]) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
+    const [run, method, idxText, outcome, label, tags, note] = [
+      f[at('run')],
+      f[at('method')],
+      f[at('idx')],
+      f[at('outcome')],
+      f[at('label')],
+      f[at('auto_tags')],
+      f[at('note')],
     ];
     if (!/^\d+$/.test(idxText))
       throw new UserError(`${file}:${line}: idx: expected a non-negative integer, got ${JSON.stringify(idxText)}`);

@@ -72,7 +72,7 @@ export function mergedRecording(
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       const l = recordingLine(line);
-      if (l === null) continue; // a torn last line (parseRecording accepted it)
+      if (l === undefined) continue; // a torn last line (parseRecording accepted it)
       if (l.t === 'session' ? sessions.has(l.session) : keep.has(l.attempt)) out.push(line + '\n');
     }
   }

@@ -156,6 +156,12 @@ export interface EpisodeFields {
   /** Completion calls served entirely from the cache. */
   cached_calls: number;
   error: EpisodeError | null;
+  /** The model limits the episode reached (docs/protocol.md §5), present only when it reached one (src/run/limit-outcomes.ts). */
+  outcome?: string;
+  outcome_step?: number | null;
+  outcome_detail?: { server?: string; window?: number; prompt_tokens?: number; message?: string };
+  max_tokens_stops?: number;
+  silent_truncation?: { calls: number; first_call: number };
   /** Benchmark- and method-specific fields (samples, completions, majority_votes, forced_finish...). */
   [extra: string]: unknown;
 }
@@ -502,12 +508,12 @@ export interface ParsedRecording {
   torn?: number;
 }
 
-/** One recording line's text as a line, or null when it is not JSON (a torn line). */
-export function recordingLine(raw: string): RecordingLine | null {
+/** One recording line's text as a line, or undefined when it is not JSON (a torn line). */
+export function recordingLine(raw: string): RecordingLine | undefined {
   try {
     return JSON.parse(raw) as RecordingLine;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -532,17 +538,15 @@ export function parseRecording(text: string, where: string): ParsedRecording {
   let count = 0;
   lines.forEach((raw, i) => {
     if (!raw.trim()) return;
-    let l: RecordingLine;
-    try {
-      l = JSON.parse(raw) as RecordingLine;
-      count = i + 1;
-    } catch {
+    const l = recordingLine(raw);
+    if (l === undefined) {
       if (i === lines.length - 1) {
         torn = i + 1;
         return; // a torn last line: that attempt has no "end" and is not used
       }
       throw new UserError(`${where}:${i + 1}: not a JSON line of a run recording`);
     }
+    count = i + 1;
     switch (l?.t) {
       case 'session':
         if (l.v !== RECORDING_SCHEMA)

@@ -32,7 +32,7 @@ export function writeFileAtomic(file: string, content: string, what = 'the file'
   replaceFileAtomic(file, content, { what });
 }
 
-export function readJsonFile<T = unknown>(file: string): T {
+export function readJsonFile(file: string): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -40,7 +40,7 @@ export function readJsonFile<T = unknown>(file: string): T {
     throw new UserError(`${file}: cannot read (${errorCode(e) ?? errorMessage(e)})`);
   }
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text);
   } catch (e) {
     throw new UserError(`${file}: not valid JSON (${errorMessage(e)})`);
   }
