@@ -8,7 +8,8 @@
 // carry the completion cache key (src/llm/cache.ts cacheKey: the keys a bundle exports) and the call's
 // own accounting (tokens, cost, cache hit), so a replay rebuilds the episode record byte for byte.
 // Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is fsync'ed
-// before the runner appends the episode record, so a record never outlives its recording.
+// before the runner appends the episode record, so a record never outlives its recording. The line
+// types and their parser are the run log's (src/runlog/schema.ts); the file is the store's.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
