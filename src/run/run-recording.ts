@@ -18,13 +18,13 @@ import type { Method, MethodContext } from '../methods/types.js';
 import type { Item } from '../benchmarks/types.js';
 import { FatalRunError } from '../errors.js';
 import { recordError, recordingEnv } from '../envs/recording.js';
-import { appendRecord, DiskError, toDiskError, truncateTornTail } from '../util/durable.js';
+import { appendRecord, DiskError } from '../util/durable.js';
 import { assertNoSecrets } from './manifest.js';
 import { isEnvRestart } from '../envs/pool.js';
 import type { Settings } from './experiment.js';
 import { BudgetStop } from './budget.js';
 import { addCall, isInFlightAbort, noSpend, type Spend } from './meter.js';
-import { RECORDING_FILE, recordingFile } from '../runlog/store.js';
+import { openRecording, RECORDING_FILE, recordingFile } from '../runlog/store.js';
 import { RECORDING_SCHEMA, type EnvEvent, type LlmLine, type RecordingLine, type SessionLine } from '../runlog/schema.js';
 const tokenUsage = (u: TokenUsage): TokenUsage => ({
   promptTokens: u.promptTokens,
@@ -55,13 +55,7 @@ export class RunRecorder {
     this.session = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     // The model's own cache-key api (src/llm/cache.ts); an uncached test double has none.
     this.api = o.model.cacheApi ?? String(o.model.describe().api ?? 'completions');
-    try {
-      // a recording cut mid-line by kill -9 would glue its torn tail to our first line
-      truncateTornTail(file);
-      this.fd = fs.openSync(file, 'a');
-    } catch (e) {
-      throw toDiskError(e, file, 'opening the run recording');
-    }
+    this.fd = openRecording(file);
     const line: SessionLine = {
       t: 'session',
       v: RECORDING_SCHEMA,

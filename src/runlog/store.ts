@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
-import { removeStaleTempFiles, replaceFileAtomic, toDiskError } from '../util/durable.js';
+import { removeStaleTempFiles, replaceFileAtomic, toDiskError, truncateTornTail } from '../util/durable.js';
 import { GroupCommitLog } from '../util/group-commit.js';
 import { forEachLine } from './episode-lines.js';
 import { slimRecord } from './slim-record.js';
@@ -114,6 +114,16 @@ export function readRun(dir: string): { dir: string; manifest: RunManifest; reco
 /** Where a run folder's recording.jsonl is (its recorder appends to it: src/run/run-recording.ts). */
 export function recordingFile(dir: string): string {
   return path.join(dir, RECORDING_FILE);
+}
+
+/** Opens recording.jsonl (`recordingFile(dir)`) for appending; a torn last line (kill -9) is cut first, so it cannot glue to the next line. */
+export function openRecording(file: string): number {
+  try {
+    truncateTornTail(file);
+    return fs.openSync(file, 'a');
+  } catch (e) {
+    throw toDiskError(e, file, 'opening the run recording');
+  }
 }
 
 export function hasRecording(dir: string): boolean {
