@@ -13,7 +13,7 @@ import { reactEpisode } from './support/scripts.js';
 import { executeRun, type RunDeps } from '../src/run/execute.js';
 import '../src/benchmarks/builtin.js';
 import { realDeps } from '../src/run/deps.js';
-import { loadEpisodes } from '../src/run/run-log.js';
+import { loadEpisodes } from '../src/runlog/store.js';
 import { reportRows, writeResultsFile } from './support/summary.js';
 
 const quiet = { progress: { write: () => {}, isTTY: false }, log: () => {} };

@@ -23,6 +23,16 @@ const RUN_FOLDER_NAMES = [
   'status.json',
 ];
 
+/** data/manifest.json (the vendored data's provenance, src/data/manifest.ts) shares a name with a run's manifest; it is not a run folder's file. */
+function isVendoredDataManifest(node: ts.StringLiteral | ts.NoSubstitutionTemplateLiteral): boolean {
+  if (node.text === 'data/manifest.json' || node.text.endsWith('/data/manifest.json')) return true;
+  const call = node.parent;
+  if (node.text !== 'manifest.json' || !ts.isCallExpression(call)) return false;
+  const at = call.arguments.indexOf(node);
+  const before = at > 0 ? call.arguments[at - 1] : undefined;
+  return before !== undefined && ts.isStringLiteral(before) && before.text === 'data';
+}
+
 const configPath = path.join(ROOT, 'tsconfig.json');
 const read = ts.readConfigFile(configPath, ts.sys.readFile);
 const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, ROOT);
@@ -91,7 +101,8 @@ for (const sf of srcFiles) {
     if (
       (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) &&
       !ts.isImportDeclaration(node.parent) &&
-      !ts.isExportDeclaration(node.parent)
+      !ts.isExportDeclaration(node.parent) &&
+      !isVendoredDataManifest(node)
     ) {
       for (const name of RUN_FOLDER_NAMES) {
         if (node.text === name || node.text.endsWith('/' + name)) {

@@ -37,10 +37,8 @@ export type { ProgressSink } from './run/progress.js';
 // ---- reading runs
 export { loadRun, loadRuns } from './report/load.js';
 export type { RunView } from './report/model.js';
-export { loadEpisodes, readManifest, type LoadResult } from './run/run-log.js';
-export type { EpisodeRecord, EpisodeError } from './run/record.js';
-export type { RunManifest } from './run/manifest.js';
-export type { RunSummary } from './run/summary.js';
+export { loadEpisodes, readManifest, type LoadResult } from './runlog/store.js';
+export type { EpisodeRecord, EpisodeError, RunManifest, RunSummary } from './runlog/schema.js';
 
 // ---- errors and paths
 export { UserError, ConfigError, InfraError, FatalRunError } from './errors.js';

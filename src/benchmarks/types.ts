@@ -5,8 +5,8 @@
 import type { Env, StepResult } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { OptionTable, Settings } from '../options.js';
-import type { AnalysedEpisode, AnalysisLabel, EpisodeResult, Item, MetricDef, Split } from '../run/vocabulary.js';
-export type { AnalysedEpisode, AnalysisLabel, Item, MetricDef, Split } from '../run/vocabulary.js';
+import type { AnalysedEpisode, AnalysisLabel, EpisodeResult, Item, MetricDef, Split } from '../runlog/schema.js';
+export type { AnalysedEpisode, AnalysisLabel, Item, MetricDef, Split } from '../runlog/schema.js';
 import type { ReportFigure, ReportTable, RunView } from '../report/model.js';
 
 /** Callbacks a run passes to createEnv (README "Reliability"); a benchmark may ignore them. */
@@ -160,7 +160,7 @@ export interface EnvironmentFactory {
 
 /** What the run's closing lines and the report draw from a benchmark's runs; every hook optional. */
 export interface ReportHooks {
-  /** Lines to print after a run's summary (e.g. WebShop's goals check); its records are slim (src/run/slim-record.ts: no trajectory text). */
+  /** Lines to print after a run's summary (e.g. WebShop's goals check); its records are slim (src/runlog/slim-record.ts: no trajectory text). */
   summaryNotes?(runs: RunView): string[];
   /**
    * One-line notices to print before a run starts (e.g. FEVER on an offline snapshot that lacks the

@@ -10,35 +10,11 @@
 // distinguishes (InfraError stays an InfraError, so an error episode replays as the same error record).
 import type { EnvHandle, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
-import { ContextLengthError, type ContextLimit } from '../llm/context-limit.js';
+import { ContextLengthError } from '../llm/context-limit.js';
 import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
+import type { EnvEvent, RecordedError } from '../runlog/schema.js';
 
-/** An error as recorded: enough to throw the same kind of error again. */
-export interface RecordedError {
-  /** The error's class name: InfraError, FatalRunError, AbortError, TypeError... */
-  name: string;
-  message: string;
-  /** InfraError's source. */
-  source?: 'llm' | 'env';
-  /** The call was cut short by an interrupt (Ctrl-C, another episode's fatal error): not replayable. */
-  aborted?: true;
-  /** A context-length refusal (a model limit, an outcome of the episode): what the server said. */
-  contextLimit?: ContextLimit | { message: string };
-}
-
-export interface EnvEvent {
-  /** Item index (Item.index) of the episode. */
-  item: number;
-  /** Which episode of the item this event belongs to (unique within one recording). */
-  attempt: string;
-  /** 0 for reset, k for the k-th step after it. */
-  step: number;
-  call: 'reset' | 'step';
-  /** The action sent (step only). */
-  action?: string;
-  result?: ResetResult | StepResult;
-  error?: RecordedError;
-}
+export type { EnvEvent, RecordedError } from '../runlog/schema.js';
 
 export type EnvSink = (event: EnvEvent) => void;
 

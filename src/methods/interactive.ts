@@ -7,6 +7,7 @@ import type { Env, ResetResult, StepResult } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
 import type { ContextOverflow, EpisodeResult, Method, MethodContext, StepRecord } from './types.js';
 import { CallLedger } from './episode.js';
+import { JsonFields } from '../util/json-fields.js';
 import { ContextLengthError, contextExceededFields } from '../llm/context-limit.js';
 
 export interface Turn {
@@ -100,7 +101,7 @@ export async function runInteractive(def: LoopDefinition, item: Item, ctx: Metho
       steps.push(rec);
       if (last.done) break;
     }
-    const extra: Record<string, unknown> = def.recordReset ? def.recordReset(reset) : {};
+    const fromReset: Record<string, unknown> = def.recordReset ? def.recordReset(reset) : {};
     if (overflow) {
       // No closing step: nothing was answered (QA's finish[] is not sent), so every metric is 0.
       return {
@@ -112,18 +113,19 @@ export async function runInteractive(def: LoopDefinition, item: Item, ctx: Metho
         steps,
         n_calls: ledger.calls,
         n_badcalls: steps.filter((s) => s.badcall).length,
-        extra: { ...extra, ...contextExceededFields(overflow.error, overflow.step) },
+        extra: { ...fromReset, ...contextExceededFields(overflow.error, overflow.step) },
       };
     }
+    let forced: boolean | undefined;
     if (def.onLimit) {
-      const forced = !last || !last.done;
+      forced = !last || !last.done;
       // The limit ran out: the definition's closing step (QA: finish[], scores 0), not in the prompt.
       if (forced) last = await def.onLimit(env, signal);
-      extra.forced_finish = forced;
     }
     const info = last?.info ?? {};
+    const answer = JsonFields.orEmpty(info).get('answer');
     return {
-      answer: info.answer === null || info.answer === undefined ? null : String(info.answer),
+      answer: answer === null || answer === undefined ? null : String(answer),
       finalInfo: info,
       reward: last?.reward ?? 0,
       done: last?.done ?? false,
@@ -131,7 +133,7 @@ export async function runInteractive(def: LoopDefinition, item: Item, ctx: Metho
       steps,
       n_calls: ledger.calls,
       n_badcalls: steps.filter((s) => s.badcall).length,
-      extra,
+      extra: forced === undefined ? fromReset : { ...fromReset, forced_finish: forced },
     };
   } finally {
     await env.close?.();

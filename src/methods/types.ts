@@ -2,9 +2,9 @@
 // episode. Methods depend on interfaces only: a CompletionModel and an Env, never on backends.
 import type { CompletionModel } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
-import type { Item } from '../run/vocabulary.js';
-export type { EpisodeResult, StepRecord } from '../run/vocabulary.js';
-import type { EpisodeResult } from '../run/vocabulary.js';
+import type { Item } from '../runlog/schema.js';
+export type { EpisodeResult, StepRecord } from '../runlog/schema.js';
+import type { EpisodeResult } from '../runlog/schema.js';
 
 export interface MethodContext {
   model: CompletionModel;

@@ -4,7 +4,8 @@
 // first row.
 import type { MetricDef } from '../benchmarks/types.js';
 import { canonicalJson } from '../run/run-id.js';
-import { commonScored, differingKeys, effectiveSettings, itemSetKey, restrictRun, settingText } from './grouping.js';
+import type { JsonValue } from '../util/json-fields.js';
+import { commonScored, differingKeys, effectiveSettings, itemSetKey, restrictRun, settingText, type SettingValues } from './grouping.js';
 import type { ReportColumn, ReportRow, ReportTable, RunView } from './model.js';
 import { methodLabel, type TitleOf } from './names.js';
 import { pairByItem, pairedComparison, seedFromText } from './stats.js';
@@ -21,7 +22,7 @@ const AXIS_NAMES: Record<string, string> = {
 };
 
 /** A run's settings as ablation axes: its effective settings and its model. */
-function axesOf(r: RunView): Record<string, unknown> {
+function axesOf(r: RunView): SettingValues {
   return { ...effectiveSettings(r), model: r.manifest.model };
 }
 
@@ -43,9 +44,9 @@ export interface AblationFamily {
   split: string;
   /** One run per value of the axis, in value order. */
   runs: RunView[];
-  values: unknown[];
+  values: JsonValue[];
   /** The settings all of them share (for the notes). */
-  fixed: Record<string, unknown>;
+  fixed: SettingValues;
 }
 
 /** Groups runs into families that differ in exactly one setting (same benchmark, split, item set and method). */
@@ -143,7 +144,7 @@ export function ablationTables(runs: readonly RunView[], metricsOf: (benchmark: 
       .join(', ');
     return {
       id: `ablation-${n + 1}`,
-      title: `Ablation: ${AXIS_NAMES[f.axis] ?? f.axis}, ${methodLabel(f.method)} on ${titleOf(f.benchmark)}${f.axis === 'model' ? '' : ` (${f.fixed.model})`}`,
+      title: `Ablation: ${AXIS_NAMES[f.axis] ?? f.axis}, ${methodLabel(f.method)} on ${titleOf(f.benchmark)}${f.axis === 'model' ? '' : ` (${settingText(f.fixed.model)})`}`,
       columns,
       rows,
       notes: [

@@ -20,7 +20,7 @@ export const COMPARISON_PAIRS: readonly (readonly [string, string])[] = [
 function pairsOf(as: RunView[], bs: RunView[]): [RunView, RunView][] {
   if (as.length === 1) return bs.map((b) => [as[0], b]);
   if (bs.length === 1) return as.map((a) => [a, bs[0]]);
-  return as.flatMap((a) => bs.filter((b) => b.variant === a.variant).map((b) => [a, b] as [RunView, RunView]));
+  return as.flatMap((a) => bs.filter((b) => b.variant === a.variant).map((b): [RunView, RunView] => [a, b]));
 }
 
 const label = (r: RunView) => methodLabel(r.manifest.method) + (r.variant ? ` (${r.variant})` : '');

@@ -1,9 +1,9 @@
 // Money in reports: a run's cost is known only when its model had a price (OpenAI's list price, or
 // --price-prompt/--price-completion) or runs in-process (llama.cpp: no bill). A server model with no
 // known price was metered at 0, which is not a cost of $0: reports show it as unknown.
-import type { RunManifest } from '../run/manifest.js';
 import { priceStatus } from '../run/meter.js';
 import { usdFigure } from '../util/money.js';
+import type { RunManifest } from '../runlog/schema.js';
 
 export const UNKNOWN_COST = 'unknown';
 

@@ -6,7 +6,7 @@
 import { csvText } from '../util/csv.js';
 import type { LabelRow, ReportRow, ReportTable } from './model.js';
 export type { LabelRow } from './model.js';
-import type { AnalysedEpisode, AnalysisLabel } from '../run/vocabulary.js';
+import type { AnalysedEpisode, AnalysisLabel } from '../runlog/schema.js';
 import { UserError } from '../errors.js';
 import { percent } from '../util/numbers.js';
 import { mulberry32 } from '../util/mulberry32.js';
@@ -92,16 +92,16 @@ export function labelChoices(categories: readonly AnalysisLabel[], outcome: 'cor
  */
 export function labelsToCsv(rows: readonly LabelRow[], opts: { sheet?: boolean } = {}): string {
   const cols: readonly string[] = opts.sheet ? SHEET_COLUMNS : LABEL_COLUMNS;
-  const value = (r: LabelRow, c: string): string => {
-    if (c === 'idx') return String(r.idx);
-    if (c === 'auto_tags') return r.auto_tags.join(';');
-    const v = (r as unknown as Record<string, unknown>)[c];
-    return v === null || v === undefined ? '' : String(v);
+  const row = (r: LabelRow): string[] => {
+    const fields = new Map<string, unknown>(Object.entries(r));
+    return cols.map((c) => {
+      if (c === 'idx') return String(r.idx);
+      if (c === 'auto_tags') return r.auto_tags.join(';');
+      const v = fields.get(c);
+      return v === null || v === undefined ? '' : String(v);
+    });
   };
-  return csvText(
-    rows.map((r) => cols.map((c) => value(r, c))),
-    { header: cols },
-  );
+  return csvText(rows.map(row), { header: cols });
 }
 
 /** RFC 4180 fields: quoted fields with "" for a quote; a quoted field may hold commas and newlines. */
@@ -185,18 +185,18 @@ export function parseLabelsCsv(text: string, file: string, opts: { categories?: 
   const missing = LABEL_COLUMNS.filter((c) => !header.includes(c));
   if (records.length === 0 || missing.length)
     throw new UserError(`${file}:1: expected the header ${LABEL_COLUMNS.join(',')} (columns in any order; missing: ${missing.join(', ')})`);
-  const at = Object.fromEntries(LABEL_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<(typeof LABEL_COLUMNS)[number], number>;
+  const at = (c: (typeof LABEL_COLUMNS)[number]) => header.indexOf(c);
   // Line numbers are the physical lines a record starts on (a quoted trajectory spans several), as an editor shows them.
   return records.slice(1).map(({ fields: f, line }) => {
     if (f.length !== header.length) throw new UserError(`${file}:${line}: expected ${header.length} fields, got ${f.length}`);
-    const [run, method, idxText, outcome, label, tags, note] = LABEL_COLUMNS.map((c) => f[at[c]]) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
+    const [run, method, idxText, outcome, label, tags, note] = [
+      f[at('run')],
+      f[at('method')],
+      f[at('idx')],
+      f[at('outcome')],
+      f[at('label')],
+      f[at('auto_tags')],
+      f[at('note')],
     ];
     if (!/^\d+$/.test(idxText))
       throw new UserError(`${file}:${line}: idx: expected a non-negative integer, got ${JSON.stringify(idxText)}`);

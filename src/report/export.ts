@@ -14,8 +14,8 @@ import { loadRun, runFolders } from './load.js';
 import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
-import { recordExtras, type EpisodeRecord } from '../run/record.js';
 import { metricKeysOf } from '../run/summary.js';
+import { recordExtras, type EpisodeRecord } from '../runlog/schema.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
@@ -164,32 +164,36 @@ export function finetuneLines(
 
 /** The usage an episode spent (records before the spent_* fields existed spent what they used). */
 function spent(r: EpisodeRecord): { tokens: number; cost: number } {
-  const u = r.spent_usage as { total_tokens?: number } | undefined;
-  return { tokens: u?.total_tokens ?? r.usage?.total_tokens ?? 0, cost: typeof r.spent_cost === 'number' ? r.spent_cost : (r.cost ?? 0) };
+  return {
+    tokens: r.spent_usage?.total_tokens ?? r.usage?.total_tokens ?? 0,
+    cost: typeof r.spent_cost === 'number' ? r.spent_cost : (r.cost ?? 0),
+  };
 }
 
 /** One episode as a flat object: run columns, the record's fields, metrics as metric_<key>, extras last. */
 export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unknown> {
   const m = run.manifest;
   const primary = m.metrics?.[0]?.key;
-  const out: Record<string, unknown> = {
-    run_id: m.runId,
-    run_kind: m.kind,
-    task: m.task,
-    method: m.method,
-    model: m.model,
-    split: m.split,
-    idx: r.idx,
-    item: r.item,
-    input: r.input,
-    gold: r.gold,
-    answer: r.answer,
-    // null for an error episode: it was not scored
-    correct: r.error ? null : primary !== undefined ? r.metrics?.[primary] === 1 : null,
-  };
-  for (const [k, v] of Object.entries(r.metrics ?? {})) out[`metric_${k}`] = v;
+  const out = new Map<string, unknown>(
+    Object.entries({
+      run_id: m.runId,
+      run_kind: m.kind,
+      task: m.task,
+      method: m.method,
+      model: m.model,
+      split: m.split,
+      idx: r.idx,
+      item: r.item,
+      input: r.input,
+      gold: r.gold,
+      answer: r.answer,
+      // null for an error episode: it was not scored
+      correct: r.error ? null : primary !== undefined ? r.metrics?.[primary] === 1 : null,
+    }),
+  );
+  for (const [k, v] of Object.entries(r.metrics ?? {})) out.set(`metric_${k}`, v);
   const s = spent(r);
-  Object.assign(out, {
+  const accounting = {
     reward: r.reward,
     error: r.error?.message ?? null,
     error_source: r.error?.source ?? null,
@@ -206,12 +210,13 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
     latency_ms: r.latency_ms,
     traj: r.traj,
     steps: r.steps ?? [],
-  });
+  };
+  for (const [k, v] of Object.entries(accounting)) out.set(k, v);
   for (const [k, v] of Object.entries(recordExtras(r))) {
     if (k === 'spent_usage' || k === 'spent_cost') continue; // flattened above
-    out[k in out ? `extra_${k}` : k] = v;
+    out.set(out.has(k) ? `extra_${k}` : k, v);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 export function flatLines(runs: RunView[]): string[] {

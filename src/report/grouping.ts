@@ -15,11 +15,10 @@
 //    every run of the cohort. The runs handed to the tables are restricted to them; the note says
 //    how many and what was left out.
 import { canonicalJson, shortHash } from '../run/run-id.js';
-import type { RunManifest } from '../run/manifest.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
-import type { EpisodeRecord } from '../run/record.js';
 import type { CohortInfo, RunView } from './model.js';
-import { JsonFields } from '../util/json-fields.js';
+import { isJsonValue, JsonFields, type JsonValue } from '../util/json-fields.js';
+import type { RunManifest, EpisodeRecord } from '../runlog/schema.js';
 
 export interface Selection {
   runs: RunView[];
@@ -183,10 +182,13 @@ export function restrictRun(run: RunView, indices: readonly number[]): RunView {
 const NOT_A_SETTING =
   /^(task|split|method|indices|limit|shard|model|llm|concurrency|resultsDir|resume|retryErrors|fromRuns|maxCost|dryRun|fromBundle)$|cache|rpm$|tpm$|retr|timeout|price|balanc|endpoint|url$|apiKey|path$|inFlight|threads/i;
 
+/** A run's settings by name, each as manifest.json stores it (a JSON value). */
+export type SettingValues = Record<string, JsonValue>;
+
 /** A run's settings that can make its results differ from another run of its method (flags and experiment fields). */
-export function effectiveSettings(run: RunView): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(run.manifest.settings ?? {})) if (!NOT_A_SETTING.test(k) && v !== undefined) out[k] = v;
+export function effectiveSettings(run: RunView): SettingValues {
+  const out: SettingValues = {};
+  for (const [k, v] of Object.entries(run.manifest.settings ?? {})) if (!NOT_A_SETTING.test(k) && isJsonValue(v)) out[k] = v;
   return out;
 }
 
@@ -195,7 +197,7 @@ export function settingText(v: unknown): string {
 }
 
 /** Keys whose values differ among the runs (absent counts as a value). */
-export function differingKeys(settings: readonly Record<string, unknown>[]): string[] {
+export function differingKeys(settings: readonly SettingValues[]): string[] {
   const keys = [...new Set(settings.flatMap((s) => Object.keys(s)))].sort();
   return keys.filter((k) => new Set(settings.map((s) => canonicalJson(s[k] ?? null))).size > 1);
 }

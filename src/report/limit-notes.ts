@@ -2,10 +2,10 @@
 // on whose episodes reached a limit, one sentence per limit ("HotpotQA ReAct (run): 12 of 20 episodes
 // outgrew the model's 2,048-token window..."), and the tags the trajectory browser filters on.
 // Such episodes are scored failures, counted in the scores like any wrong answer: the notes say so.
-import type { EpisodeRecord } from '../run/record.js';
 import { isContextExceeded, limitCounts, limitSentences } from '../run/limit-outcomes.js';
 import type { ReportFigure, ReportTable, RunView } from './model.js';
 import { methodLabel, type TitleOf } from './names.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** One note per limit reached, per run (the run as stored: all its episodes). */
 export function limitNotes(runs: readonly RunView[], titleOf: TitleOf): string[] {

@@ -4,33 +4,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
-import { loadEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE } from '../run/run-log.js';
-import type { RunManifest } from '../run/manifest.js';
+import { episodesFile, isRunFolder, readRun, MANIFEST_FILE } from '../runlog/store.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
 import { forTerminal } from '../util/terminal-text.js';
 
-/** The manifest fields the report relies on; anything missing makes the folder unreadable. */
-function checkManifest(m: unknown, file: string): RunManifest {
-  const bad = (what: string) => new UserError(`${file}: ${what}`);
-  if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad('not a JSON object');
-  const o = m as Record<string, unknown>;
-  for (const f of ['runId', 'task', 'method', 'split', 'model']) {
-    if (typeof o[f] !== 'string' || o[f] === '') throw bad(`${f}: expected a non-empty string`);
-  }
-  if (!Array.isArray(o.indices) || !o.indices.every((i) => Number.isInteger(i))) throw bad('indices: expected a list of item indices');
-  return m as RunManifest;
-}
-
 export function loadRun(dir: string): RunView {
-  const file = path.join(dir, MANIFEST_FILE);
-  const manifest = checkManifest(readJsonFile(file), file);
-  const records = loadEpisodes(path.join(dir, EPISODES_FILE)).records;
+  const { manifest, records } = readRun(dir);
   let summary;
   try {
     summary = summarizeRun(manifest, records);
   } catch (e) {
-    throw new UserError(`${path.join(dir, EPISODES_FILE)}: ${errorMessage(e)}`);
+    throw new UserError(`${episodesFile(dir)}: ${errorMessage(e)}`);
   }
   return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
 }
@@ -41,16 +26,16 @@ export function runFolders(args: string[], command = 'report'): string[] {
   for (const a of args) {
     const abs = path.resolve(a);
     if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UserError(`${command}: ${a} is not a folder`);
-    if (fs.existsSync(path.join(abs, MANIFEST_FILE))) {
+    if (isRunFolder(abs)) {
       dirs.push(abs);
       continue;
     }
     const subs = fs
       .readdirSync(abs, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && fs.existsSync(path.join(abs, d.name, MANIFEST_FILE)))
+      .filter((d) => d.isDirectory() && isRunFolder(path.join(abs, d.name)))
       .map((d) => path.join(abs, d.name))
       .sort();
-    if (subs.length === 0) throw new UserError(`${command}: ${a} holds no runs (no manifest.json in it or its sub-folders)`);
+    if (subs.length === 0) throw new UserError(`${command}: ${a} holds no runs (no ${MANIFEST_FILE} in it or its sub-folders)`);
     dirs.push(...subs);
   }
   return [...new Set(dirs)];

@@ -1,9 +1,7 @@
+import type { RunManifest, EpisodeRecord, RunSummary } from '../runlog/schema.js';
 // What the report layer works with: runs as read from their folders (RunView), and tables as plain
 // data (ReportTable) that every renderer (md, csv, tex, html) draws the same way. Benchmarks build
 // their paper tables (Table 1, 3, 4...) as ReportTables; the core never knows which table it draws.
-import type { RunManifest } from '../run/manifest.js';
-import type { EpisodeRecord } from '../run/record.js';
-import type { RunSummary } from '../run/summary.js';
 
 /** The comparable set of episodes a run belongs to (src/report/grouping.ts). */
 export interface CohortInfo {

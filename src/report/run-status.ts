@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { judgeHolder, LOCK_FILE, parseHolder } from '../run/lock.js';
 import { isProcessAlive } from '../util/durable.js';
-import type { RunManifest } from '../run/manifest.js';
+import type { RunManifest } from '../runlog/schema.js';
 
 /** What the run folder's lock says: held by a live process, held on another host (cannot tell), or no live holder. */
 export type LockState = { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'none' };

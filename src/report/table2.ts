@@ -5,7 +5,6 @@
 // paper analysed are each benchmark's (Benchmark.errorAnalysis); a benchmark without that hook is left
 // out with a note. The generic pieces are in error-tags.ts; this joins them to runs.
 import type { Benchmark, ErrorAnalysis } from '../benchmarks/types.js';
-import type { EpisodeRecord } from '../run/record.js';
 import type { ReportRow, ReportTable, RunView } from './model.js';
 import { checkLabels, labelChoices, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
 import { runPrompt } from './html/episodes.js';
@@ -13,6 +12,7 @@ import { anchorCitation, reportAnchors, type Anchor } from './anchors.js';
 import { methodLabel, type TitleOf } from './names.js';
 import { percent } from '../util/numbers.js';
 import { UserError } from '../errors.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** Same seed as the paper's question sample (docs/protocol.md §2), so the draw is easy to recognise and repeat. */
 export const SAMPLE_SEED = 233;

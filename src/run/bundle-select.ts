@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { readManifest, MANIFEST_FILE } from './run-log.js';
+import { isRunFolder, readManifest } from '../runlog/store.js';
 import { mergedRunBundlable } from './bundle.js';
-import type { RunManifest } from './manifest.js';
+import type { RunManifest } from '../runlog/schema.js';
 
 export interface BundleSelection {
   /** The run folders to pack, each run once, in the order given (a derived run's sources where it stood). */
@@ -40,7 +40,7 @@ export function bundleSelection(given: readonly string[]): BundleSelection {
       besideScanned.add(parent);
       for (const e of fs.readdirSync(parent, { withFileTypes: true })) {
         const d = path.join(parent, e.name);
-        if (!e.isDirectory() || !fs.existsSync(path.join(d, MANIFEST_FILE))) continue;
+        if (!e.isDirectory() || !isRunFolder(d)) continue;
         try {
           const rid = read(d).runId;
           if (!byId.has(rid)) byId.set(rid, d);

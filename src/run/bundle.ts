@@ -21,11 +21,19 @@ import { UserError, errorMessage, errorCode } from '../errors.js';
 import { sha256 } from '../util/hash.js';
 import { removeStaleTempFiles, replaceFileAtomic } from '../util/durable.js';
 import { tarPack, tarUnpack, type TarEntry } from '../util/tar.js';
-import { loadEpisodes, readManifest, EPISODES_FILE, MANIFEST_FILE } from './run-log.js';
-import { LOCK_FILE } from './lock.js';
-import { softwareInfo, type RunManifest } from './manifest.js';
-import { readRecording, type LlmLine, type ParsedRecording } from './run-recording.js';
-import { RECORDING_FILE } from './layout.js';
+import {
+  hasRecording,
+  isRunFolder,
+  readManifest,
+  readRecording,
+  readRecords,
+  recordingFile,
+  runFolderFiles,
+  MANIFEST_FILE,
+  RECORDING_FILE,
+} from '../runlog/store.js';
+import { softwareInfo } from './manifest.js';
+import type { RunManifest, LlmLine, ParsedRecording } from '../runlog/schema.js';
 
 export const BUNDLE_SCHEMA = 1;
 export const BUNDLE_MANIFEST = 'bundle.json';
@@ -121,7 +129,7 @@ interface RunToPack {
 
 /** Reads and checks one run folder: a finished, recorded run (UserError naming the folder otherwise). */
 function readRunToPack(dir: string): RunToPack {
-  if (!fs.existsSync(path.join(dir, MANIFEST_FILE))) throw new UserError(`bundle: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
+  if (!isRunFolder(dir)) throw new UserError(`bundle: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
   const manifest = readManifest(dir);
   if (manifest.kind === 'merge' && !mergedRunBundlable(dir)) {
     throw new UserError(
@@ -132,7 +140,7 @@ function readRunToPack(dir: string): RunToPack {
     throw new UserError(
       `bundle: ${dir} is a combination of other runs; bundle its base runs (${(manifest.sources ?? []).map((s) => String(s.runId)).join(', ')}) instead`,
     );
-  const { records } = loadEpisodes(path.join(dir, EPISODES_FILE));
+  const records = readRecords(dir);
   const missing = manifest.indices.filter((i) => !records.has(i));
   if (missing.length) {
     throw new UserError(
@@ -142,7 +150,7 @@ function readRunToPack(dir: string): RunToPack {
   const recording = readRecording(dir);
   for (const i of manifest.indices) {
     if (!recording.final.has(i)) {
-      const file = path.join(dir, RECORDING_FILE);
+      const file = recordingFile(dir);
       // other items recorded, or this one begun: the file was cut, not made before recordings existed
       const started = recording.attempts.some((a) => a.item === i) || recording.final.size > 0;
       if (recording.torn !== undefined || started) {
@@ -157,13 +165,7 @@ function readRunToPack(dir: string): RunToPack {
       );
     }
   }
-  const files = fs
-    .readdirSync(dir, { withFileTypes: true })
-    // the lock and temp files of writers are not part of the run
-    .filter((d) => d.isFile() && d.name !== LOCK_FILE && !/\.tmp-\d+-/.test(d.name))
-    .map((d) => d.name)
-    .sort()
-    .map((name) => ({ name, data: fs.readFileSync(path.join(dir, name)) }));
+  const files = runFolderFiles(dir);
   return { dir, manifest, recording, files };
 }
 
@@ -172,7 +174,7 @@ function readRunToPack(dir: string): RunToPack {
  * then bundles, and replays offline, as one run; the shards' completions travel in that recording.
  */
 export function mergedRunBundlable(dir: string): boolean {
-  return fs.existsSync(path.join(dir, RECORDING_FILE));
+  return hasRecording(dir);
 }
 
 /** The model calls a re-run will make: those of each item's final attempt, in the planned order. */
@@ -182,7 +184,7 @@ function replayedCalls(run: RunToPack): LlmLine[] {
 
 function cachePathOf(run: RunToPack, opts: PackOptions): string | null {
   if (opts.cachePath) return path.resolve(opts.cachePath);
-  const c = run.manifest.modelDescription?.cache as { mode?: string; path?: string } | undefined;
+  const c = run.manifest.modelDescription?.cache;
   return c && c.mode !== 'off' && typeof c.path === 'string' ? c.path : null;
 }
 

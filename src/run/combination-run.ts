@@ -1,7 +1,6 @@
 // Derived methods (a benchmark's combinations, e.g. ReAct→CoT-SC and CoT-SC→ReAct, §5): computed from
 // base runs of the same items with no model calls. The base runs are run (or resumed, or replayed from
 // the completion cache) first, or taken from existing run folders with --from-runs.
-import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/types.js';
@@ -17,14 +16,24 @@ import {
   type RunIO,
   type RunResult,
 } from './execute.js';
-import { toDiskError } from '../util/durable.js';
-import { assertNoSecrets, softwareInfo, type RunManifest } from './manifest.js';
-import { loadEpisodes, readManifest, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from './run-log.js';
+import { assertNoSecrets, softwareInfo } from './manifest.js';
+import {
+  isRunFolder,
+  makeRunFolder,
+  manifestText,
+  readRun,
+  writeEpisodes,
+  writeManifest,
+  writeSummary,
+  MANIFEST_FILE,
+  RUN_LOG_SCHEMA,
+} from '../runlog/store.js';
 import { makeRunId } from './run-id.js';
 import { summarizeRun, summaryCsv } from './summary.js';
 import { limitLinesOf } from './limit-outcomes.js';
-import { recordExtras, recordFromResult, type EpisodeRecord } from './record.js';
+import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
+import { type RunManifest, recordExtras, type EpisodeRecord } from '../runlog/schema.js';
 
 interface BaseRun {
   dir: string;
@@ -33,8 +42,8 @@ interface BaseRun {
 }
 
 function readBase(dir: string): BaseRun {
-  if (!fs.existsSync(path.join(dir, MANIFEST_FILE))) throw new UserError(`--from-runs: ${dir} is not a run folder (no manifest.json)`);
-  return { dir, manifest: readManifest(dir), records: loadEpisodes(path.join(dir, EPISODES_FILE)).records };
+  if (!isRunFolder(dir)) throw new UserError(`--from-runs: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
+  return readRun(dir);
 }
 
 function listOf(v: unknown): string[] {
@@ -149,17 +158,13 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
   const runId = makeRunId({ task: bench.name, method: name, split: m0.split, model, shard }, identity);
   const dir = path.join(resultsDirOf(settings), runId);
   ensureResultsDir(settings);
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    throw toDiskError(e, dir, 'creating the run folder');
-  }
+  makeRunFolder(dir);
 
   const records = new Map<number, EpisodeRecord>();
   for (const idx of m0.indices) {
-    const recs = bases.map((b) => b.records.get(idx));
-    if (recs.some((r) => !r)) continue;
-    records.set(idx, derivedRecord(bench, derived, idx, recs as EpisodeRecord[], settings));
+    const recs = bases.map((b) => b.records.get(idx)).filter((r): r is EpisodeRecord => r !== undefined);
+    if (recs.length < bases.length) continue;
+    records.set(idx, derivedRecord(bench, derived, idx, recs, settings));
   }
   const now = new Date().toISOString();
   const manifest: RunManifest = {
@@ -186,17 +191,17 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
     sources: bases.map((b) => ({ role: b.manifest.method, runId: b.manifest.runId, dir: b.dir })),
   };
   const secrets = deps.secrets(settings);
-  const mtext = JSON.stringify(manifest, null, 2) + '\n';
+  const mtext = manifestText(manifest);
   assertNoSecrets(mtext, secrets, MANIFEST_FILE);
   const lines = m0.indices
     .filter((i) => records.has(i))
     .map((i) => JSON.stringify(records.get(i)) + '\n')
     .join('');
   // Each file is replaced atomically (temp + fsync + rename): a full disk leaves the old files whole.
-  writeFileAtomic(path.join(dir, EPISODES_FILE), lines, 'the combined episodes');
-  writeFileAtomic(path.join(dir, MANIFEST_FILE), mtext, 'the manifest');
+  writeEpisodes(dir, lines, 'the combined episodes');
+  writeManifest(dir, mtext);
   const summary = summarizeRun(manifest, records);
-  writeFileAtomic(path.join(dir, SUMMARY_FILE), summaryCsv([summary]), 'the summary');
+  writeSummary(dir, summaryCsv([summary]));
   io.log(`${runId}: combined ${records.size} of ${m0.indices.length} items from ${bases.map((b) => b.manifest.runId).join(' and ')}`);
   const causes = errorCauses(m0.indices.flatMap((i) => (records.has(i) ? [records.get(i)!] : [])));
   // A combination's errors are its base runs' errors: those are the runs to retry.

@@ -7,13 +7,11 @@
 // (dry-run-estimate.ts), completions at their max_tokens × n (an upper bound). Interactive episodes
 // make one call per turn, each prompt longer than the last: the figures give a range from one call
 // per episode to every episode at its turn limit.
-import fs from 'node:fs';
-import path from 'node:path';
 import type { CompletionModel, CompletionRequest } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
 import { derivedMethodOf } from './combination-run.js';
-import { EPISODES_FILE, loadEpisodes } from './run-log.js';
+import { readRecords } from '../runlog/store.js';
 import { planEpisodes, resumeDir, type PriceInfo, type RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { checkFirstCalls, readContextWindow, windowLines, type WindowCheck } from './window-check.js';
@@ -127,8 +125,7 @@ export async function planDryRun(settings: Settings, deps: RunDeps): Promise<Dry
   if (settings.resume !== undefined) {
     // Read-only: the run's log is loaded without repairing it (nothing is written).
     const dir = resumeDir(settings);
-    const file = path.join(dir, EPISODES_FILE);
-    const records = fs.existsSync(file) ? loadEpisodes(file).records : new Map();
+    const records = readRecords(dir);
     const done = plan.indices.filter((i) => records.has(i));
     const errors = done.filter((i) => records.get(i)?.error);
     recorded = { done: done.length, errors: errors.length };

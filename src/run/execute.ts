@@ -17,17 +17,16 @@ import { defaultResultsDir } from '../paths.js';
 import { toDiskError } from '../util/durable.js';
 import { redactUrlsIn } from '../util/redact.js';
 import { executeEpisodes, Interrupt } from './runner.js';
-import { RunStore, readManifest, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from './run-log.js';
+import { RunStore, isRunFolder, manifestIfAny, readManifest, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from '../runlog/store.js';
 import { makeRunId } from './run-id.js';
 import { applyShard, formatShard, parseIndices, parseShard, type Shard } from './shard.js';
 import { isAutoShard, resolveAutoShard } from './shard-auto.js';
-import { orderedRecords, summarize, summaryCsv, type RunSummary } from './summary.js';
+import { orderedRecords, summarize, summaryCsv } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
-import { assertNoSecrets, assertSameRun, inputShas, softwareInfo, type RunManifest, type SessionInfo } from './manifest.js';
+import { assertNoSecrets, assertSameRun, inputShas, softwareInfo } from './manifest.js';
 import { OPERATIONAL, SESSION_ONLY } from './options.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
 import { pricesOf, type Budget, type BudgetStop } from './budget.js';
-import type { EpisodeRecord } from './record.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
 import { contextOverflowOf, limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
@@ -35,6 +34,7 @@ import { priceStatus, settleEarlierSessions, runSpend, SpendMeter, type Spend } 
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
+import type { RunSummary, RunManifest, SessionInfo, EpisodeRecord } from '../runlog/schema.js';
 
 /** Callbacks the run passes to the model it creates. */
 export interface ModelHooks {
@@ -263,10 +263,6 @@ export function redactedSettingKeys(settings: Settings): string[] {
   return Object.keys(settings).filter((k) => has(settings[k]));
 }
 
-export function manifestIfAny(dir: string): RunManifest | null {
-  return fs.existsSync(path.join(dir, MANIFEST_FILE)) ? readManifest(dir) : null;
-}
-
 /** Where --resume <id> points; it must hold a run. */
 export function resumeDir(settings: Settings): string {
   const id = String(settings.resume);
@@ -274,7 +270,7 @@ export function resumeDir(settings: Settings): string {
     throw new UserError(`--resume: expected a run id (a folder name under the results folder), got "${id}"`);
   }
   const dir = path.join(resultsDirOf(settings), id);
-  if (!fs.existsSync(path.join(dir, MANIFEST_FILE))) throw new UserError(`--resume ${id}: no run at ${dir} (no manifest.json)`);
+  if (!isRunFolder(dir)) throw new UserError(`--resume ${id}: no run at ${dir} (no ${MANIFEST_FILE})`);
   return dir;
 }
 

@@ -4,7 +4,7 @@
 // command line override both. Unknown fields and wrong types are UserErrors naming the file and field.
 import type { OptionTable } from '../options.js';
 import { UserError } from '../errors.js';
-import { readJsonFile } from './run-log.js';
+import { readJsonFile } from '../runlog/store.js';
 import { isJsonObject, JsonFields } from '../util/json-fields.js';
 import { camelCase, layerSettings, optionIndex, SESSION_ONLY } from './options.js';
 

@@ -23,13 +23,27 @@ import { executeRun, type RunDeps, type RunIO, type RunStatus } from './execute.
 import { bundleSettings } from './bundle-settings.js';
 import type { OptionTable } from '../options.js';
 import type { Settings } from './experiment.js';
-import { inputShas, type RunManifest } from './manifest.js';
-import { EPISODES_FILE, MANIFEST_FILE, readJsonFile, upgradeRecord, writeFileAtomic } from './run-log.js';
+import { inputShas } from './manifest.js';
+import {
+  episodesFile,
+  episodesText,
+  manifestText,
+  readManifest,
+  writeManifest,
+  EPISODES_FILE,
+  MANIFEST_FILE,
+  RECORDING_FILE,
+} from '../runlog/store.js';
 import { isJsonObject, JsonFields } from '../util/json-fields.js';
-import { parseRecording, type RecordedAttempt } from './run-recording.js';
-import { RECORDING_FILE } from './layout.js';
-import type { RunSummary } from './summary.js';
-import type { EpisodeRecord } from './record.js';
+import {
+  checkManifest,
+  upgradeRecord,
+  parseRecording,
+  type RunManifest,
+  type RecordedAttempt,
+  type RunSummary,
+  type EpisodeRecord,
+} from '../runlog/schema.js';
 
 /** The re-run of a bundled run differs from the bundle although every call was replayed. */
 export class ReplayMismatch extends FatalRunError {}
@@ -223,9 +237,8 @@ function finalRecords(text: string, where: string): Map<number, { line: string; 
 
 /** The record as compared: its JSON line without the fields a re-run cannot reproduce. */
 function comparable(rec: EpisodeRecord): string {
-  const copy: Record<string, unknown> = { ...rec };
-  for (const f of NONDETERMINISTIC_FIELDS) delete copy[f];
-  return JSON.stringify(copy);
+  const skip = new Set<string>(NONDETERMINISTIC_FIELDS);
+  return JSON.stringify(Object.fromEntries(Object.entries(rec).filter(([k]) => !skip.has(k))));
 }
 
 /** The path of the first difference between two JSON values, in the bundled record's field order ("steps[1].observation"). */
@@ -294,7 +307,7 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
     const where = (name: string) => `${b.file}:${run.folder}/${name}`;
     let stored: RunManifest;
     try {
-      stored = JSON.parse(memberText(b, `${run.folder}/${MANIFEST_FILE}`)) as RunManifest;
+      stored = checkManifest(JSON.parse(memberText(b, `${run.folder}/${MANIFEST_FILE}`)), where(MANIFEST_FILE));
     } catch (e) {
       if (e instanceof UserError) throw e;
       throw new UserError(`${where(MANIFEST_FILE)}: not valid JSON (${errorMessage(e)})`);
@@ -328,8 +341,7 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
     if (res.fatal) throw res.fatal;
     if (res.runId !== stored.runId)
       io.log(`note: the re-run of ${stored.runId} is named ${res.runId} (this version describes the method or the model differently)`);
-    const written = path.join(res.dir, MANIFEST_FILE);
-    const manifest = readJsonFile<RunManifest & { fromBundle?: unknown }>(written);
+    const manifest = readManifest(res.dir);
     manifest.fromBundle = {
       file: path.basename(b.file),
       sha256: b.sha256,
@@ -337,13 +349,13 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
       createdAt: b.manifest.createdAt,
       runId: stored.runId,
     };
-    writeFileAtomic(written, JSON.stringify(manifest, null, 2) + '\n', 'the manifest');
+    writeManifest(res.dir, manifestText(manifest));
     if (res.status !== 'complete') {
       out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: 0 });
       return out; // interrupted: nothing to compare (a re-run goes into an empty --results-dir again)
     }
-    const rerun = fs.readFileSync(path.join(res.dir, EPISODES_FILE), 'utf8');
-    const diff = compareEpisodes(bundledEpisodes, rerun, { bundled: where(EPISODES_FILE), rerun: path.join(res.dir, EPISODES_FILE) });
+    const rerun = episodesText(res.dir);
+    const diff = compareEpisodes(bundledEpisodes, rerun, { bundled: where(EPISODES_FILE), rerun: episodesFile(res.dir) });
     if (diff) throw new ReplayMismatch(`run --from-bundle: the re-run of ${stored.runId} differs from the bundle: ${diff}`);
     out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: stored.indices.length });
   }

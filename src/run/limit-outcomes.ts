@@ -14,7 +14,7 @@ import {
   type ContextLengthError,
   type PromptObservation,
 } from '../llm/context-limit.js';
-import type { EpisodeRecord } from './record.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** What one episode's calls showed about the model's limits (the episode's meter notes it: src/run/meter.ts). */
 export interface LimitWatch {
@@ -25,8 +25,8 @@ export interface LimitWatch {
 }
 
 /** Record fields from the watch: only what happened (an episode within every limit gets none). */
-export function watchFields(w: LimitWatch): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function watchFields(w: LimitWatch): Pick<EpisodeRecord, 'max_tokens_stops' | 'silent_truncation'> {
+  const out: Pick<EpisodeRecord, 'max_tokens_stops' | 'silent_truncation'> = {};
   if (w.lengthStops > 0) out.max_tokens_stops = w.lengthStops;
   const cut = silentTruncations(w.prompts);
   if (cut.length > 0) out.silent_truncation = { calls: cut.length, first_call: cut[0] + 1 };
@@ -77,7 +77,7 @@ export function limitCounts(records: readonly EpisodeRecord[]): LimitCounts {
   const exceeded = scored.filter(isContextExceeded);
   const windows = new Set<number>();
   for (const r of exceeded) {
-    const w = (r.outcome_detail as { window?: unknown } | undefined)?.window;
+    const w = r.outcome_detail?.window;
     if (typeof w === 'number') windows.add(w);
   }
   const stops = (r: EpisodeRecord) => (typeof r.max_tokens_stops === 'number' ? r.max_tokens_stops : 0);

@@ -9,71 +9,9 @@ import { gitFactsSync } from '../util/git-facts.js';
 import { JsonFields } from '../util/json-fields.js';
 import { UserError } from '../errors.js';
 import { canonicalJson } from './run-id.js';
-import { MANIFEST_FILE } from './layout.js';
+import { MANIFEST_FILE } from '../runlog/store.js';
 
-import type { MetricDef } from './vocabulary.js';
-import type { Spend } from './vocabulary.js';
-
-export interface SessionInfo {
-  startedAt: string;
-  endedAt?: string;
-  status?: 'running' | 'complete' | 'interrupted' | 'failed' | 'partial';
-  written?: number;
-  retryErrors?: boolean;
-  /** What stopped an interrupted session: a signal or the --max-cost budget. */
-  stoppedBy?: string;
-  /** A pool of environment servers (src/envs/pool.ts): item index → the member that served it this session. */
-  envServers?: Record<string, string>;
-  /** The session's id in recording.jsonl (its attempts are "<id>.<n>"): where its spend is proven. */
-  recording?: string;
-  /** What this invocation paid for (src/run/meter.ts); filled from the recording after a kill. */
-  spent?: Spend;
-  /** --max-consecutive-failures as given to this invocation (a resume keeps it). */
-  maxConsecutiveFailures?: number;
-}
-
-export interface RunManifest {
-  schema: number;
-  runId: string;
-  /** 'run' (episodes computed here), 'combination' (from two base runs), 'merge' (from shards). */
-  kind: 'run' | 'combination' | 'merge';
-  /** The benchmark (hotpotqa, fever, alfworld, webshop...): the name it is registered under. */
-  task: string;
-  /** The metrics the benchmark declared when the run was made (schema 2; absent in schema 1). */
-  metrics?: MetricDef[];
-  method: string;
-  split: string;
-  /** K/N or null. */
-  shard: string | null;
-  model: string;
-  /** Dataset indices this run covers, in split order (after --indices/--limit/--shard). */
-  indices: number[];
-  /** Sharded runs: the whole selection the shards divide (merge checks coverage against it). */
-  selection?: number[];
-  /** The benchmark's run-id tag (Benchmark.runIdTag), when it gave one: a merge of the shards keeps it. */
-  runIdTag?: string;
-  /** Model limits its episodes reached (context window, max_tokens, silent truncation): src/run/limit-outcomes.ts. */
-  limits?: Record<string, unknown>;
-  /** What determines the results: hashed into the run id, compared on resume and by merge. */
-  identity: Record<string, unknown>;
-  /** Every setting as resolved (flags, experiment file, defaults); no secrets. */
-  settings: Record<string, unknown>;
-  /** The choices where paper and released code differ, and our explicit framings (§4, §5). */
-  fidelity: Record<string, unknown>;
-  /** sha256 of the repo files the run read (prompts, data, environment data), computed at run start. */
-  inputs: Record<string, string | null>;
-  /** Input files whose bytes differ from the vendored sha256 in data/manifest.json. */
-  changedInputs?: string[];
-  modelDescription: Record<string, unknown>;
-  /** The environment's fingerprint (Wikipedia backend and snapshot hash, server version, game list hash). */
-  environment: Record<string, unknown> | null;
-  split_description?: string;
-  software: { package: string; version: string; git: { commit: string; dirty: boolean } | null; node: string; platform: string };
-  startedAt: string;
-  sessions: SessionInfo[];
-  /** Combinations: the base runs; merges: the shard runs. */
-  sources?: Record<string, unknown>[];
-}
+import type { RunManifest } from '../runlog/schema.js';
 
 let gitCache: { commit: string; dirty: boolean } | null | undefined;
 

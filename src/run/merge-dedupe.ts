@@ -3,12 +3,8 @@
 // bundled and replayed offline like any run (bundle.ts, from-bundle.ts).
 // The rule: per item, the latest valid (error-free) record wins; with none valid, the latest record.
 // "Latest" orders the runs by the end of their last session (a re-submitted array task ends later).
-import fs from 'node:fs';
-import path from 'node:path';
-import type { EpisodeRecord } from './record.js';
-import type { RunManifest } from './manifest.js';
-import { parseRecording, type RecordingLine } from './run-recording.js';
-import { RECORDING_FILE } from './layout.js';
+import { recordingFile, recordingText } from '../runlog/store.js';
+import { parseRecording, recordingLine, type EpisodeRecord, type RunManifest } from '../runlog/schema.js';
 
 export interface MergeSource {
   dir: string;
@@ -62,10 +58,9 @@ export function mergedRecording(
 ): string | null {
   const out: string[] = [];
   for (const r of runs) {
-    const file = path.join(r.dir, RECORDING_FILE);
-    if (!fs.existsSync(file)) return null;
-    const text = fs.readFileSync(file, 'utf8');
-    const parsed = parseRecording(text, file);
+    const text = recordingText(r.dir);
+    if (text === null) return null;
+    const parsed = parseRecording(text, recordingFile(r.dir));
     const keep = new Set<string>();
     for (const i of selection) {
       if (from.get(i) !== r) continue;
@@ -76,12 +71,8 @@ export function mergedRecording(
     const sessions = new Set([...keep].map((a) => a.slice(0, a.lastIndexOf('.'))));
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
-      let l: RecordingLine;
-      try {
-        l = JSON.parse(line) as RecordingLine;
-      } catch {
-        continue; // a torn last line (parseRecording accepted it)
-      }
+      const l = recordingLine(line);
+      if (l === undefined) continue; // a torn last line (parseRecording accepted it)
       if (l.t === 'session' ? sessions.has(l.session) : keep.has(l.attempt)) out.push(line + '\n');
     }
   }

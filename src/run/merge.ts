@@ -6,18 +6,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { loadEpisodes, readJsonFile, writeFileAtomic, EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from './run-log.js';
-import { toDiskError } from '../util/durable.js';
-import { firstDifference, type RunManifest } from './manifest.js';
+import {
+  isRunFolder,
+  makeRunFolder,
+  manifestText,
+  readManifest,
+  readRun as readRunFolder,
+  writeEpisodes,
+  writeManifest,
+  writeRecording,
+  writeSummary,
+  MANIFEST_FILE,
+} from '../runlog/store.js';
+import { firstDifference } from './manifest.js';
 import { makeRunId } from './run-id.js';
 import { parseShard } from './shard.js';
-import { orderedRecords, summarizeRun, summaryCsv, type RunSummary } from './summary.js';
+import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { limitCounts, manifestLimits } from './limit-outcomes.js';
 import { settleEarlierSessions } from './meter.js';
-import type { EpisodeRecord } from './record.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
-import { RECORDING_FILE } from './layout.js';
 import { checkWritableDir } from '../util/safe-path.js';
+import type { RunManifest, RunSummary, EpisodeRecord } from '../runlog/schema.js';
 
 export interface ShardRun {
   dir: string;
@@ -26,10 +35,8 @@ export interface ShardRun {
 }
 
 function readRun(dir: string): ShardRun {
-  const mf = path.join(dir, MANIFEST_FILE);
-  if (!fs.existsSync(mf)) throw new UserError(`merge: ${dir} is not a run folder (no manifest.json)`);
-  const manifest = readJsonFile<RunManifest>(mf);
-  return { dir, manifest, records: loadEpisodes(path.join(dir, EPISODES_FILE)).records };
+  if (!isRunFolder(dir)) throw new UserError(`merge: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
+  return readRunFolder(dir);
 }
 
 function withoutShard(m: RunManifest) {
@@ -100,27 +107,22 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
   );
   const out = typeof outOrResults === 'string' ? outOrResults : path.join(outOrResults.resultsDir, runId);
   const outDir = checkWritableDir(out, typeof outOrResults === 'string' ? 'merge --out' : 'merge --results-dir');
-  const existing = path.join(outDir, MANIFEST_FILE);
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory())
     throw new UserError(`merge: --out ${out} is a file; choose an empty folder`);
-  if (fs.existsSync(existing)) {
-    const m = readJsonFile<RunManifest>(existing);
+  if (isRunFolder(outDir)) {
+    const m = readManifest(outDir);
     if (m.kind !== 'merge' || m.runId !== runId)
       throw new UserError(`merge: --out ${out} already holds another run (${m.runId}); choose an empty folder`);
   } else if (fs.existsSync(outDir) && fs.readdirSync(outDir).length > 0) {
     throw new UserError(`merge: --out ${out} is not empty; choose an empty folder`);
   }
-  try {
-    fs.mkdirSync(outDir, { recursive: true });
-  } catch (e) {
-    throw toDiskError(e, outDir, 'creating the merged run folder');
-  }
+  makeRunFolder(outDir, 'creating the merged run folder');
   // Each file is replaced atomically (temp + fsync + rename): a full disk leaves no torn file.
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
-  writeFileAtomic(path.join(outDir, EPISODES_FILE), lines, 'the merged episodes');
+  writeEpisodes(outDir, lines, 'the merged episodes');
   // The kept episodes' recorded attempts travel with the merged run, so `bundle` can pack it (merge-dedupe.ts).
   const recording = mergedRecording(runs, selection, from);
-  if (recording !== null) writeFileAtomic(path.join(outDir, RECORDING_FILE), recording, 'the merged recording');
+  if (recording !== null) writeRecording(outDir, recording);
   // The bill of every shard session (a killed one settled from its recording) stays the merged run's
   // spend, also for records the de-duplication dropped (src/run/meter.ts).
   for (const r of runs) settleEarlierSessions(r.dir, r.manifest.sessions);
@@ -146,8 +148,8 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
         }
       : {}),
   };
-  writeFileAtomic(path.join(outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', 'the manifest');
+  writeManifest(outDir, manifestText(manifest));
   const summary = summarizeRun(manifest, records);
-  writeFileAtomic(path.join(outDir, SUMMARY_FILE), summaryCsv([summary]), 'the summary');
+  writeSummary(outDir, summaryCsv([summary]));
   return { runId, dir: outDir, summary, overlapping };
 }

@@ -12,16 +12,13 @@
 // session and served from the cache on resume is not lost: the run's spend is the sum of its sessions'
 // spend (manifest.sessions[].spent), not of its surviving episode records. A call aborted in flight
 // (Ctrl-C, a budget stop) may or may not have been billed: it is counted as paid-unknown.
-import fs from 'node:fs';
-import path from 'node:path';
 import type { CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import type { PromptObservation } from '../llm/context-limit.js';
-import { RECORDING_FILE } from './layout.js';
-import type { Spend } from './vocabulary.js';
-import type { SessionInfo } from './manifest.js';
+import { recordingText } from '../runlog/store.js';
+import type { SessionInfo, Spend } from '../runlog/schema.js';
 import { usdExact } from '../util/money.js';
 
-export type { Spend } from './vocabulary.js';
+export type { Spend } from '../runlog/schema.js';
 
 /** Tokens and their cost in USD at the run's prices. */
 export interface Tally {
@@ -157,9 +154,9 @@ export function addSpend(a: Spend, b: Spend): Spend {
  */
 export function spendByRecordingSession(dir: string): Map<string, Spend> {
   const out = new Map<string, Spend>();
-  const file = path.join(dir, RECORDING_FILE);
-  if (!fs.existsSync(file)) return out;
-  for (const raw of fs.readFileSync(file, 'utf8').split('\n')) {
+  const text = recordingText(dir);
+  if (text === null) return out;
+  for (const raw of text.split('\n')) {
     if (!raw.includes('"t":"llm"')) continue;
     let l: { attempt?: unknown; usage?: TokenUsage; cost?: unknown; error?: { kind?: unknown; aborted?: unknown } };
     try {

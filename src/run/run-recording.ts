@@ -8,67 +8,19 @@
 // carry the completion cache key (src/llm/cache.ts cacheKey: the keys a bundle exports) and the call's
 // own accounting (tokens, cost, cache hit), so a replay rebuilds the episode record byte for byte.
 // Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is fsync'ed
-// before the runner appends the episode record, so a record never outlives its recording.
+// before the runner appends the episode record, so a record never outlives its recording. The line
+// types and their parser are the run log's (src/runlog/schema.ts); the file is the store's.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
-import type { CompletionModel, TokenUsage } from '../llm/types.js';
+import type { CompletionModel } from '../llm/types.js';
 import type { Item } from '../benchmarks/types.js';
 import type { Env } from '../envs/types.js';
-import { UserError } from '../errors.js';
-import { recordingEnv, type EnvEvent, type RecordedError } from '../envs/recording.js';
-import { appendRecord, toDiskError, truncateTornTail } from '../util/durable.js';
+import { recordingEnv } from '../envs/recording.js';
+import { appendRecord } from '../util/durable.js';
 import { assertNoSecrets } from './manifest.js';
 import type { Settings } from './experiment.js';
-import { RECORDING_FILE } from './layout.js';
-/** Version of the line shapes above (the session line carries it). */
-export const RECORDING_SCHEMA = 1;
-
-export interface SessionLine {
-  t: 'session';
-  v: number;
-  session: string;
-  startedAt: string;
-  /** The model name and the api string of its cache keys (what cacheKey() needs besides the request). */
-  model: string;
-  api: string;
-}
-
-export interface EnvLine extends EnvEvent {
-  t: 'env';
-}
-
-export interface LlmLine {
-  t: 'llm';
-  item: number;
-  attempt: string;
-  /** 0-based model call number within the attempt. */
-  call: number;
-  /** The environment step this call precedes (env steps so far + 1). */
-  step: number;
-  /** The completion cache key of the request (src/llm/cache.ts). */
-  key: string;
-  n: number;
-  /** What the episode received (the cache's samples 0..n-1). */
-  choices?: Array<{ text: string; finishReason: string }>;
-  /** The call's accounting as the episode counted it (CompletionResult's cachedChoices, usage, costUsd). */
-  cached?: number;
-  usage?: TokenUsage;
-  cost?: number;
-  /** The cache's "every call" accounting of a hit or partial hit (src/llm/cache.ts CacheAccountedResult.total). */
-  total?: { usage: TokenUsage; costUsd: number };
-  error?: RecordedError;
-}
-
-export interface EndLine {
-  t: 'end';
-  item: number;
-  attempt: string;
-  /** False when the runner drops the episode (interrupted, or the run stopped on a fatal error). */
-  written: boolean;
-}
-
-export type RecordingLine = SessionLine | EnvLine | LlmLine | EndLine;
+import { openRecording, RECORDING_FILE, recordingFile } from '../runlog/store.js';
+import { RECORDING_SCHEMA, type EnvEvent, type LlmLine, type RecordingLine, type SessionLine } from '../runlog/schema.js';
 
 export interface RecorderOptions {
   model: CompletionModel;
@@ -109,13 +61,7 @@ export class RunRecorder {
     this.session = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     // The model's own cache-key api (src/llm/cache.ts); an uncached test double has none.
     this.api = o.model.cacheApi ?? String(o.model.describe().api ?? 'completions');
-    try {
-      // a recording cut mid-line by kill -9 would glue its torn tail to our first line
-      truncateTornTail(file);
-      this.fd = fs.openSync(file, 'a');
-    } catch (e) {
-      throw toDiskError(e, file, 'opening the run recording');
-    }
+    this.fd = openRecording(file);
     const line: SessionLine = {
       t: 'session',
       v: RECORDING_SCHEMA,
@@ -128,7 +74,7 @@ export class RunRecorder {
   }
 
   static open(dir: string, o: RecorderOptions): RunRecorder {
-    return new RunRecorder(path.join(dir, RECORDING_FILE), o);
+    return new RunRecorder(recordingFile(dir), o);
   }
 
   /**
@@ -163,104 +109,4 @@ export class RunRecorder {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading
-
-export interface RecordedAttempt {
-  attempt: string;
-  item: number;
-  session: SessionLine;
-  env: EnvEvent[];
-  llm: LlmLine[];
-  written: boolean;
-}
-
-export interface ParsedRecording {
-  sessions: SessionLine[];
-  /** Every attempt, in the order their first line appears. */
-  attempts: RecordedAttempt[];
-  /**
-   * Per item, the attempt whose episode record is the run's (the last attempt the runner wrote:
-   * later attempts of an item are --retry-errors or resumes, and episodes.jsonl keeps the latest line).
-   */
-  final: Map<number, RecordedAttempt>;
-  /** Lines of the file (the last complete one's number). */
-  lines?: number;
-  /** The line number of a cut last line (not JSON), when there is one. */
-  torn?: number;
-}
-
-/** Parses recording.jsonl text (`where` names it in errors). A cut last line (kill -9) is ignored. */
-export function parseRecording(text: string, where: string): ParsedRecording {
-  const lines = text.split('\n');
-  const sessions: SessionLine[] = [];
-  const bySession = new Map<string, SessionLine>();
-  const attempts = new Map<string, RecordedAttempt>();
-  const final = new Map<number, RecordedAttempt>();
-  const attemptOf = (l: { item: number; attempt: string }, i: number): RecordedAttempt => {
-    let a = attempts.get(l.attempt);
-    if (!a) {
-      const session = bySession.get(l.attempt.slice(0, l.attempt.lastIndexOf('.')));
-      if (!session) throw new UserError(`${where}:${i + 1}: attempt ${l.attempt} has no session line before it`);
-      a = { attempt: l.attempt, item: l.item, session, env: [], llm: [], written: false };
-      attempts.set(l.attempt, a);
-    }
-    return a;
-  };
-  let torn: number | undefined;
-  let count = 0;
-  lines.forEach((raw, i) => {
-    if (!raw.trim()) return;
-    let l: RecordingLine;
-    try {
-      l = JSON.parse(raw) as RecordingLine;
-      count = i + 1;
-    } catch {
-      if (i === lines.length - 1) {
-        torn = i + 1;
-        return; // a torn last line: that attempt has no "end" and is not used
-      }
-      throw new UserError(`${where}:${i + 1}: not a JSON line of a run recording`);
-    }
-    switch (l?.t) {
-      case 'session':
-        if (l.v !== RECORDING_SCHEMA)
-          throw new UserError(`${where}:${i + 1}: recording schema ${l.v}; this version reads schema ${RECORDING_SCHEMA}`);
-        sessions.push(l);
-        bySession.set(l.session, l);
-        return;
-      case 'env': {
-        const { t: _t, ...ev } = l;
-        attemptOf(l, i).env.push(ev);
-        return;
-      }
-      case 'llm':
-        attemptOf(l, i).llm.push(l);
-        return;
-      case 'end': {
-        const a = attemptOf(l, i);
-        a.written = l.written;
-        if (l.written) {
-          final.delete(l.item); // keep map order = order of the final attempts
-          final.set(l.item, a);
-        }
-        return;
-      }
-      default:
-        throw new UserError(`${where}:${i + 1}: unknown recording line (expected t = session, env, llm or end)`);
-    }
-  });
-  return { sessions, attempts: [...attempts.values()], final, lines: count, ...(torn !== undefined ? { torn } : {}) };
-}
-
-export function readRecording(dir: string): ParsedRecording {
-  const file = path.join(dir, RECORDING_FILE);
-  if (!fs.existsSync(file)) {
-    throw new UserError(
-      `${dir}: no ${RECORDING_FILE} (the run was made by a version that did not record its environment and model traffic); re-run it to bundle it`,
-    );
-  }
-  return parseRecording(fs.readFileSync(file, 'utf8'), file);
 }

@@ -19,8 +19,8 @@ import type { Benchmark, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
 import { DiskError } from '../util/durable.js';
 import { isEnvRestart } from '../envs/pool.js';
-import { errorRecord, recordFromResult, type EpisodeRecord } from './record.js';
-import type { RunStore } from './run-log.js';
+import { errorRecord, recordFromResult } from './record.js';
+import type { RunStore } from '../runlog/store.js';
 import type { CircuitBreaker } from './breaker.js';
 import { BudgetStop, type Budget, type UsdPrices } from './budget.js';
 import { ContextLengthError } from '../llm/context-limit.js';
@@ -29,6 +29,7 @@ import { isContextExceeded, overflowResult, watchFields } from './limit-outcomes
 import { EpisodeMeter, SpendMeter } from './meter.js';
 import { episodeModel } from './model-chain.js';
 import type { RunRecorder } from './run-recording.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** The abort reason of a signal-driven stop: which signal it was (the exit status and the manifest say). */
 export class Interrupt extends Error {

@@ -5,47 +5,11 @@
 // summary, the progress line and every report format show the same digits (README "Reports").
 import { csvText } from '../util/csv.js';
 import { isContextExceeded } from './limit-outcomes.js';
-import type { EpisodeRecord } from './record.js';
+import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { metricScore } from '../util/numbers.js';
-import { spentOf } from './record.js';
-import type { Spend } from './vocabulary.js';
+import { spentOf } from '../runlog/schema.js';
+import type { Spend } from '../runlog/schema.js';
 import { runSpend } from './meter.js';
-
-export interface RunMeta {
-  runId: string;
-  /** The benchmark (manifest.task). */
-  task: string;
-  method: string;
-  split: string;
-  model: string;
-  shard?: string | null;
-}
-
-export interface RunSummary extends RunMeta {
-  /** Episodes the run is meant to cover (its split after --indices / --limit / --shard). */
-  n_planned: number;
-  /** Episodes with a record (scored or error). */
-  n_done: number;
-  /** Scored episodes (no infrastructure error): every metric is over these. */
-  n_scored: number;
-  n_errors: number;
-  /** Each declared metric in percent (one decimal, rounded once) over scored episodes; null when none scored. */
-  metrics: Record<string, number | null>;
-  /** Each metric's exact sum over the scored episodes (for the progress line; not in summary.csv). */
-  sums: Record<string, number>;
-  n_calls: number;
-  /** Tokens and cost of every model call, cache hits included (what the run would cost uncached). */
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  cost_usd: number;
-  cached_calls: number;
-  /** Tokens and cost of the calls that went to the model (cache misses): what this run spent. */
-  spent_tokens: number;
-  spent_cost_usd: number;
-  /** Scored episodes that ended because the prompt outgrew the model's context window (a failure outcome, not an error). */
-  n_context_exceeded: number;
-}
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
 export function orderedRecords(records: Map<number, EpisodeRecord>, planned: number[]): EpisodeRecord[] {

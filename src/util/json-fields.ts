@@ -62,3 +62,14 @@ export class JsonFields {
     return JsonFields.of(this.fields.get(key));
   }
 }
+
+/** A JSON value, as a parsed file holds it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Whether `v` is a JSON value (what a parsed file holds): narrows a parsed file's field without a cast. */
+export function isJsonValue(v: unknown): v is JsonValue {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(isJsonValue);
+  return isJsonObject(v) && Object.values(v).every(isJsonValue);
+}

@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompletionModel, resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
 import type { CompletionModel } from '../../src/llm/types.js';
 import { CallLedger } from '../../src/methods/episode.js';
-import { recordFromResult, spentOf, type EpisodeRecord } from '../../src/run/record.js';
+import { recordFromResult } from '../../src/run/record.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
 import { episodeModel } from '../../src/run/model-chain.js';
 import { summarize, summaryCsv } from '../../src/run/summary.js';
-import { upgradeRecord } from '../../src/run/run-log.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
+import { spentOf, type EpisodeRecord, upgradeRecord } from '../../src/runlog/schema.js';
 
 let srv: OpenAIServer;
 let dir: string;

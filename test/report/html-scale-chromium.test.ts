@@ -11,9 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
 import type { RunView } from '../../src/report/model.js';
-import type { RunManifest } from '../../src/run/manifest.js';
-import type { RunSummary } from '../../src/run/summary.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
+import type { RunManifest, RunSummary, EpisodeRecord } from '../../src/runlog/schema.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let playwright: typeof import('playwright-core') | null = null;

@@ -10,8 +10,8 @@ import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
 import { loadRuns } from '../../src/report/load.js';
 import { renderMarkdown } from '../../src/report/render-md.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
 import { writeRun } from './run-folders.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-errors-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

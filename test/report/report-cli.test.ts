@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../run/cli-helpers.js';
 import { summarizeRun, summaryCsv } from '../../src/run/summary.js';
-import { loadEpisodes } from '../../src/run/run-log.js';
+import { loadEpisodes } from '../../src/runlog/store.js';
 import { parseLabelsCsv, labelsToCsv, SHEET_COLUMNS } from '../../src/report/error-tags.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
 

@@ -2,8 +2,8 @@
 // writes them, with the fields the grouping reads (identity.model, settings, kind, shard, sources).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EpisodeRecord } from '../../src/run/record.js';
 import type { StepRecord } from '../../src/methods/types.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 export interface RunSpec {
   runId: string;

@@ -1,10 +1,8 @@
 // Crafted run folders' content (RunView) for the HTML report tests: a ReAct run with an injection
 // payload in its model text and an error episode, a CoT run without steps, an ALFWorld run with tags.
 import type { RunView } from '../../src/report/model.js';
-import type { RunManifest } from '../../src/run/manifest.js';
-import type { RunSummary } from '../../src/run/summary.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
 import type { StepRecord } from '../../src/methods/types.js';
+import type { RunManifest, RunSummary, EpisodeRecord } from '../../src/runlog/schema.js';
 
 export const PAYLOAD_SCRIPT = '<script>window.__pwned = 1; alert("script")</script>';
 export const PAYLOAD_IMG = '<img src=x onerror="window.__pwned = 2; alert(\'img\')">';

@@ -19,9 +19,9 @@ import { pageData } from '../../src/report/html/render.js';
 import { renderMarkdown } from '../../src/report/render-md.js';
 import { writeLabelSheet } from '../../src/cli/commands/report.js';
 import { UserError } from '../../src/errors.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
 import type { ReportTable } from '../../src/report/model.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 let tmp: string;
 const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);

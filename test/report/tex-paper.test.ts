@@ -13,9 +13,9 @@ import { buildReport } from '../../src/report/build.js';
 import { loadRuns } from '../../src/report/load.js';
 import { renderTex } from '../../src/report/render-tex.js';
 import { captionText, texEscape } from '../../src/report/tex.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
 import { PDFLATEX, PDFTOTEXT, PGFPLOTS, preambleOf } from '../support/pdflatex.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-tex-paper-'));
 afterAll(() => {

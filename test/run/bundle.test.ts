@@ -19,9 +19,10 @@ import { recordingEnvHandle, replayEnvHandle, ReplayDivergence, type EnvEvent } 
 import { executeRun, type RunDeps } from '../../src/run/execute.js';
 import { openBundle, packBundle } from '../../src/run/bundle.js';
 import { compareEpisodes, runFromBundle } from '../../src/run/from-bundle.js';
-import { parseRecording, readRecording } from '../../src/run/run-recording.js';
 import { tarPack, tarUnpack } from '../../src/util/tar.js';
 import { fakeBenchmark, quietIO } from './doubles.js';
+import { parseRecording } from '../../src/runlog/schema.js';
+import { readRecording } from '../../src/runlog/store.js';
 
 let tmp: string;
 beforeEach(() => {

@@ -11,7 +11,7 @@ import { WebshopRewardError } from '../../src/benchmarks/webshop/page-text.js';
 import { BudgetStop } from '../../src/run/budget.js';
 import { CircuitBreaker } from '../../src/run/breaker.js';
 import { executeRun } from '../../src/run/execute.js';
-import { loadEpisodes } from '../../src/run/run-log.js';
+import { loadEpisodes } from '../../src/runlog/store.js';
 import { fakeDeps, quietIO } from './doubles.js';
 
 let dir: string;

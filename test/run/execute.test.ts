@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeRun } from '../../src/run/execute.js';
-import { loadEpisodes } from '../../src/run/run-log.js';
+import { loadEpisodes } from '../../src/runlog/store.js';
 import { mergeRuns } from '../../src/run/merge.js';
 import { FatalRunError, InfraError } from '../../src/errors.js';
 import { fakeDeps, quietIO } from './doubles.js';

@@ -4,12 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunManifest } from '../../src/run/manifest.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
 import type { RunView } from '../../src/report/model.js';
 import { finetuneExample, finetuneLines, flatEpisode, flatLines, loadRunsForExport, trajectoryText } from '../../src/report/export.js';
 import { selectRuns } from '../../src/report/grouping.js';
 import { runFolders } from '../../src/report/load.js';
+import type { RunManifest, EpisodeRecord } from '../../src/runlog/schema.js';
 
 function record(idx: number, over: Partial<EpisodeRecord> = {}): EpisodeRecord {
   return {

@@ -1,7 +1,7 @@
 // How a run counts and words its model-limit outcomes (src/run/limit-outcomes.ts).
 import { describe, expect, it } from 'vitest';
 import { limitCounts, limitSentences, manifestLimits, contextOverflowOf } from '../../src/run/limit-outcomes.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 const rec = (extra: Partial<EpisodeRecord> = {}): EpisodeRecord =>
   ({

@@ -2,8 +2,7 @@
 // error never replaces a valid record; with no valid one, the latest record; dropped records counted.
 import { describe, expect, it } from 'vitest';
 import { pickRecords, type MergeSource } from '../../src/run/merge-dedupe.js';
-import type { EpisodeRecord } from '../../src/run/record.js';
-import type { RunManifest } from '../../src/run/manifest.js';
+import type { EpisodeRecord, RunManifest } from '../../src/runlog/schema.js';
 
 const rec = (idx: number, answer: string, error = false) =>
   ({ idx, answer, error: error ? { source: 'env', message: 'down' } : null }) as unknown as EpisodeRecord;

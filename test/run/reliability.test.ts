@@ -13,7 +13,7 @@ import {
   recordableSettings,
   redactedSettingKeys,
 } from '../../src/run/execute.js';
-import { loadEpisodes } from '../../src/run/run-log.js';
+import { loadEpisodes } from '../../src/runlog/store.js';
 import { CircuitBreaker, CircuitOpenError } from '../../src/run/breaker.js';
 import { Budget, BudgetStop, estimateCallUsd, pricesOf } from '../../src/run/budget.js';
 import { EpisodeMeter } from '../../src/run/meter.js';

@@ -5,10 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunStore, loadEpisodes } from '../../src/run/run-log.js';
+import { RunStore, loadEpisodes } from '../../src/runlog/store.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
-import { errorRecord, type EpisodeRecord } from '../../src/run/record.js';
+import { errorRecord } from '../../src/run/record.js';
 import { summarize } from '../../src/run/summary.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 // A trajectory longer than the reader's 1 MB chunk for some episodes: lines span chunk boundaries.
 const trajOf = (i: number) => `Thought 1: ${'x'.repeat(i % 7 === 0 ? 1_500_000 : 20_000 + i)}\nAction 1: Finish[a${i}]`;

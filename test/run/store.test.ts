@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunStore, loadEpisodes, writeFileAtomic } from '../../src/run/run-log.js';
+import { RunStore, loadEpisodes, writeFileAtomic } from '../../src/runlog/store.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
-import { errorRecord, type EpisodeRecord } from '../../src/run/record.js';
+import { errorRecord } from '../../src/run/record.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 const rec = (i: number, em = 1, error: EpisodeRecord['error'] = null): EpisodeRecord => ({
   ...errorRecord(

@@ -11,6 +11,7 @@ import { pyStrip } from '../../util/python-str.js';
 import type { Item } from '../types.js';
 import { taskTypeOf, type TaskType } from './games.js';
 import { alfworldObservation, buildHead, describeHeads, formatPromptSet, PROMPT_FILE, type LoopKind, type PromptSet } from './prompt.js';
+import { JsonFields } from '../../util/json-fields.js';
 
 /** for i in range(1, 50): at most 49 model actions per game. */
 export const MAX_ACTIONS = 49;
@@ -33,11 +34,10 @@ export function alfworldLoop(kind: LoopKind, head: string): LoopDefinition {
     observe: observeAlfworld,
     stepText: (_i, turn, obs) => ` ${turn.action}\n${obs}\n>`,
     stepFlags: (_turn, step) => ({ reward: step.reward }),
-    recordReset: (reset) => ({
-      task_type: reset.info.task_type ?? null,
-      game: reset.info.game ?? null,
-      game_id: reset.info.game_id ?? null,
-    }),
+    recordReset: (reset) => {
+      const info = JsonFields.orEmpty(reset.info);
+      return { task_type: info.get('task_type') ?? null, game: info.get('game') ?? null, game_id: info.get('game_id') ?? null };
+    },
   };
 }
 

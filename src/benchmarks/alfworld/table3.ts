@@ -11,9 +11,10 @@
 import type { Cell, Interval, ReportColumn, ReportRow, ReportTable, RunView } from '../../report/model.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../report/anchors.js';
 import { bootstrapStatisticCI, seedFromText } from '../../report/stats.js';
-import type { EpisodeRecord } from '../../run/record.js';
 import { taskTypeOf, TASK_TYPES, type TaskType } from './games.js';
 import { formatPromptSet, NOTEBOOK_PROMPT_SET, parsePromptSet, PROMPT_SETS } from './prompt.js';
+import type { EpisodeRecord } from '../../runlog/schema.js';
+import { JsonFields } from '../../util/json-fields.js';
 
 export const BENCHMARK = 'alfworld';
 
@@ -74,7 +75,7 @@ export interface RunRates {
 
 /** The run's prompt set as recorded in its settings ('1,0' when absent: the default). */
 export function runPromptSet(run: RunView): string {
-  const v = run.manifest.settings?.promptSet;
+  const v = JsonFields.orEmpty(run.manifest.settings).get('promptSet');
   try {
     return formatPromptSet(parsePromptSet(v));
   } catch {
@@ -82,15 +83,21 @@ export function runPromptSet(run: RunView): string {
   }
 }
 
+const isTaskType = (t: unknown): t is TaskType => TASK_TYPES.some((x) => x === t);
+
 function recordType(r: EpisodeRecord): TaskType | undefined {
   const t = r.task_type;
-  if (typeof t === 'string' && (TASK_TYPES as readonly string[]).includes(t)) return t as TaskType;
-  return taskTypeOf(r.item);
+  return isTaskType(t) ? t : taskTypeOf(r.item);
+}
+
+/** A value per column, in COLUMNS order. */
+function perColumn<T>(f: (c: Col) => T): Record<Col, T> {
+  return { put: f('put'), clean: f('clean'), heat: f('heat'), cool: f('cool'), examine: f('examine'), puttwo: f('puttwo'), all: f('all') };
 }
 
 export function runRates(run: RunView): RunRates {
-  const wins = Object.fromEntries(COLUMNS.map(([c]) => [c, 0])) as Record<Col, number>;
-  const scored = Object.fromEntries(COLUMNS.map(([c]) => [c, 0])) as Record<Col, number>;
+  const wins = perColumn(() => 0);
+  const scored = perColumn(() => 0);
   // Rates are over the games the table compares (a report hands in the run restricted to the games
   // scored in every run of its set); planned games and error episodes are the run's own, as stored.
   const whole = run.full ?? run;
@@ -104,8 +111,7 @@ export function runRates(run: RunView): RunRates {
       wins[c] += s;
     }
   }
-  const rates = {} as Record<Col, number | null>;
-  for (const [c] of COLUMNS) rates[c] = scored[c] ? (100 * wins[c]) / scored[c] : null;
+  const rates = perColumn((c) => (scored[c] ? (100 * wins[c]) / scored[c] : null));
   return {
     run,
     method: run.manifest.method,

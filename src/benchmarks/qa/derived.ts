@@ -7,6 +7,7 @@ import type { EpisodeResult } from '../../methods/types.js';
 import { combine } from './methods/combinations.js';
 import { parseMajorityRule, parseMaxSteps, resolveMaxSteps } from './methods/options.js';
 import type { CombinationName, Task, TaskName } from './types.js';
+import { qaRecordFields } from './record-fields.js';
 
 const MEANING = {
   paper: 'use ReAct when the CoT-SC majority has fewer than n/2 votes',
@@ -34,9 +35,9 @@ export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<Com
       };
     },
     combine: (item: Item, [cotSc, react]: StoredEpisode[], settings: Settings): EpisodeResult => {
-      const samples = cotSc.extra.samples as (string | null)[] | undefined;
+      const { samples } = qaRecordFields(cotSc.extra);
       if (!samples) throw new UserError(`--from-runs: the CoT-SC run stores no samples for item ${item.index}`);
-      const forcedFinish = react.extra.forced_finish as boolean | undefined;
+      const { forcedFinish } = qaRecordFields(react.extra);
       const out = combine(
         name,
         { react: { answer: react.answer, forcedFinish, steps: react.steps }, cotSc: { samples }, task, gold: item.gold ?? '' },

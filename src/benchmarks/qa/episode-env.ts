@@ -5,6 +5,20 @@ import type { Env, EnvCallOptions, ResetResult, StepResult } from '../../envs/ty
 import type { Item } from '../types.js';
 import type { Task } from './types.js';
 
+/**
+ * A step's info as the wrappers give it: the Wikipedia environment's own fields (answer after
+ * finish[...]), and on the last step the gold answer, the item and its scores (§7).
+ */
+export interface QaStepInfo {
+  answer?: unknown;
+  gt_answer?: string;
+  question_idx?: number;
+  em?: number;
+  f1?: number;
+  reward?: number;
+  [field: string]: unknown;
+}
+
 export class QAEpisodeEnv implements Env {
   constructor(
     private readonly inner: Env,
@@ -24,7 +38,7 @@ export class QAEpisodeEnv implements Env {
 
   async step(action: string, opts?: EnvCallOptions): Promise<StepResult> {
     const r = await this.inner.step(action, opts);
-    const info: Record<string, unknown> = { ...r.info };
+    const info: QaStepInfo = { ...r.info };
     const answer = info.answer;
     const gold = this.item.gold ?? '';
     // get_reward: scored only when the env holds an answer (after finish[...]); None -> 0.

@@ -95,8 +95,19 @@ export async function fetchPage(opts: WebshopSiteOptions, state: SessionState, s
   return { url, target: pathUrl, status: page.status, html: page.body, ...converted };
 }
 
-function stepInfo(state: SessionState, page: FetchedPage | null, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const info: Record<string, unknown> = { page_type: state.page_type, ...extra };
+/** A step's info: the page type, the request made, and what the page said beyond its text (§9). */
+interface WebshopStepInfo {
+  page_type: string;
+  request?: string;
+  http_status?: number;
+  clean_str_error?: string;
+  reward?: unknown;
+  options?: string;
+  [field: string]: unknown;
+}
+
+function stepInfo(state: SessionState, page: FetchedPage | null, extra: Record<string, unknown> = {}): WebshopStepInfo {
+  const info: WebshopStepInfo = { page_type: state.page_type, ...extra };
   if (page) {
     info.request = page.target;
     if (page.status !== 200) info.http_status = page.status;

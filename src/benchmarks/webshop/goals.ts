@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../errors.js';
 import { repoRoot } from '../../paths.js';
+import { JsonFields } from '../../util/json-fields.js';
 
 export const GOALS_FILE = 'envs/webshop/webshop.fixed100.json';
 export const GOALS_MODES = ['check', 'strict', 'off'] as const;
@@ -89,6 +90,23 @@ export interface GoalTally {
   instructionMatched: number;
   priceMatched: number;
   mismatched: string[];
+}
+
+const GOAL_STATUSES: readonly GoalCheck['status'][] = ['match', 'price-differs', 'mismatch', 'unchecked', 'off'];
+
+/** A record's goal_check (the loop records the environment's check at reset), or undefined when it has none. */
+export function goalCheckOf(rec: unknown): GoalCheck | undefined {
+  const g = JsonFields.orEmpty(rec).obj('goal_check');
+  const status = GOAL_STATUSES.find((x) => x === g?.str('status'));
+  if (!g || !status) return undefined;
+  const part = (key: string) => {
+    const p = g.obj(key);
+    const instruction = p?.str('instruction');
+    return p && instruction !== undefined ? { instruction, price: p.str('price') ?? null } : undefined;
+  };
+  const site = part('site');
+  const expected = part('expected');
+  return { status, ...(site ? { site } : {}), ...(expected ? { expected } : {}) };
 }
 
 /** Counts of goal checks (records' goal_check, or a pre-run check). */

@@ -13,7 +13,7 @@ import { sha256 } from '../../util/hash.js';
 import { redactUrl } from '../../util/redact.js';
 import type { Benchmark, EnvHandle, Item, Split } from '../types.js';
 import { fetchPage, WebshopEnv, type EnvHandleDeps, type SiteGoalsCheck, type WebshopSiteOptions } from './env.js';
-import { checkGoal, describeTally, expectedGoals, GOALS_FILE, tallyGoals, type GoalCheck } from './goals.js';
+import { checkGoal, describeTally, expectedGoals, GOALS_FILE, tallyGoals, goalCheckOf, type GoalCheck } from './goals.js';
 import { WEBSHOP_CONTEXT_CHARS, WEBSHOP_MAX_TURNS, WEBSHOP_STEP_LIMIT, WEBSHOP_STOP, webshopLoop, webshopObserve } from './loop.js';
 import { resolveGoalsMode, resolveWebshopSettings, webshopOptions, type WebshopSettings } from './options.js';
 import { pageInstruction } from './page-text.js';
@@ -151,7 +151,7 @@ export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps =
 }
 
 function goalChecksOf(run: RunView): { session: string; check: GoalCheck | undefined }[] {
-  return run.records.filter((r) => !r.error).map((r) => ({ session: r.item, check: r.goal_check as GoalCheck | undefined }));
+  return run.records.filter((r) => !r.error).map((r) => ({ session: r.item, check: goalCheckOf(r) }));
 }
 
 export function createWebshopBenchmark(): Benchmark {

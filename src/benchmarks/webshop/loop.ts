@@ -15,6 +15,7 @@
 // trajectory or score).
 import type { StepResult } from '../../envs/types.js';
 import type { LoopDefinition } from '../../methods/interactive.js';
+import { JsonFields } from '../../util/json-fields.js';
 
 export const WEBSHOP_STEP_LIMIT = 15;
 export const WEBSHOP_MAX_TURNS = WEBSHOP_STEP_LIMIT - 1;
@@ -72,11 +73,10 @@ export function webshopLoop(opts: WebshopLoopOptions): LoopDefinition {
     turn: async ({ prompt, ledger }) => ({ action: lstripSpaces(await ledger.llm(prompt, WEBSHOP_STOP)) }),
     observe: webshopObserve,
     stepText: (_i, turn, observation) => ` ${turn.action}\nObservation: ${observation}\n\nAction:`,
-    recordReset: (reset) => ({
-      session: reset.info.session,
-      instruction: reset.info.instruction,
-      goal_check: reset.info.goal_check,
-    }),
+    recordReset: (reset) => {
+      const info = JsonFields.orEmpty(reset.info);
+      return { session: info.get('session'), instruction: info.get('instruction'), goal_check: info.get('goal_check') };
+    },
     stepFlags: (_turn, step) => ({ reward: step.reward }),
   };
 }

@@ -6,7 +6,7 @@ import type { Cell, ReportRow, ReportTable, RunView } from '../../report/model.j
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../report/anchors.js';
 import { scoreCell } from '../../report/scores.js';
 import type { Interval } from '../../report/model.js';
-import { describeTally, tallyGoals, type GoalCheck } from './goals.js';
+import { describeTally, tallyGoals, goalCheckOf } from './goals.js';
 
 export const BENCHMARK = 'webshop';
 
@@ -94,9 +94,7 @@ export function buildTable4(runs: RunView[]): ReportTable {
   ];
   for (const r of mine) {
     const m = r.run.manifest;
-    const goals = tallyGoals(
-      r.run.records.filter((rec) => !rec.error).map((rec) => ({ session: rec.item, check: rec.goal_check as GoalCheck | undefined })),
-    );
+    const goals = tallyGoals(r.run.records.filter((rec) => !rec.error).map((rec) => ({ session: rec.item, check: goalCheckOf(rec) })));
     const whole = r.run.full ?? r.run;
     const missing = r.planned - whole.records.length;
     const leftOut = whole.records.length - r.errors - r.scored;

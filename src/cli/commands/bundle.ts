@@ -11,7 +11,7 @@ import { runFolders } from '../../report/load.js';
 import { allRunOptions } from '../../run/deps.js';
 import { givenFlags, kebabCase } from '../../run/options.js';
 import type { RunIO } from '../../run/execute.js';
-import { readManifest } from '../../run/run-log.js';
+import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkOutputFile, checkReadableFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';

@@ -12,7 +12,7 @@ import {
   loadRunsForExport,
   type FinetuneStyle,
 } from '../../report/export.js';
-import { writeFileAtomic } from '../../run/run-log.js';
+import { writeFileAtomic } from '../../runlog/store.js';
 import { checkOutputFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
 

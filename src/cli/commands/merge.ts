@@ -1,7 +1,7 @@
 // `react-repro merge <dirs...> --out <dir>`: shard runs into one run.
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { mergeRuns } from '../../run/merge.js';
-import { readManifest } from '../../run/run-log.js';
+import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { UserError } from '../../errors.js';
 

@@ -12,7 +12,7 @@ import { replaceFileAtomic } from '../../util/durable.js';
 import { renderCsv } from '../../report/render-csv.js';
 import { renderTrajectories } from '../../report/trajectories.js';
 import { parseIndices } from '../../run/shard.js';
-import { MANIFEST_FILE, writeFileAtomic } from '../../run/run-log.js';
+import { isRunFolder, MANIFEST_FILE, writeFileAtomic } from '../../runlog/store.js';
 import { defaultResultsDir } from '../../paths.js';
 import { buildReport, type ReportContent, type ReportOptions } from '../../report/build.js';
 import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
@@ -178,8 +178,7 @@ export const reportCommand: CommandModule = {
       for (const f of ['labels', 'labelSheet', 'labelMethods'] as const)
         if (argv[f] !== undefined) throw new UserError(`--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: not with --trajectories`);
       const dir = path.resolve(String(argv.trajectories));
-      if (!fs.existsSync(path.join(dir, MANIFEST_FILE)))
-        throw new UserError(`--trajectories: ${argv.trajectories} is not a run folder (no manifest.json)`);
+      if (!isRunFolder(dir)) throw new UserError(`--trajectories: ${argv.trajectories} is not a run folder (no ${MANIFEST_FILE})`);
       // model answers and observations are data: no control sequence reaches a terminal
       text = forTerminal(renderTrajectories(loadRun(dir), argv.indices !== undefined ? parseIndices(String(argv.indices)) : undefined));
     } else {

@@ -12,7 +12,7 @@ import { executeRun, type RunDeps, type RunIO, type RunResult } from '../../run/
 import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
 import { type Settings } from '../../run/experiment.js';
 import { withoutDefaults } from '../../run/options.js';
-import { readManifest } from '../../run/run-log.js';
+import { readManifest } from '../../runlog/store.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
 import { Budget } from '../../run/budget.js';

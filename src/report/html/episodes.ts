@@ -1,8 +1,8 @@
 // The trajectory browser's data: each run once (with its few-shot prompt once), each episode as its
 // own text after that prompt, its steps, scores and tags. Pure: RunView[] in, plain JSON out.
 import type { RunView } from '../model.js';
-import type { EpisodeRecord } from '../../run/record.js';
 import { limitTags } from '../limit-notes.js';
+import type { EpisodeRecord } from '../../runlog/schema.js';
 
 export interface BrowserRun {
   id: string;
@@ -108,8 +108,7 @@ export function browserEpisode(run: RunView, i: number, info: BrowserRun, r: Epi
   const { primary, prompt } = info;
   const own = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
   const tags = [...new Set([...own, ...limitTags(r), ...(opts.extraTags?.(run, r) ?? [])])];
-  const extras: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(r)) if (!CORE.has(k)) extras[k] = v;
+  const extras = Object.fromEntries(Object.entries(r).filter(([k]) => !CORE.has(k)));
   const traj = typeof r.traj === 'string' ? r.traj : '';
   return {
     run: i,

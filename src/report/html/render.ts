@@ -5,7 +5,6 @@
 // even a model's "<script>" that escaped escaping could not run.
 import { createHash } from 'node:crypto';
 import type { ReportTable, RunView } from '../model.js';
-import type { EpisodeRecord } from '../../run/record.js';
 import { fmt } from '../format.js';
 import { expandIntervals } from '../display.js';
 import { xmlEscape as esc } from '../svg.js';
@@ -21,6 +20,7 @@ import {
 import { CLIENT_JS } from './client.js';
 import { REPORT_CSS } from './style.js';
 import { LABEL_CSS, LABEL_JS, labellingSectionHtml, type LabellingData } from './labelling.js';
+import type { EpisodeRecord } from '../../runlog/schema.js';
 
 export interface HtmlFigure {
   title: string;

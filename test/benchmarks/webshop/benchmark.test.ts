@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { createWebshopBenchmark } from '../../../src/benchmarks/webshop/index.js';
 import type { RunView } from '../../../src/report/model.js';
-import type { EpisodeRecord } from '../../../src/run/record.js';
 import { startWebshopSite, type WebshopSite } from '../../servers/webshop-site.js';
+import type { EpisodeRecord } from '../../../src/runlog/schema.js';
 
 const bench = createWebshopBenchmark();
 let site: WebshopSite;

@@ -6,8 +6,9 @@ import { cotScAtN } from '../methods/cot-sc.js';
 import { combine } from '../methods/combinations.js';
 import { scoreFever, scoreHotpotQA } from '../scoring.js';
 import type { ReportFigure, RunView } from '../../../report/model.js';
-import type { EpisodeRecord } from '../../../run/record.js';
 import { percent } from '../../../util/numbers.js';
+import { qaRecordFields } from '../record-fields.js';
+import type { EpisodeRecord } from '../../../runlog/schema.js';
 
 export interface SweepSeries {
   name: 'CoT-SC' | 'ReAct→CoT-SC' | 'CoT-SC→ReAct';
@@ -33,7 +34,7 @@ function scorer(task: string) {
   return { score: task === 'fever' ? scoreFever : scoreHotpotQA };
 }
 
-const samplesOf = (r: EpisodeRecord) => r.samples as (string | null)[] | undefined;
+const samplesOf = (r: EpisodeRecord) => qaRecordFields(r).samples;
 
 export function buildSweeps(runs: RunView[]): Sweep[] {
   const out: Sweep[] = [];
@@ -70,7 +71,7 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
         sc += task.score(cotScAtN(samplesOf(p.c)!, k).answer, gold(p.c)).em;
         if (p.r) {
           const input = {
-            react: { answer: p.r.answer, forcedFinish: p.r.forced_finish as boolean | undefined, steps: p.r.steps },
+            react: { answer: p.r.answer, forcedFinish: qaRecordFields(p.r).forcedFinish, steps: p.r.steps },
             cotSc: { samples: samplesOf(p.c)! },
             task,
             gold: gold(p.c),

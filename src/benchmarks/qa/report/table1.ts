@@ -8,7 +8,15 @@
 import type { ReportColumn, ReportRow, ReportTable, RunView } from '../../../report/model.js';
 import type { TaskName } from '../types.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../../report/anchors.js';
-import { cohortSentence, differingKeys, effectiveSettings, groupRuns, itemSetKey, settingText } from '../../../report/grouping.js';
+import {
+  cohortSentence,
+  differingKeys,
+  effectiveSettings,
+  groupRuns,
+  itemSetKey,
+  settingText,
+  type SettingValues,
+} from '../../../report/grouping.js';
 import { methodLabel } from '../../../report/names.js';
 import { scoreCell } from '../../../report/scores.js';
 
@@ -18,6 +26,7 @@ export const TABLE1_METHODS = ['standard', 'cot', 'cot-sc', 'act', 'react', 'cot
 export const TASKS: TaskName[] = ['hotpotqa', 'fever'];
 export const TASK_LABEL: Record<TaskName, string> = { hotpotqa: 'HotpotQA EM', fever: 'FEVER Acc' };
 const TASK_TITLE: Record<TaskName, string> = { hotpotqa: 'HotpotQA', fever: 'FEVER' };
+const isTask = (t: string): t is TaskName => TASKS.some((x) => x === t);
 /** The split that is the paper's 500 questions / claims (the released code's Random(233) sample). */
 export const PAPER_SPLIT = 'react500';
 /** The models of the paper's columns, as the anchors file names them. */
@@ -34,7 +43,7 @@ interface Group {
 }
 
 const order = (m: string) => {
-  const i = (TABLE1_METHODS as readonly string[]).indexOf(m);
+  const i = TABLE1_METHODS.findIndex((x) => x === m);
   return i < 0 ? TABLE1_METHODS.length : i;
 };
 
@@ -51,7 +60,7 @@ const rowId = (k: RowKey) => JSON.stringify([k.method, k.model, k.variant]);
  * environment (Standard, CoT, CoT-SC use no Wikipedia) records the Wikipedia flags it was given but
  * never used them: they are not its settings.
  */
-function rowSettings(r: RunView): Record<string, unknown> {
+function rowSettings(r: RunView): SettingValues {
   const s = effectiveSettings(r);
   if (!(r.full ?? r).manifest.environment) for (const k of Object.keys(s)) if (/^wiki/i.test(k)) delete s[k];
   return s;
@@ -66,9 +75,8 @@ function rowSettings(r: RunView): Record<string, unknown> {
  */
 function rowKeys(runs: RunView[], groupOf: (r: RunView) => string): Map<RunView, RowKey> {
   const out = new Map<RunView, RowKey>();
-  const pairs = new Set(runs.map((r) => JSON.stringify([r.manifest.method, r.cohort!.model])));
-  for (const p of pairs) {
-    const [method, model] = JSON.parse(p) as [string, string];
+  const pairs = new Map(runs.map((r) => [JSON.stringify([r.manifest.method, r.cohort!.model]), [r.manifest.method, r.cohort!.model]]));
+  for (const [method, model] of pairs.values()) {
     const rs = runs.filter((r) => r.manifest.method === method && r.cohort!.model === model);
     const byGroup = new Map<string, RunView[]>();
     for (const r of rs) byGroup.set(groupOf(r), [...(byGroup.get(groupOf(r)) ?? []), r]);
@@ -114,7 +122,7 @@ const WIKI_KIND: Record<string, string> = {
 };
 
 function wikiOf(r: RunView): string | null {
-  const env = (r.full ?? r).manifest.environment as { kind?: unknown } | null;
+  const env = (r.full ?? r).manifest.environment;
   if (!env) return null;
   return typeof env.kind === 'string' ? (WIKI_KIND[env.kind] ?? `Wikipedia backend ${env.kind}`) : 'a Wikipedia backend';
 }
@@ -177,7 +185,7 @@ function sourcesText(used: Anchor[]): string {
         (c) =>
           `${mine
             .filter((a) => anchorCitation(a) === c)
-            .map((a) => `${TASK_LABEL[a.benchmark as TaskName]?.split(' ')[0] ?? a.benchmark} ${methodLabel(a.method)}`)
+            .map((a) => `${isTask(a.benchmark) ? TASK_LABEL[a.benchmark].split(' ')[0] : a.benchmark} ${methodLabel(a.method)}`)
             .join(', ')} from ${c}`,
       )
       .join('; ')}`;
@@ -280,6 +288,6 @@ function tableFor(runs: RunView[]): ReportTable {
 
 /** Table 1 from the HotpotQA/FEVER runs given (grouped here when the report has not grouped them). */
 export function buildTable1(runs: RunView[]): ReportTable {
-  const mine = runs.filter((r) => (TASKS as string[]).includes(r.manifest.task));
+  const mine = runs.filter((r) => isTask(r.manifest.task));
   return tableFor(mine.every((r) => r.cohort) ? mine : groupRuns(mine).aligned);
 }

@@ -4,8 +4,8 @@
 // in episodes.jsonl (the reports read them from there). This keeps a run's memory independent of its
 // length (bench/memory.ts). Steps are reduced to the one fact the limit counts read from them: which
 // turns were asked with earlier turns left out (--context-overflow truncate, docs/protocol.md §5).
-import type { EpisodeRecord } from './record.js';
-import type { StepRecord } from './vocabulary.js';
+import type { EpisodeRecord } from './schema.js';
+import type { StepRecord } from './schema.js';
 
 /** `rec` without its trajectory text; its steps only as limit notes (turnsDropped). Pure. */
 export function slimRecord(rec: EpisodeRecord): EpisodeRecord {
