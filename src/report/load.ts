@@ -8,6 +8,7 @@ import { loadEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE } from '../run
 import type { RunManifest } from '../run/manifest.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
+import { readSlimEpisodes } from './episode-source.js';
 import { forTerminal } from '../util/terminal-text.js';
 
 /** The manifest fields the report relies on; anything missing makes the folder unreadable. */
@@ -22,17 +23,32 @@ function checkManifest(m: unknown, file: string): RunManifest {
   return m as RunManifest;
 }
 
+export interface LoadRunOptions {
+  /**
+   * Keep slim records (no trajectory text) and read full ones back from episodes.jsonl when needed
+   * (RunView.source): a report's memory then holds a few hundred bytes per episode, not its text.
+   */
+  slim?: boolean;
+}
+
+/** A run folder with its full records (`report --trajectories`, export, the library). */
 export function loadRun(dir: string): RunView {
+  return readRun(dir, {});
+}
+
+function readRun(dir: string, opts: LoadRunOptions): RunView {
   const file = path.join(dir, MANIFEST_FILE);
   const manifest = checkManifest(readJsonFile(file), file);
-  const records = loadEpisodes(path.join(dir, EPISODES_FILE)).records;
+  const episodes = path.join(dir, EPISODES_FILE);
+  const slim = opts.slim ? readSlimEpisodes(episodes) : undefined;
+  const records = slim ? slim.records : loadEpisodes(episodes).records;
   let summary;
   try {
     summary = summarizeRun(manifest, records);
   } catch (e) {
     throw new UserError(`${path.join(dir, EPISODES_FILE)}: ${errorMessage(e)}`);
   }
-  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
+  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary, ...(slim ? { source: slim.source } : {}) };
 }
 
 /** The run folders named by the arguments: each is a run folder (has manifest.json) or a folder of them. */
@@ -56,7 +72,7 @@ export function runFolders(args: string[], command = 'report'): string[] {
   return [...new Set(dirs)];
 }
 
-export interface LoadOptions {
+export interface LoadOptions extends LoadRunOptions {
   /** Where the one-line warning about a skipped folder goes (default: stderr). */
   warn?: (line: string) => void;
 }
@@ -71,7 +87,7 @@ export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
   const dirs = runFolders(args);
   for (const dir of dirs) {
     try {
-      runs.push(loadRun(dir));
+      runs.push(readRun(dir, opts));
     } catch (e) {
       // Bad content (UserError) or a file the system refuses to read (EACCES, EISDIR...): skip it.
       if (!(e instanceof UserError) && typeof errorCode(e) !== 'string') throw e;
