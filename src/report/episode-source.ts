@@ -35,6 +35,55 @@ export function reportSlim(rec: EpisodeRecord): EpisodeRecord {
   return { ...rec, traj: '', input: '', steps };
 }
 
+const NO_USAGE = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+/**
+ * Values many slim records hold alike, shared: the same scores ({em: 1, f1: 1}...) and the same
+ * text-less steps of a given length. Frozen (no reader changes a record); at most SHARED_MAX of each
+ * kind, so a run of all-distinct scores costs no more than without sharing.
+ */
+const SHARED_MAX = 4096;
+const sharedMetrics = new Map<string, Readonly<Record<string, number>>>();
+const sharedSteps = new Map<number, readonly StepRecord[]>();
+
+function shareMetrics(m: Record<string, number>): Record<string, number> {
+  if (!m || typeof m !== 'object') return m;
+  const key = JSON.stringify(m);
+  const hit = sharedMetrics.get(key);
+  if (hit) return hit;
+  if (sharedMetrics.size >= SHARED_MAX) return m;
+  const frozen = Object.freeze({ ...m });
+  sharedMetrics.set(key, frozen);
+  return frozen;
+}
+
+function shareSteps(steps: StepRecord[]): StepRecord[] {
+  if (!Array.isArray(steps) || steps.some((s) => s !== BARE_STEP)) return steps;
+  let hit = sharedSteps.get(steps.length);
+  if (!hit && sharedSteps.size < SHARED_MAX) sharedSteps.set(steps.length, (hit = Object.freeze([...steps])));
+  return (hit ?? steps) as StepRecord[];
+}
+
+/**
+ * A slim record once its run's summary is computed: its accounting (calls, tokens, cost, latency) is
+ * in RunView.summary and read from nowhere else, so it is zeroed here (the full record has it); scores
+ * and bare steps alike are shared. Pure but for the sharing.
+ */
+export function withoutAccounting(rec: EpisodeRecord): EpisodeRecord {
+  const { spent_usage: _su, spent_cost: _sc, ...rest } = rec;
+  return {
+    ...rest,
+    metrics: shareMetrics(rec.metrics),
+    steps: shareSteps(rec.steps),
+    n_calls: 0,
+    n_badcalls: 0,
+    usage: NO_USAGE,
+    cost: 0,
+    latency_ms: 0,
+    cached_calls: 0,
+  };
+}
+
 /** A line's bytes from `offset` to its newline (the line was seen whole when the file was indexed). */
 function readLineAt(fd: number, offset: number, file: string): Buffer {
   let size = 16 * 1024;

@@ -6,9 +6,10 @@ import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
 import { loadEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE } from '../run/run-log.js';
 import type { RunManifest } from '../run/manifest.js';
+import type { EpisodeRecord } from '../run/record.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
-import { readSlimEpisodes } from './episode-source.js';
+import { readSlimEpisodes, withoutAccounting } from './episode-source.js';
 import { forTerminal } from '../util/terminal-text.js';
 
 /** The manifest fields the report relies on; anything missing makes the folder unreadable. */
@@ -48,7 +49,10 @@ function readRun(dir: string, opts: LoadRunOptions): RunView {
   } catch (e) {
     throw new UserError(`${path.join(dir, EPISODES_FILE)}: ${errorMessage(e)}`);
   }
-  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary, ...(slim ? { source: slim.source } : {}) };
+  if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
+  const lean = new Map<number, EpisodeRecord>();
+  for (const [idx, r] of records) lean.set(idx, withoutAccounting(r));
+  return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
 }
 
 /** The run folders named by the arguments: each is a run folder (has manifest.json) or a folder of them. */
