@@ -218,7 +218,6 @@ export function* renderHtmlChunks(input: HtmlReportInput): Generator<string> {
     '</div>',
     '<p id="episode-count" class="meta"></p>',
     '<div id="episode-list"></div>',
-    '<button id="show-more" type="button" hidden>Show more</button>',
     '</section>',
     ...(labelling ? [labellingSectionHtml(labelling)] : []),
     '</main>',
