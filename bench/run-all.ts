@@ -65,7 +65,7 @@ if (named.length > 0 && named.length < ALL.length) {
   const results = path.join(here, 'RESULTS.md');
   const files = selected.filter((b) => !failed.some((f) => f.startsWith(`${b.name} `))).map((b) => `results-${b.name}.md`);
   if (fs.existsSync(results) && files.length) {
-    const when = `\`npm run bench -- ${selected.map((b) => b.name).join(' ')}\` on ${new Date().toISOString().slice(0, 16)}Z, load average before ${loadBefore.map((x) => x.toFixed(1)).join(' ')}, after ${os
+    const when = `\`npm run bench -- ${argv.join(' ')}\` on ${new Date().toISOString().slice(0, 16)}Z, load average before ${loadBefore.map((x) => x.toFixed(1)).join(' ')}, after ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(' ')}`;
