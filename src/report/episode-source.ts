@@ -20,31 +20,38 @@ export interface EpisodeSource {
   each(indices: Iterable<number>): Generator<EpisodeRecord>;
 }
 
-/** A step that carries nothing the tables read: shared, so a slim record's steps cost a pointer each. */
-const BARE_STEP = Object.freeze({}) as StepRecord;
-
 /**
  * What the report keeps of a record in memory: every field but the texts (traj, input, the steps'
  * thoughts, actions and observations). Steps keep their number (a step limit is counted from it) and
  * the one fact the limit notes read (turnsDropped, docs/protocol.md §5). Pure.
  */
 export function reportSlim(rec: EpisodeRecord): EpisodeRecord {
-  const steps = Array.isArray(rec.steps)
-    ? rec.steps.map((s) => ((s?.turnsDropped ?? 0) > 0 ? ({ turnsDropped: s.turnsDropped } as StepRecord) : BARE_STEP))
-    : rec.steps;
+  const steps = Array.isArray(rec.steps) ? rec.steps.map(textless) : rec.steps;
   return { ...rec, traj: '', input: '', steps };
+}
+
+/** A step without its text: shared per step number when it carries nothing else, so it costs a pointer. */
+function textless(s: StepRecord): StepRecord {
+  if ((s.turnsDropped ?? 0) > 0) return { step: s.step, action: '', observation: '', turnsDropped: s.turnsDropped };
+  let bare = bareSteps.get(s.step);
+  if (!bare) {
+    bare = Object.freeze({ step: s.step, action: '', observation: '' });
+    if (bareSteps.size < SHARED_MAX) bareSteps.set(s.step, bare);
+  }
+  return bare;
 }
 
 const NO_USAGE = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
 
 /**
  * Values many slim records hold alike, shared: the same scores ({em: 1, f1: 1}...) and the same
- * text-less steps of a given length. Frozen (no reader changes a record); at most SHARED_MAX of each
+ * text-less steps. Frozen (no reader changes a record); at most SHARED_MAX of each
  * kind, so a run of all-distinct scores costs no more than without sharing.
  */
 const SHARED_MAX = 4096;
 const sharedMetrics = new Map<string, Readonly<Record<string, number>>>();
-const sharedSteps = new Map<number, readonly StepRecord[]>();
+const bareSteps = new Map<number, Readonly<StepRecord>>();
+const sharedSteps = new Map<string, StepRecord[]>();
 
 function shareMetrics(m: Record<string, number>): Record<string, number> {
   if (!m || typeof m !== 'object') return m;
@@ -58,10 +65,15 @@ function shareMetrics(m: Record<string, number>): Record<string, number> {
 }
 
 function shareSteps(steps: StepRecord[]): StepRecord[] {
-  if (!Array.isArray(steps) || steps.some((s) => s !== BARE_STEP)) return steps;
-  let hit = sharedSteps.get(steps.length);
-  if (!hit && sharedSteps.size < SHARED_MAX) sharedSteps.set(steps.length, (hit = Object.freeze([...steps])));
-  return (hit ?? steps) as StepRecord[];
+  if (!Array.isArray(steps) || steps.some((s) => s !== bareSteps.get(s.step))) return steps;
+  const key = steps.map((s) => s.step).join(',');
+  const hit = sharedSteps.get(key);
+  if (hit) return hit;
+  if (sharedSteps.size < SHARED_MAX) {
+    Object.freeze(steps);
+    sharedSteps.set(key, steps);
+  }
+  return steps;
 }
 
 /**

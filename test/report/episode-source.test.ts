@@ -52,7 +52,10 @@ describe('report building on slim records', () => {
     expect(full.source).toBeUndefined();
     expect(slim.records.map((r) => r.idx)).toEqual(full.records.map((r) => r.idx));
     expect(slim.records.every((r) => r.traj === '' && r.input === '')).toBe(true);
-    expect(slim.records.flatMap((r) => r.steps).every((s) => s.action === undefined && s.observation === undefined)).toBe(true);
+    expect(slim.records.flatMap((r) => r.steps).every((s) => s.action === '' && s.observation === '' && s.thought === undefined)).toBe(
+      true,
+    );
+    expect(full.records.flatMap((r) => r.steps).every((s) => s.action !== '' && s.observation !== '')).toBe(true);
     // The step count stays (a step limit is counted from it); the summary is the full run's.
     expect(slim.records.map((r) => r.steps.length)).toEqual(full.records.map((r) => r.steps.length));
     expect(slim.summary).toEqual(full.summary);
