@@ -1,5 +1,6 @@
 // The trajectory browser's data: each run once (with its few-shot prompt once), each episode as its
-// own text after that prompt, its steps, scores and tags. Pure: RunView[] in, plain JSON out.
+// own text after that prompt, its steps, scores and tags. RunView[] in, plain JSON out: pure for runs
+// that hold their records; a slim run's full records are read back from its file (model.ts fullRecords).
 import { fullRecords, type RunView } from '../model.js';
 import type { EpisodeRecord } from '../../run/record.js';
 import { limitTags } from '../limit-notes.js';
