@@ -1,9 +1,12 @@
-// Report benchmark (npx tsx bench/report.ts [--sizes 3500,35000,140000]): `react-repro report DIR --out
-// report.html` on synthetic results folders the size of the Table 1 folder (3,500 episodes: HotpotQA,
-// 7 methods × 500 questions) and of sweeps over models (10× and 40× that: one comparable set per
-// model). Per size: wall time and peak RSS of the report process (/usr/bin/time), the page's size,
+// Report benchmark (npx tsx bench/report.ts [--sizes 3500,35000,140000] [--million]): `react-repro report
+// DIR --out report.html` on synthetic results folders the size of the Table 1 folder (3,500 episodes:
+// HotpotQA, 7 methods × 500 questions) and of sweeps over models (10× and 40× that: one comparable set
+// per model). Per size: wall time and peak RSS of the report process (/usr/bin/time), the page's size,
 // and the time until the page's trajectory browser is usable in headless Chromium (body[data-ready],
-// from navigation start). Writes bench/results-report.md (keeping its ## Notes).
+// from navigation start). --million adds a 1,000,000-episode folder (about 1.3 GB of run folders and
+// a 0.9 GB page in the temp folder, several minutes): its time and peak RSS, without the viewer (a
+// page that size is for a browser with the memory to hold it, not this check). Writes
+// bench/results-report.md (keeping its ## Notes).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +23,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const METHODS = ['standard', 'cot', 'cot-sc', 'act', 'react', 'cot-sc-react', 'react-cot-sc'];
 const ITEMS = 500;
 const sizesAt = process.argv.indexOf('--sizes');
-const SIZES = sizesAt >= 0 ? process.argv[sizesAt + 1]!.split(',').map(Number) : [3_500, 35_000, 140_000];
+const SIZES = [
+  ...(sizesAt >= 0 ? process.argv[sizesAt + 1]!.split(',').map(Number) : [3_500, 35_000, 140_000]),
+  ...(process.argv.includes('--million') ? [1_000_000] : []),
+];
+/** Above this many episodes the page is not opened in Chromium. */
+const VIEWER_MAX = 200_000;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
 
 /** A results folder of `episodes` episodes: 7 methods × 500 questions per model, as many models as it takes. */
@@ -77,10 +85,11 @@ const loadAtStart = os
   .loadavg()
   .map((x) => x.toFixed(1))
   .join(' ');
-const rows: { n: number; seconds: number; rssMb: number; mb: number; viewer: number | null }[] = [];
+const rows: { n: number; seconds: number; rssMb: number; mb: number; viewer: number | null; load: string }[] = [];
 for (const n of SIZES) {
   const root = folder(n);
   const out = path.join(tmp, `report-${n}.html`);
+  const load = os.loadavg()[0]!.toFixed(1);
   const r = reportOnce(root, out);
   if (!r.ok) {
     console.error(`report of ${n} episodes failed: ${r.stderr}`);
@@ -88,10 +97,10 @@ for (const n of SIZES) {
     continue;
   }
   const mb = fs.statSync(out).size / 1e6;
-  const viewer = await viewerSeconds(out);
-  rows.push({ n, seconds: r.seconds, rssMb: r.rssMb, mb, viewer });
+  const viewer = n <= VIEWER_MAX ? await viewerSeconds(out) : null;
+  rows.push({ n, seconds: r.seconds, rssMb: r.rssMb, mb, viewer, load });
   console.log(
-    `${n} episodes: report ${r.seconds.toFixed(1)} s, peak RSS ${r.rssMb.toFixed(0)} MB, HTML ${mb.toFixed(1)} MB, viewer ready in ${viewer === null ? 'n/a' : viewer.toFixed(1) + ' s'}`,
+    `${n} episodes: report ${r.seconds.toFixed(1)} s, peak RSS ${r.rssMb.toFixed(0)} MB, HTML ${mb.toFixed(1)} MB, viewer ready in ${viewer === null ? 'n/a' : viewer.toFixed(1) + ' s'} (load average ${load})`,
   );
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(out, { force: true });
@@ -99,8 +108,10 @@ for (const n of SIZES) {
 fs.rmSync(tmp, { recursive: true, force: true });
 
 const file = path.join(here, 'results-report.md');
+const viewerText = (r: (typeof rows)[number]) =>
+  r.viewer !== null ? `${r.viewer.toFixed(1)} s` : r.n > VIEWER_MAX ? 'not opened' : 'n/a (no chromium)';
 const fmtRow = (r: (typeof rows)[number]) =>
-  `| ${r.n.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | ${r.rssMb.toFixed(0)} MB | ${r.mb.toFixed(1)} MB | ${r.viewer === null ? 'n/a (no chromium)' : `${r.viewer.toFixed(1)} s`} |`;
+  `| ${r.n.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | ${r.rssMb.toFixed(0)} MB | ${r.mb.toFixed(1)} MB | ${viewerText(r)} | ${r.load} |`;
 writeResultsFile(
   file,
   [
@@ -110,19 +121,21 @@ writeResultsFile(
     'Synthetic HotpotQA-like run folders (test/report/run-folders.ts): 7 methods × 500 questions per model; 3,500 = the Table 1 folder, larger sizes one comparable set per model.',
     '`react-repro report DIR --out report.html` in its own process (src/ through tsx); peak RSS by /usr/bin/time; viewer = navigation start to the trajectory browser ready in headless Chromium.',
     '',
-    '| episodes | report time | peak RSS | HTML | viewer ready |',
-    '|---|---|---|---|---|',
+    '| episodes | report time | peak RSS | HTML | viewer ready | load average (1 min) |',
+    '|---|---|---|---|---|---|',
     ...rows.map(fmtRow),
     '',
   ].join('\n'),
 );
 const at = (n: number) => rows.find((r) => r.n === n);
 const big = at(140_000);
+const small = at(3_500);
 reportRows([
   ...rows.map((r) => ({
     benchmark: `HTML report of ${r.n.toLocaleString('en')} episodes: time, peak RSS, size`,
-    target: '',
-    measured: `${r.seconds.toFixed(1)} s, ${r.rssMb.toFixed(0)} MB, ${r.mb.toFixed(1)} MB`,
+    // Report building streams run folders: its peak memory should not grow with the episodes.
+    target: r.n > 3_500 && small ? `peak RSS close to 3,500's` : '',
+    measured: `${r.seconds.toFixed(1)} s, ${r.rssMb.toFixed(0)} MB${r.n > 3_500 && small ? ` (${(r.rssMb / small.rssMb).toFixed(2)} × 3,500's)` : ''}, ${r.mb.toFixed(1)} MB (load ${r.load})`,
     file: 'results-report.md',
   })),
   ...(big

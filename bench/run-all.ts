@@ -1,13 +1,14 @@
 // `npm run bench`: every benchmark, one after another, each in its own process (so one's memory and
 // JIT state do not colour the next), then bench/RESULTS.md rewritten from the rows they report
 // (bench/support/summary.ts) with the machine and the date. Each benchmark also rewrites its own
-// results-<name>.md. `npm run bench -- cli run` runs only those; `-- --pages 0` is passed to wiki.ts.
+// results-<name>.md. `npm run bench -- cli run` runs only those and replaces only their rows in
+// RESULTS.md; `-- --pages 0` is passed to wiki.ts, `-- --million` to report.ts.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SummaryRow } from './support/summary.js';
+import { replaceRows, type SummaryRow } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ALL: { name: string; args: string[] }[] = [
@@ -36,7 +37,12 @@ const loadBefore = os.loadavg();
 const t0 = Date.now();
 const failed: string[] = [];
 for (const b of selected) {
-  const args = b.name === 'wiki' && pagesAt >= 0 ? ['--pages', argv[pagesAt + 1]] : b.args;
+  const args =
+    b.name === 'wiki' && pagesAt >= 0
+      ? ['--pages', argv[pagesAt + 1]]
+      : b.name === 'report' && argv.includes('--million')
+        ? ['--million']
+        : b.args;
   process.stderr.write(`\n== bench/${b.name}.ts ${args.join(' ')}\n`);
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, `${b.name}.ts`), ...args], {
     stdio: 'inherit',
@@ -55,8 +61,17 @@ const rows: SummaryRow[] = fs.existsSync(summaryFile)
 fs.rmSync(path.dirname(summaryFile), { recursive: true, force: true });
 
 if (named.length > 0 && named.length < ALL.length) {
-  // A partial run leaves RESULTS.md alone: its rows would no longer come from one machine state.
-  process.stderr.write(`\nran ${selected.map((b) => b.name).join(', ')} only; bench/RESULTS.md not rewritten\n`);
+  // A partial run replaces only its own rows, each file's rows stamped with when and under what load.
+  const results = path.join(here, 'RESULTS.md');
+  const files = selected.filter((b) => !failed.some((f) => f.startsWith(`${b.name} `))).map((b) => `results-${b.name}.md`);
+  if (fs.existsSync(results) && files.length) {
+    const when = `\`npm run bench -- ${argv.join(' ')}\` on ${new Date().toISOString().slice(0, 16)}Z, load average before ${loadBefore.map((x) => x.toFixed(1)).join(' ')}, after ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`;
+    fs.writeFileSync(results, replaceRows(fs.readFileSync(results, 'utf8'), files, rows, when));
+    process.stderr.write(`\nran ${selected.map((b) => b.name).join(', ')} only; bench/RESULTS.md: their ${rows.length} rows replaced\n`);
+  } else process.stderr.write(`\nran ${selected.map((b) => b.name).join(', ')} only; bench/RESULTS.md not changed\n`);
 } else {
   const gib = Math.round(os.totalmem() / 2 ** 30);
   const lines = [

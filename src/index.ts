@@ -36,6 +36,7 @@ export type { ProgressSink } from './run/progress.js';
 
 // ---- reading runs
 export { loadRun, loadRuns } from './report/load.js';
+export { fullRecords } from './report/model.js';
 export type { RunView } from './report/model.js';
 export { loadEpisodes, readManifest, type LoadResult } from './runlog/store.js';
 export type { EpisodeRecord, EpisodeError, RunManifest, RunSummary } from './runlog/schema.js';

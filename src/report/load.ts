@@ -4,20 +4,40 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
-import { episodesFile, isRunFolder, readRun, MANIFEST_FILE } from '../runlog/store.js';
+import { episodesFile, isRunFolder, readManifest, readRecords, MANIFEST_FILE } from '../runlog/store.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
+import { readSlimEpisodes, withoutAccounting } from '../runlog/episode-source.js';
 import { forTerminal } from '../util/terminal-text.js';
 
+export interface LoadRunOptions {
+  /**
+   * Keep slim records (no trajectory text) and read full ones back from episodes.jsonl when needed
+   * (RunView.source): a report's memory then holds a few hundred bytes per episode, not its text.
+   */
+  slim?: boolean;
+}
+
+/** A run folder with its full records (`report --trajectories`, export, the library). */
 export function loadRun(dir: string): RunView {
-  const { manifest, records } = readRun(dir);
+  return readRun(dir, {});
+}
+
+function readRun(dir: string, opts: LoadRunOptions): RunView {
+  const manifest = readManifest(dir);
+  const slim = opts.slim ? readSlimEpisodes(episodesFile(dir)) : undefined;
+  const records = slim ? slim.records : readRecords(dir);
   let summary;
   try {
     summary = summarizeRun(manifest, records);
   } catch (e) {
     throw new UserError(`${episodesFile(dir)}: ${errorMessage(e)}`);
   }
-  return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
+  if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
+  const lean = new Map<number, EpisodeRecord>();
+  for (const [idx, r] of records) lean.set(idx, withoutAccounting(r));
+  return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
 }
 
 /** The run folders named by the arguments: each is a run folder (has manifest.json) or a folder of them. */
@@ -41,7 +61,7 @@ export function runFolders(args: string[], command = 'report'): string[] {
   return [...new Set(dirs)];
 }
 
-export interface LoadOptions {
+export interface LoadOptions extends LoadRunOptions {
   /** Where the one-line warning about a skipped folder goes (default: stderr). */
   warn?: (line: string) => void;
 }
@@ -56,7 +76,7 @@ export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
   const dirs = runFolders(args);
   for (const dir of dirs) {
     try {
-      runs.push(loadRun(dir));
+      runs.push(readRun(dir, opts));
     } catch (e) {
       // Bad content (UserError) or a file the system refuses to read (EACCES, EISDIR...): skip it.
       if (!(e instanceof UserError) && typeof errorCode(e) !== 'string') throw e;

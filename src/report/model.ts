@@ -1,7 +1,8 @@
-import type { RunManifest, EpisodeRecord, RunSummary } from '../runlog/schema.js';
 // What the report layer works with: runs as read from their folders (RunView), and tables as plain
 // data (ReportTable) that every renderer (md, csv, tex, html) draws the same way. Benchmarks build
 // their paper tables (Table 1, 3, 4...) as ReportTables; the core never knows which table it draws.
+import type { RunManifest, EpisodeRecord, RunSummary } from '../runlog/schema.js';
+import type { EpisodeSource } from '../runlog/episode-source.js';
 
 /** The comparable set of episodes a run belongs to (src/report/grouping.ts). */
 export interface CohortInfo {
@@ -23,9 +24,14 @@ export interface CohortInfo {
 export interface RunView {
   dir: string;
   manifest: RunManifest;
-  /** Latest record per item index, in the run's planned order. */
+  /** Latest record per item index, in the run's planned order (slim when `source` is set). */
   records: EpisodeRecord[];
   summary: RunSummary;
+  /**
+   * Set when `records` are slim (no trajectory text, steps without their text: loadRun's `slim`):
+   * where each full record is read back from. Read them through fullRecords.
+   */
+  source?: EpisodeSource;
   /**
    * Set when the run went through the report's grouping: its cohort, and (for the tables) its records
    * restricted to the cohort's common items (RunView.full keeps the run as stored).
@@ -132,6 +138,15 @@ export interface LabelRow {
   label_choices?: string;
   /** Where a row read back from a file stands ("labels.csv:12"), for messages about it. */
   at?: string;
+}
+
+/** The full records of `records` (default: all the run's), in their order: read back one at a time from a slim run's file. */
+export function fullRecords(
+  run: Pick<RunView, 'records' | 'source'>,
+  records: readonly EpisodeRecord[] = run.records,
+): Iterable<EpisodeRecord> {
+  const source = run.source;
+  return source ? source.each(records.map((r) => r.idx)) : records;
 }
 
 /** Where one cell's number comes from: its own entry, else its row's. */

@@ -5,14 +5,14 @@
 // paper analysed are each benchmark's (Benchmark.errorAnalysis); a benchmark without that hook is left
 // out with a note. The generic pieces are in error-tags.ts; this joins them to runs.
 import type { Benchmark, ErrorAnalysis } from '../benchmarks/types.js';
-import type { ReportRow, ReportTable, RunView } from './model.js';
+import type { EpisodeRecord } from '../runlog/schema.js';
+import { fullRecords, type ReportRow, type ReportTable, type RunView } from './model.js';
 import { checkLabels, labelChoices, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
 import { runPrompt } from './html/episodes.js';
 import { anchorCitation, reportAnchors, type Anchor } from './anchors.js';
 import { methodLabel, type TitleOf } from './names.js';
 import { percent } from '../util/numbers.js';
 import { UserError } from '../errors.js';
-import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** Same seed as the paper's question sample (docs/protocol.md §2), so the draw is easy to recognise and repeat. */
 export const SAMPLE_SEED = 233;
@@ -69,7 +69,8 @@ export function sampleRuns(runs: readonly RunView[], analysisOf: AnalysisLookup,
   return analysedRuns(runs, analysisOf, methods).map((run) => {
     const analysis = analysisOf(run.manifest.task)!;
     const s = sampleForAnalysis(run.records, { isCorrect: (r) => analysis.isCorrect(r), seed: SAMPLE_SEED, perClass: PER_CLASS });
-    return { run, analysis, ...s };
+    // The sample is drawn on the records as kept (slim ones carry the scores); its tags and the sheet read the full ones.
+    return { run, analysis, ...s, correct: [...fullRecords(run, s.correct)], incorrect: [...fullRecords(run, s.incorrect)] };
   });
 }
 
@@ -77,7 +78,7 @@ export function sampleRuns(runs: readonly RunView[], analysisOf: AnalysisLookup,
 export function labelSheetRows(samples: readonly RunSample[]): LabelRow[] {
   const rows: LabelRow[] = [];
   for (const s of samples) {
-    const prompt = runPrompt(s.run.records);
+    const prompt = runPrompt(fullRecords(s.run));
     for (const [outcome, recs] of [
       ['correct', s.correct],
       ['incorrect', s.incorrect],

@@ -1,6 +1,8 @@
 // The trajectory browser at sweep scale, in headless Chromium: a page of 200,000 episodes (four runs,
-// short trajectories) becomes ready (no call stack overflow from spreading every episode's tags), its
-// filters and the search over episodes' text work, and an episode opened shows its body, parsed then.
+// short trajectories) becomes ready (no call stack overflow from spreading every episode's tags) with
+// no episode body parsed; the virtualised list draws only the rows in view and scrolls through all
+// 200,000; its filters and the search over episodes' text work; an episode opened shows its body,
+// parsed then.
 // Skipped, saying why, when there is no chromium binary or no playwright-core. No timed assertion:
 // the time to a usable viewer is measured in bench/report.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,13 +117,60 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
 
   const count = async () => Number(await page.locator('#episode-count').getAttribute('data-count'));
 
-  it('becomes ready with every episode listed, a page of rows rendered, no error', async () => {
+  const rows = () => page.locator('#episode-list > details');
+  const drawnEpisodes = () => rows().evaluateAll((ns) => ns.map((n) => Number((n as HTMLElement).dataset.episode)));
+  const scrollTo = async (where: 'top' | 'middle' | 'bottom') => {
+    await page.evaluate((w) => {
+      const list = document.getElementById('episode-list')!;
+      list.scrollTop = w === 'top' ? 0 : w === 'bottom' ? list.scrollHeight : list.scrollHeight / 2;
+    }, where);
+  };
+
+  it('becomes ready with every episode listed, only the rows in view drawn, no body parsed, no error', async () => {
     expect(errors).toEqual([]);
     expect(await count()).toBe(200_000);
-    expect(await page.locator('#episode-list > details').count()).toBe(100);
+    const drawn = await drawnEpisodes();
+    expect(drawn.length).toBeGreaterThan(5);
+    expect(drawn.length).toBeLessThan(100);
+    expect(drawn[0]).toBe(0);
+    expect(await page.locator('body').getAttribute('data-decoded')).toBeNull();
     const tags = await page.locator('#filter-tag option').allTextContents();
     expect(tags).toEqual(['all tags', 'only-one', 'search-not-found']);
   });
+
+  it('scrolls through all 200,000 rows, drawing only those in view', async () => {
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
+    expect((await drawnEpisodes()).length).toBeLessThan(100);
+    await scrollTo('middle');
+    await expect.poll(async () => (await drawnEpisodes()).some((i) => Math.abs(i - 100_000) < 100)).toBe(true);
+    const middle = await drawnEpisodes();
+    expect(middle.length).toBeLessThan(100);
+    // Consecutive rows, in list order.
+    expect(middle).toEqual(middle.map((_, k) => middle[0] + k));
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('opening a row far down decodes that episode only, and shows its trajectory', async () => {
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
+    const last = page.locator('#episode-list > details[data-episode="199999"]');
+    await last.locator(':scope > summary').click();
+    await expect.poll(() => last.locator('pre').first().textContent()).toContain('Question: q3-49999');
+    expect(await last.locator('.kv .v').first().textContent()).toContain('fever · cot');
+    expect(await page.locator('body').getAttribute('data-decoded')).toBe('1');
+    // Still open after scrolling away and back.
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
+    expect(await last.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    await last.locator(':scope > summary').click();
+    await scrollTo('top');
+    expect(errors).toEqual([]);
+  }, 120_000);
 
   it('filters by tag, method, benchmark and outcome', async () => {
     await page.selectOption('#filter-tag', 'search-not-found');

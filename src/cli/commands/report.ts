@@ -83,7 +83,7 @@ export function readLabels(file: string): ReportOptions['labels'] {
 }
 
 export function renderReport(args: string[], format: string, opts: ReportOptions & LoadOptions = {}): string {
-  const content = buildReport(loadRuns(args, opts), benchmarkNames().map(getBenchmark), opts);
+  const content = buildReport(loadRuns(args, { slim: true, ...opts }), benchmarkNames().map(getBenchmark), opts);
   return render(content, resolveFormat(format, undefined));
 }
 
@@ -188,7 +188,8 @@ export const reportCommand: CommandModule = {
       if (labelMethods !== undefined && labelMethods.length === 0)
         throw new UserError('--label-methods: expected a comma list of methods, e.g. react,cot');
       const labels = argv.labels !== undefined ? readLabels(String(argv.labels)) : undefined;
-      const loaded = loadRuns(runs);
+      // Slim records: trajectories are read back from the run folders as the page is written.
+      const loaded = loadRuns(runs, { slim: true });
       if (argv.labelSheet !== undefined)
         process.stderr.write(`react-repro: ${writeLabelSheet(loaded, String(argv.labelSheet), labelMethods)}\n`);
       const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, ...(labelMethods ? { labelMethods } : {}) });

@@ -1,6 +1,9 @@
 // The trajectory browser's script, inlined into the report. Plain ES2017 in a string (no build step,
 // nothing for a bundler to rename). Every piece of run data reaches the page through textContent or
 // option.text: no innerHTML, no attribute built from data except `value` and `data-*` set as properties.
+// The episode list is virtualised: only the rows in view (and a few around them) are in the document,
+// between two spacers that stand for the rest, so a sweep of hundreds of thousands of episodes scrolls
+// as one list; a closed row has one fixed height, an open one is measured.
 export const CLIENT_JS = String.raw`(function () {
   'use strict';
   var runs = JSON.parse(document.getElementById('report-data').textContent).runs;
@@ -13,12 +16,15 @@ export const CLIENT_JS = String.raw`(function () {
     for (var j = 0; j < part.length; j++) episodes.push(part[j]);
   }
   var bodies = [];
+  var decoded = 0;
   function bodyOf(i) {
-    if (!bodies[i]) bodies[i] = JSON.parse(document.getElementById('ep-' + i).textContent);
+    if (!bodies[i]) {
+      bodies[i] = JSON.parse(document.getElementById('ep-' + i).textContent);
+      decoded++;
+      document.body.dataset.decoded = String(decoded);
+    }
     return bodies[i];
   }
-  var PAGE = 100;
-  var shown = PAGE;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -46,7 +52,6 @@ export const CLIENT_JS = String.raw`(function () {
   var fSearch = document.getElementById('filter-search');
   var list = document.getElementById('episode-list');
   var count = document.getElementById('episode-count');
-  var more = document.getElementById('show-more');
 
   fill(fBench, uniq(runs.map(function (r) { return r.benchmark; })), 'all benchmarks');
   fill(fMethod, uniq(runs.map(function (r) { return r.method; })), 'all methods');
@@ -124,12 +129,26 @@ export const CLIENT_JS = String.raw`(function () {
     return body;
   }
 
+  // Open rows: their node (kept while open, so scrolling away and back keeps what was read) and height.
+  var openNodes = {};
+  var openHeights = {};
+  var resize = typeof ResizeObserver === 'function' ? new ResizeObserver(function (entries) {
+    var changed = false;
+    entries.forEach(function (en) {
+      var i = en.target.dataset.episode;
+      if (openNodes[i] === en.target && en.target.offsetHeight > 0) { openHeights[i] = pitchOf(en.target); changed = true; }
+    });
+    if (changed) layout();
+  }) : null;
+
   function episodeNode(e, i) {
+    if (openNodes[i]) return openNodes[i];
     var run = runs[e.run];
     var d = el('details', 'episode ' + e.outcome);
     d.dataset.outcome = e.outcome;
     d.dataset.method = run.method;
     d.dataset.benchmark = run.benchmark;
+    d.dataset.episode = String(i);
     var s = el('summary');
     s.appendChild(el('span', 'badge ' + e.outcome, e.outcome));
     s.appendChild(el('span', 'where', run.benchmark + ' / ' + run.method + ' #' + e.idx));
@@ -139,24 +158,129 @@ export const CLIENT_JS = String.raw`(function () {
     d.appendChild(s);
     var built = false;
     d.addEventListener('toggle', function () {
-      if (d.open && !built) { built = true; d.appendChild(episodeBody(e, i)); }
+      if (d.open) {
+        if (!built) { built = true; d.appendChild(episodeBody(e, i)); }
+        openNodes[i] = d;
+        openHeights[i] = pitchOf(d);
+        if (resize) resize.observe(d);
+      } else {
+        if (resize) resize.unobserve(d);
+        delete openNodes[i];
+        delete openHeights[i];
+      }
+      layout();
     });
     return d;
   }
 
-  function render() {
-    var hits = [];
-    episodes.forEach(function (e, i) { if (matches(e, i)) hits.push(i); });
-    list.textContent = '';
-    hits.slice(0, shown).forEach(function (i) { list.appendChild(episodeNode(episodes[i], i)); });
-    count.textContent = hits.length + ' of ' + episodes.length + ' episodes' + (hits.length > shown ? ' (showing ' + shown + ')' : '');
-    count.dataset.count = String(hits.length);
-    more.hidden = hits.length <= shown;
+  // The list's geometry: ROW is a closed row's pitch (height and margin), measured on the first row
+  // drawn; an open row adds its own measured pitch minus ROW at its position.
+  var ROW = 34;
+  var measured = false;
+  var OVERSCAN = 12;
+  var hits = [];
+  var posOf = new Int32Array(episodes.length).fill(-1);
+  var topSpacer = el('div', 'spacer');
+  var bottomSpacer = el('div', 'spacer');
+  var drawn = { start: 0, end: 0 };
+
+  function pitchOf(node) {
+    var cs = getComputedStyle(node);
+    return node.offsetHeight + (parseFloat(cs.marginTop) || 0) + (parseFloat(cs.marginBottom) || 0);
+  }
+  /** The open rows among the hits: [position, extra height], by position. */
+  function opens() {
+    var out = [];
+    Object.keys(openHeights).forEach(function (i) {
+      var p = posOf[Number(i)];
+      if (p >= 0) out.push([p, openHeights[i] - ROW]);
+    });
+    return out.sort(function (a, b) { return a[0] - b[0]; });
+  }
+  function offsetOf(p, os) {
+    var y = p * ROW;
+    for (var k = 0; k < os.length && os[k][0] < p; k++) y += os[k][1];
+    return y;
+  }
+  /** The position of the row at height y of the list. */
+  function rowAt(y, os) {
+    var acc = 0;
+    for (var k = 0; k < os.length; k++) {
+      var top = os[k][0] * ROW + acc;
+      if (y < top) break;
+      if (y < top + ROW + os[k][1]) return os[k][0];
+      acc += os[k][1];
+    }
+    return Math.max(0, Math.floor((y - acc) / ROW));
   }
 
-  [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', function () { shown = PAGE; render(); }); });
-  fSearch.addEventListener('input', function () { shown = PAGE; render(); });
-  more.addEventListener('click', function () { shown += PAGE; render(); });
+  // Draws the rows in view; called on scroll, on a filter change and when an open row changes height.
+  // Rows still in view stay the same nodes (a scroll moves the spacers, adds and removes rows at the edges).
+  var nodes = {};
+  function layout() {
+    var os = opens();
+    var view = Math.max(list.clientHeight, 200);
+    var start = Math.max(0, rowAt(list.scrollTop, os) - OVERSCAN);
+    var end = Math.min(hits.length, rowAt(list.scrollTop + view, os) + OVERSCAN + 1);
+    var keep = list.scrollTop;
+    topSpacer.style.height = offsetOf(start, os) + 'px';
+    bottomSpacer.style.height = (offsetOf(hits.length, os) - offsetOf(end, os)) + 'px';
+    var next = {}, want = [];
+    for (var p = start; p < end; p++) {
+      var i = hits[p];
+      var node = nodes[i] || episodeNode(episodes[i], i);
+      next[i] = node;
+      want.push(node);
+    }
+    Array.prototype.slice.call(list.children).forEach(function (c) {
+      if (c !== topSpacer && c !== bottomSpacer && next[c.dataset.episode] !== c) list.removeChild(c);
+    });
+    if (topSpacer.parentNode !== list) list.insertBefore(topSpacer, list.firstChild);
+    if (bottomSpacer.parentNode !== list) list.appendChild(bottomSpacer);
+    var ref = topSpacer.nextSibling;
+    want.forEach(function (node) {
+      if (node === ref) ref = ref.nextSibling;
+      else list.insertBefore(node, ref);
+    });
+    nodes = next;
+    if (list.scrollTop !== keep) list.scrollTop = keep;
+    drawn = { start: start, end: end };
+    list.dataset.start = String(start);
+    list.dataset.end = String(end);
+    if (!measured && end > start) {
+      var first = topSpacer.nextSibling;
+      if (first && !first.open && first.offsetHeight > 0) {
+        measured = true;
+        var pitch = pitchOf(first);
+        if (Math.abs(pitch - ROW) > 0.5) { ROW = pitch; layout(); }
+      }
+    }
+  }
+
+  // A filter change draws a fresh list: every row closed, from the top.
+  function render() {
+    Object.keys(openNodes).forEach(function (i) { if (resize) resize.unobserve(openNodes[i]); });
+    openNodes = {};
+    openHeights = {};
+    nodes = {};
+    list.textContent = '';
+    hits = [];
+    posOf.fill(-1);
+    episodes.forEach(function (e, i) { if (matches(e, i)) { posOf[i] = hits.length; hits.push(i); } });
+    list.scrollTop = 0;
+    count.textContent = hits.length + ' of ' + episodes.length + ' episodes';
+    count.dataset.count = String(hits.length);
+    layout();
+  }
+
+  [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', render); });
+  fSearch.addEventListener('input', render);
+  list.addEventListener('scroll', function () {
+    var os = opens();
+    var start = Math.max(0, rowAt(list.scrollTop, os) - OVERSCAN);
+    var end = Math.min(hits.length, rowAt(list.scrollTop + Math.max(list.clientHeight, 200), os) + OVERSCAN + 1);
+    if (start !== drawn.start || end !== drawn.end) layout();
+  });
 
   // Each run's few-shot prompt, once.
   var prompts = document.getElementById('run-prompts');

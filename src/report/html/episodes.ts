@@ -1,8 +1,9 @@
 // The trajectory browser's data: each run once (with its few-shot prompt once), each episode as its
-// own text after that prompt, its steps, scores and tags. Pure: RunView[] in, plain JSON out.
-import type { RunView } from '../model.js';
-import { limitTags } from '../limit-notes.js';
+// own text after that prompt, its steps, scores and tags. RunView[] in, plain JSON out: pure for runs
+// that hold their records; a slim run's full records are read back from its file (model.ts fullRecords).
+import { fullRecords, type RunView } from '../model.js';
 import type { EpisodeRecord } from '../../runlog/schema.js';
+import { limitTags } from '../limit-notes.js';
 
 export interface BrowserRun {
   id: string;
@@ -58,16 +59,34 @@ export function commonLinePrefix(texts: readonly string[]): string {
 /**
  * The few-shot prompt of a run: the common prefix of its trajs, cut before the first line that holds
  * an episode's own input (so a one-episode run, whose "common prefix" is its whole traj, still shows
- * its question as the episode's text, not as the prompt).
+ * its question as the episode's text, not as the prompt). One pass over the records (a slim run's are
+ * read back from its file one at a time): an input found inside the common prefix seen so far is kept
+ * as a possible cut; one found after it can never fall inside the (only shrinking) prompt.
  */
-export function runPrompt(records: readonly Pick<EpisodeRecord, 'traj' | 'input'>[]): string {
-  const trajs = records.map((r) => r.traj).filter((t) => typeof t === 'string' && t.length > 0);
-  let prompt = commonLinePrefix(trajs);
+export function runPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'>>): string {
+  let first: string | undefined;
+  let end = 0;
+  const cuts: { at: number; cut: number }[] = [];
   for (const r of records) {
+    const t = r.traj;
+    if (typeof t === 'string' && t.length > 0) {
+      if (first === undefined) {
+        first = t;
+        end = t.length;
+      } else {
+        let i = 0;
+        const lim = Math.min(end, t.length);
+        while (i < lim && t.charCodeAt(i) === first.charCodeAt(i)) i++;
+        end = i;
+      }
+    }
     if (!r.input || !r.traj) continue;
     const at = r.traj.lastIndexOf(r.input);
-    if (at >= 0 && at < prompt.length) prompt = prompt.slice(0, r.traj.lastIndexOf('\n', at) + 1);
+    if (at >= 0 && at < end) cuts.push({ at, cut: r.traj.lastIndexOf('\n', at) + 1 });
   }
+  const prefix = first === undefined ? '' : first.slice(0, end);
+  let prompt = prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+  for (const { at, cut } of cuts) if (at < prompt.length) prompt = prompt.slice(0, cut);
   return prompt;
 }
 
@@ -99,7 +118,7 @@ export function browserRun(run: RunView): BrowserRun {
     split: run.manifest.split,
     model: run.manifest.model,
     primary: primaryOf(run),
-    prompt: runPrompt(run.records),
+    prompt: runPrompt(fullRecords(run)),
   };
 }
 
@@ -132,7 +151,7 @@ export function browserData(runs: readonly RunView[], opts: BrowserOptions = {})
   runs.forEach((run, i) => {
     const info = browserRun(run);
     out.runs.push(info);
-    for (const r of run.records) out.episodes.push(browserEpisode(run, i, info, r, opts));
+    for (const r of fullRecords(run)) out.episodes.push(browserEpisode(run, i, info, r, opts));
   });
   return out;
 }

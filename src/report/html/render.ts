@@ -4,7 +4,8 @@
 // Content-Security-Policy that loads nothing from anywhere and runs only our own script (by hash), so
 // even a model's "<script>" that escaped escaping could not run.
 import { createHash } from 'node:crypto';
-import type { ReportTable, RunView } from '../model.js';
+import { fullRecords, type ReportTable, type RunView } from '../model.js';
+import type { EpisodeRecord } from '../../runlog/schema.js';
 import { fmt } from '../format.js';
 import { expandIntervals } from '../display.js';
 import { xmlEscape as esc } from '../svg.js';
@@ -20,7 +21,6 @@ import {
 import { CLIENT_JS } from './client.js';
 import { REPORT_CSS } from './style.js';
 import { LABEL_CSS, LABEL_JS, labellingSectionHtml, type LabellingData } from './labelling.js';
-import type { EpisodeRecord } from '../../runlog/schema.js';
 
 export interface HtmlFigure {
   title: string;
@@ -125,7 +125,8 @@ const INDEX_BLOCK = 2000;
 /**
  * The trajectory browser's data as page blocks, in document order: `report-data` (the runs), then
  * per episode its body block (`ep-<n>`, n its position over all runs) and, every INDEX_BLOCK
- * episodes, an `episode-index` block of their summaries. Built one run at a time.
+ * episodes, an `episode-index` block of their summaries. Built one episode at a time: a slim run's
+ * records are read back from its file here, each written out before the next is read.
  */
 function* episodeBlocks(input: HtmlReportInput): Generator<string> {
   const opts = { isCorrect: input.isCorrect, extraTags: input.extraTags };
@@ -140,7 +141,7 @@ function* episodeBlocks(input: HtmlReportInput): Generator<string> {
   };
   for (let i = 0; i < input.runs.length; i++) {
     const run = input.runs[i];
-    for (const r of run.records) {
+    for (const r of fullRecords(run)) {
       const { summary, body } = splitEpisode(browserEpisode(run, i, infos[i], r, opts));
       pending.push(summary);
       yield `<script type="application/json" id="ep-${n++}">${scriptJson(body)}</script>\n`;
@@ -217,7 +218,6 @@ export function* renderHtmlChunks(input: HtmlReportInput): Generator<string> {
     '</div>',
     '<p id="episode-count" class="meta"></p>',
     '<div id="episode-list"></div>',
-    '<button id="show-more" type="button" hidden>Show more</button>',
     '</section>',
     ...(labelling ? [labellingSectionHtml(labelling)] : []),
     '</main>',

@@ -18,8 +18,11 @@ section.report-table{overflow-x:auto}
 .filters{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;background:var(--bg2);padding:.6em .8em;border-radius:6px}
 .filters label{display:flex;gap:.4em;align-items:center}
 .filters input{min-width:18em}
-details.episode{border:1px solid var(--line);border-radius:6px;margin:.35em 0;background:#fff}
+#episode-list{max-height:75vh;overflow-y:auto;overflow-anchor:none}
+details.episode{border:1px solid var(--line);border-radius:6px;margin:0 0 .35em;background:#fff}
 details.episode>summary{cursor:pointer;padding:.35em .6em;display:flex;gap:.7em;align-items:baseline;flex-wrap:wrap}
+details.episode:not([open])>summary{height:2.2em;flex-wrap:nowrap;overflow:hidden;white-space:nowrap}
+details.episode:not([open])>summary>span{flex-shrink:0}details.episode:not([open])>summary>.item{flex-shrink:1;overflow:hidden;text-overflow:ellipsis}
 details.episode[open]>summary{border-bottom:1px solid var(--line);background:var(--bg2)}
 .badge{font-size:.8em;padding:0 .5em;border-radius:1em;color:#fff}
 .badge.correct{background:var(--ok)}.badge.incorrect{background:var(--bad)}.badge.error{background:var(--err)}

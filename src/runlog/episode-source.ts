@@ -1,0 +1,173 @@
+// A run's episodes for report building in memory independent of the run's length: one chunked pass
+// over episodes.jsonl keeps, per episode, what the tables and statistics read (a slim record: no
+// trajectory text, steps without their text) and where its line starts; the full record is read back
+// from the file when a page or a sheet needs it (the HTML's episode blocks, Table 2's sample, the run's
+// few-shot prompt), one at a time. The reading rules are loadEpisodes' (src/runlog/store.ts): the latest
+// line per index wins, a torn last line is dropped, any other line that is no record is an error.
+import fs from 'node:fs';
+import { UserError, errorMessage } from '../errors.js';
+import { upgradeRecord, type EpisodeRecord, type StepRecord } from './schema.js';
+import { forEachLine } from './episode-lines.js';
+
+/** Reads full records back from a run's episodes.jsonl. */
+export interface EpisodeSource {
+  readonly file: string;
+  /** The full record of item `idx` as stored (its latest line). */
+  read(idx: number): EpisodeRecord;
+  /** The full records of these items, in this order, one at a time (the file is open while iterating). */
+  each(indices: Iterable<number>): Generator<EpisodeRecord>;
+}
+
+/**
+ * What the report keeps of a record in memory: every field but the texts (traj, input, the steps'
+ * thoughts, actions and observations). Steps keep their number (a step limit is counted from it) and
+ * the one fact the limit notes read (turnsDropped, docs/protocol.md §5). Pure.
+ */
+export function reportSlim(rec: EpisodeRecord): EpisodeRecord {
+  const steps = Array.isArray(rec.steps) ? rec.steps.map(textless) : rec.steps;
+  return { ...rec, traj: '', input: '', steps };
+}
+
+/** A step without its text: shared per step number when it carries nothing else, so it costs a pointer. */
+function textless(s: StepRecord): StepRecord {
+  if ((s.turnsDropped ?? 0) > 0) return { step: s.step, action: '', observation: '', turnsDropped: s.turnsDropped };
+  let bare = bareSteps.get(s.step);
+  if (!bare) {
+    bare = Object.freeze({ step: s.step, action: '', observation: '' });
+    if (bareSteps.size < SHARED_MAX) bareSteps.set(s.step, bare);
+  }
+  return bare;
+}
+
+const NO_USAGE = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+/**
+ * Values many slim records hold alike, shared: the same scores ({em: 1, f1: 1}...) and the same
+ * text-less steps. Frozen (no reader changes a record); at most SHARED_MAX of each
+ * kind, so a run of all-distinct scores costs no more than without sharing.
+ */
+const SHARED_MAX = 4096;
+const sharedMetrics = new Map<string, Readonly<Record<string, number>>>();
+const bareSteps = new Map<number, Readonly<StepRecord>>();
+const sharedSteps = new Map<string, StepRecord[]>();
+
+function shareMetrics(m: Record<string, number>): Record<string, number> {
+  if (!m || typeof m !== 'object') return m;
+  const key = JSON.stringify(m);
+  const hit = sharedMetrics.get(key);
+  if (hit) return hit;
+  if (sharedMetrics.size >= SHARED_MAX) return m;
+  const frozen = Object.freeze({ ...m });
+  sharedMetrics.set(key, frozen);
+  return frozen;
+}
+
+function shareSteps(steps: StepRecord[]): StepRecord[] {
+  if (!Array.isArray(steps) || steps.some((s) => s !== bareSteps.get(s.step))) return steps;
+  const key = steps.map((s) => s.step).join(',');
+  const hit = sharedSteps.get(key);
+  if (hit) return hit;
+  if (sharedSteps.size < SHARED_MAX) {
+    Object.freeze(steps);
+    sharedSteps.set(key, steps);
+  }
+  return steps;
+}
+
+/**
+ * A slim record once its run's summary is computed: its accounting (calls, tokens, cost, latency) is
+ * in RunView.summary and read from nowhere else, so it is zeroed here (the full record has it); scores
+ * and bare steps alike are shared. Pure but for the sharing.
+ */
+export function withoutAccounting(rec: EpisodeRecord): EpisodeRecord {
+  const { spent_usage: _su, spent_cost: _sc, ...rest } = rec;
+  return {
+    ...rest,
+    metrics: shareMetrics(rec.metrics),
+    steps: shareSteps(rec.steps),
+    n_calls: 0,
+    n_badcalls: 0,
+    usage: NO_USAGE,
+    cost: 0,
+    latency_ms: 0,
+    cached_calls: 0,
+  };
+}
+
+/** A line's bytes from `offset` to its newline (the line was seen whole when the file was indexed). */
+function readLineAt(fd: number, offset: number, file: string): Buffer {
+  let size = 16 * 1024;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(size);
+    const n = fs.readSync(fd, buf, 0, size, offset);
+    const nl = buf.subarray(0, n).indexOf(0x0a);
+    if (nl >= 0) return buf.subarray(0, nl);
+    if (n < size) throw new UserError(`${file}: changed while the report read it (a line at byte ${offset} lost its end)`);
+    size *= 4;
+  }
+}
+
+/** A line read back: it was a record when the file was indexed, so anything else means the file changed since. */
+function parseLine(bytes: Buffer, file: string, offset: number): EpisodeRecord {
+  try {
+    return upgradeRecord(JSON.parse(bytes.toString('utf8')));
+  } catch (e) {
+    throw new UserError(`${file}: changed while the report read it (the line at byte ${offset}: ${errorMessage(e)})`);
+  }
+}
+
+function fileSource(file: string, offsets: Map<number, number>): EpisodeSource {
+  const at = (idx: number): number => {
+    const o = offsets.get(idx);
+    if (o === undefined) throw new Error(`${file}: no record of item ${idx}`);
+    return o;
+  };
+  function* each(indices: Iterable<number>): Generator<EpisodeRecord> {
+    const fd = fs.openSync(file, 'r');
+    try {
+      for (const idx of indices) {
+        const offset = at(idx);
+        yield parseLine(readLineAt(fd, offset, file), file, offset);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  return {
+    file,
+    read: (idx) => {
+      for (const r of each([idx])) return r;
+      throw new Error('unreachable');
+    },
+    each,
+  };
+}
+
+export interface SlimEpisodes {
+  /** Latest record per index, slim (reportSlim), in file order of their latest line. */
+  records: Map<number, EpisodeRecord>;
+  source: EpisodeSource;
+}
+
+/** One chunked pass over episodes.jsonl: slim records and where each latest line starts. */
+export function readSlimEpisodes(file: string): SlimEpisodes {
+  const records = new Map<number, EpisodeRecord>();
+  const offsets = new Map<number, number>();
+  if (fs.existsSync(file)) {
+    forEachLine(file, (bytes, offset, i, last) => {
+      const line = bytes.toString('utf8');
+      if (line.trim() === '') return;
+      let rec: EpisodeRecord;
+      try {
+        rec = upgradeRecord(JSON.parse(line));
+      } catch (e) {
+        if (last) return; // a last line that is no record: a torn write, as loadEpisodes treats it
+        throw new UserError(`${file}: line ${i + 1} is not an episode record (${errorMessage(e)}); the file was edited or corrupted`);
+      }
+      records.delete(rec.idx); // insertion order = order of the latest line
+      records.set(rec.idx, reportSlim(rec));
+      offsets.set(rec.idx, offset);
+    });
+  }
+  return { records, source: fileSource(file, offsets) };
+}
