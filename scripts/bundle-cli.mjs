@@ -1,0 +1,37 @@
+// The last step of `npm run build`: the compiled CLI (dist/cli/main.js and everything it imports, the
+// openai and yargs packages included) bundled by esbuild into dist/cli-bundle/, which bin/react-repro.js
+// runs when it is current. Loading ~400 ES modules one by one (resolve, read, compile each) took about
+// half of the time from start to the first model request; a few bundled files load in a fraction of it
+// (bench/start.ts, bench/RESULTS.md). Dynamic imports stay separate chunks, so each command still loads
+// only its own code. Native and optional packages (better-sqlite3, node-llama-cpp) stay external.
+// Without esbuild (it comes with tsx, a devDependency) the build skips this step: the bin runs
+// dist/cli/main.js as before, and the library (dist/index.js) is never bundled.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist', 'cli-bundle');
+
+let esbuild;
+try {
+  esbuild = await import('esbuild');
+} catch {
+  process.stderr.write('bundle-cli: esbuild is not installed; the bin will run dist/cli/main.js unbundled\n');
+  process.exit(0);
+}
+
+fs.rmSync(outdir, { recursive: true, force: true });
+await esbuild.build({
+  entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: ['better-sqlite3', 'node-llama-cpp'],
+  // CommonJS packages inside an ES module bundle call require() (for node: built-ins among others).
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
