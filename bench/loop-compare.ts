@@ -169,7 +169,7 @@ const file = 'results-loop.md';
 writeResultsFile(
   path.join(here, file),
   [
-    '# The 48-question comparison against the paper\'s loop',
+    "# The 48-question comparison against the paper's loop",
     '',
     `\`npx tsx bench/loop-compare.ts --rounds ${ROUNDS}${baseDir ? ' --base DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
     '',

@@ -82,7 +82,16 @@ fs.rmSync(tmp, { recursive: true, force: true });
 const file = 'results-memory.md';
 writeResultsFile(
   path.join(here, file),
-  ['# Peak memory of a long run', '', `\`npx tsx bench/memory.ts --limit ${LIMIT}\` on ${new Date().toISOString().slice(0, 10)}.`, '', '```', ...out, '```', ''].join('\n'),
+  [
+    '# Peak memory of a long run',
+    '',
+    `\`npx tsx bench/memory.ts --limit ${LIMIT}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '```',
+    ...out,
+    '```',
+    '',
+  ].join('\n'),
 );
 reportRows([
   {

@@ -132,14 +132,25 @@ const out = [
   `load average before ${load0}, after ${load1} (${os.availableParallelism()} cores); ${ROUNDS} rounds interleaved`,
   `node -e 0 (reference): ${fmt(t.ref)}`,
   `start to first request, the bin (compiled bundle): ${fmt(t.dist)}  [target ≤ 250 ms]`,
-  ...(baseDir ? [`start to first request, --base ${baseDir}: ${fmt(base)}; ratio of medians ${(median(base) / median(t.dist)).toFixed(2)} ×`] : []),
+  ...(baseDir
+    ? [`start to first request, --base ${baseDir}: ${fmt(base)}; ratio of medians ${(median(base) / median(t.dist)).toFixed(2)} ×`]
+    : []),
   ...(withSrc ? [`start to first request, through tsx (src/): ${fmt(t.src)}`] : []),
 ];
 console.log(out.join('\n'));
 const file = 'results-start.md';
 writeResultsFile(
   path.join(here, file),
-  ['# Start to the first model request', '', `\`npx tsx bench/start.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}.`, '', '```', ...out, '```', ''].join('\n'),
+  [
+    '# Start to the first model request',
+    '',
+    `\`npx tsx bench/start.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '```',
+    ...out,
+    '```',
+    '',
+  ].join('\n'),
 );
 reportRows([
   {

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256, sha256File } from './hash.js';
+import { JsonFields } from './json-fields.js';
 
 type Memo = Map<string, { id: string; sha: string }>;
 const memos = new Map<string, Memo>();
@@ -24,12 +25,12 @@ function memoOf(memoFile: string | undefined): Memo {
   memo = new Map();
   if (memoFile) {
     try {
-      const parsed: unknown = JSON.parse(fs.readFileSync(memoFile, 'utf8'));
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-        for (const [file, v] of Object.entries(parsed)) {
-          if (typeof v !== 'object' || v === null || !('id' in v) || !('sha' in v)) continue;
-          if (typeof v.id === 'string' && typeof v.sha === 'string' && /^[0-9a-f]{64}$/.test(v.sha)) memo.set(file, { id: v.id, sha: v.sha });
-        }
+      const all = JsonFields.orEmpty(JSON.parse(fs.readFileSync(memoFile, 'utf8')));
+      for (const file of all.keys()) {
+        const e = all.obj(file);
+        const id = e?.str('id');
+        const sha = e?.str('sha');
+        if (id !== undefined && sha !== undefined && /^[0-9a-f]{64}$/.test(sha)) memo.set(file, { id, sha });
       }
     } catch {
       // absent or unreadable: start empty

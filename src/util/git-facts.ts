@@ -13,7 +13,10 @@ const STATUS = ['status', '--porcelain=v2', '--branch', '--untracked-files=no'];
 /** The facts in `git status --porcelain=v2 --branch` output, or null without a commit. */
 export function parseStatusV2(out: string): GitFacts {
   const lines = out.split('\n').filter(Boolean);
-  const oid = lines.find((l) => l.startsWith('# branch.oid '))?.slice('# branch.oid '.length).trim();
+  const oid = lines
+    .find((l) => l.startsWith('# branch.oid '))
+    ?.slice('# branch.oid '.length)
+    .trim();
   if (!oid || !/^[0-9a-f]{40,64}$/.test(oid)) return null;
   return { commit: oid, dirty: lines.some((l) => !l.startsWith('#')) };
 }
