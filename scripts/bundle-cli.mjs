@@ -22,7 +22,7 @@ try {
 }
 
 fs.rmSync(outdir, { recursive: true, force: true });
-await esbuild.build({
+const result = await esbuild.build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
   outdir,
   bundle: true,
@@ -34,4 +34,9 @@ await esbuild.build({
   // CommonJS packages inside an ES module bundle call require() (for node: built-ins among others).
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   logLevel: 'warning',
+  metafile: true,
 });
+// Which compiled modules and packages each bundle file holds (test/package/lazy-cli.test.ts reads it to
+// check that `--help` still loads no model, SQLite, report or benchmark code).
+const modules = Object.fromEntries(Object.entries(result.metafile.outputs).map(([out, o]) => [path.basename(out), Object.keys(o.inputs)]));
+fs.writeFileSync(path.join(outdir, 'modules.json'), JSON.stringify(modules));
