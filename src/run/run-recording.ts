@@ -7,8 +7,10 @@
 // after one {"t":"session", session, model, api, startedAt} line per session. The model-call lines
 // carry the completion cache key (src/llm/cache.ts cacheKey: the keys a bundle exports) and the call's
 // own accounting (tokens, cost, cache hit), so a replay rebuilds the episode record byte for byte.
-// Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is fsync'ed
-// before the runner appends the episode record, so a record never outlives its recording.
+// Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is durable
+// before the runner appends the episode record, so a record never outlives its recording: it is made
+// so by a group commit (src/util/group-commit.ts: one fsync off the event loop for every attempt ending
+// meanwhile) rather than an fsync per attempt on the event loop, which held up every other episode.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import type { Item } from '../benchmarks/types.js';
 import { FatalRunError, UserError } from '../errors.js';
 import { recordError, recordingEnv, type EnvEvent, type RecordedError } from '../envs/recording.js';
 import { appendRecord, DiskError, toDiskError, truncateTornTail } from '../util/durable.js';
+import { GroupCommitLog } from '../util/group-commit.js';
 import { assertNoSecrets } from './manifest.js';
 import { isEnvRestart } from '../envs/pool.js';
 import type { Settings } from './experiment.js';
@@ -90,6 +93,8 @@ export interface RecorderOptions {
 /** Appends one run's recording. Open it once per session (after the manifest is written), close it after. */
 export class RunRecorder {
   private fd: number | undefined;
+  /** The same file: attempts' "end" lines, made durable together (group commit). */
+  private readonly log: GroupCommitLog;
   private attempts = 0;
   readonly session: string;
   private readonly api: string;
@@ -110,6 +115,7 @@ export class RunRecorder {
     } catch (e) {
       throw toDiskError(e, file, 'opening the run recording');
     }
+    this.log = new GroupCommitLog(this.fd, file, { what: 'the run recording' });
     const line: SessionLine = {
       t: 'session',
       v: RECORDING_SCHEMA,
@@ -149,13 +155,13 @@ export class RunRecorder {
     };
     try {
       const result = await method.run(item, run);
-      this.end(item, attempt, !ctx.signal?.aborted);
+      await this.end(item, attempt, !ctx.signal?.aborted);
       return result;
     } catch (e) {
       // The runner drops interrupted episodes and stops on a FatalRunError or a DiskError; it records
       // everything else (InfraError, internal errors) as an error episode.
       if (!(e instanceof DiskError))
-        this.end(item, attempt, !ctx.signal?.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e));
+        await this.end(item, attempt, !ctx.signal?.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e));
       throw e;
     }
   }
@@ -204,21 +210,27 @@ export class RunRecorder {
     };
   }
 
-  private end(item: Item, attempt: string, written: boolean): void {
-    // fsync'ed: the runner appends the episode record right after this returns
-    this.write({ t: 'end', item: item.index, attempt, written }, true);
+  /** Written now (whole or not at all); resolves once durable: the runner appends the episode record after. */
+  private end(item: Item, attempt: string, written: boolean): Promise<void> {
+    if (this.fd === undefined) throw new Error('RunRecorder is closed');
+    return this.log.append(this.text({ t: 'end', item: item.index, attempt, written }));
+  }
+
+  private text(line: RecordingLine): string {
+    const text = JSON.stringify(line);
+    assertNoSecrets(text, this.o.secrets ?? [], RECORDING_FILE);
+    return text;
   }
 
   private write(line: RecordingLine, fsync = false): void {
     if (this.fd === undefined) throw new Error('RunRecorder is closed');
-    const text = JSON.stringify(line);
-    assertNoSecrets(text, this.o.secrets ?? [], RECORDING_FILE);
     // A full or read-only disk throws a DiskError, which stops the run like a failed run-log write.
-    appendRecord(this.fd, this.file, text, { fsync, what: 'the run recording' });
+    appendRecord(this.fd, this.file, this.text(line), { fsync, what: 'the run recording' });
   }
 
+  /** Closes the file now, or once the fsync in flight is done. */
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
+    if (this.fd !== undefined) this.log.close();
     this.fd = undefined;
   }
 }
