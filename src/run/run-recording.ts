@@ -161,7 +161,11 @@ export class RunRecorder {
       // The runner drops interrupted episodes and stops on a FatalRunError or a DiskError; it records
       // everything else (InfraError, internal errors) as an error episode.
       if (!(e instanceof DiskError))
-        await this.end(item, attempt, !ctx.signal?.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e));
+        await this.end(
+          item,
+          attempt,
+          !ctx.signal?.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e),
+        );
       throw e;
     }
   }
