@@ -144,7 +144,7 @@ writeResultsFile(
   [
     '# Start to the first model request',
     '',
-    `\`npx tsx bench/start.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `\`npx tsx bench/start.ts --rounds ${ROUNDS}${withSrc ? '' : ' --dist-only'}${baseDir ? ' --base DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
     '',
     '```',
     ...out,
