@@ -1,124 +1,195 @@
-// The 48-question comparison (npx tsx bench/loop-compare.ts [--rounds N] [--base DIR]): ReAct on 48
-// offline500 HotpotQA questions against the test OpenAI server in its own process answering each call
-// after 100 ms, as `react-repro run --concurrency 16` and as the paper's loop (one question after the
-// other, each step's call in sequence, as the released notebook runs: here our CLI at --concurrency 1).
-// Wall time from spawn to exit and the client's CPU time (user + system, /usr/bin/time -v) per model
-// call; the two are run interleaved round by round so the shared machine's load falls on both alike.
-// `--base DIR` adds the --concurrency 16 run of another compiled tree (main's dist/) in each round.
-import { spawn } from 'node:child_process';
+// The 48-question comparison (npx tsx bench/loop-compare.ts [--rounds N] [--base DIR]): ReAct on the
+// first 48 offline500 HotpotQA questions, the model a test OpenAI server in its own process answering
+// each call after 100 ms, Wikipedia the stand-in site (test/servers/wiki-server.ts) in its own process,
+// reached as the notebook reaches Wikipedia (--wiki live: GET /w/index.php?search=...). Run two ways:
+// - ours: `react-repro run --concurrency 16 --wiki live --wiki-url <stand-in>`, the compiled bin as a
+//   user runs it (REACT_REPRO_ENTRY=dist: the bundle when it is current);
+// - the paper's loop: the released hotpotqa.ipynb webthink loop replicated in Python
+//   (bench/support/paper_loop.py, which lists where it departs from the notebook), one question after
+//   the other, against the same two servers.
+// The two must run the same episodes: every question's final prompt is compared (printed as
+// "trajectories equal"). Wall time from spawn to exit and the client's CPU time (user + system,
+// /usr/bin/time -v) per model call, two ways: over the whole run (start included), and per call in
+// the steady state: (CPU of the 48-question run − CPU of a 4-question run) ÷ (the difference in calls); the runs are interleaved round by round so the shared machine's
+// load falls on both alike. `--base DIR` adds the --concurrency 16 run of another compiled tree
+// (main's dist/, built into a folder under this checkout so it finds node_modules) in each round.
+// Writes bench/results-loop.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { childOpenAIServer } from './support/child-server.js';
+import { childOpenAIServer, childWikiServer } from './support/child-server.js';
+import { ensureBuilt } from './support/build.js';
+import { reportRows, writeResultsFile } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
+const bin = path.join(root, 'bin', 'react-repro.js');
 const argOf = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const ROUNDS = Number(argOf('rounds') ?? 3);
+const LIMIT = Number(argOf('limit') ?? 48);
+const SMALL = 4;
+const CONCURRENCY = 16;
 const baseDir = argOf('base') ? path.resolve(argOf('base')!) : undefined;
-const LIMIT = 48;
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+const loadNow = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
+ensureBuilt(root);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-loop-'));
-const server = await childOpenAIServer({ script: 'reactEpisode', latencyMs: 100 });
+const server = await childOpenAIServer({ script: 'reactEpisodeWiki', latencyMs: 100 });
+const wiki = await childWikiServer();
+const baseEnv = { ...process.env, REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache'), REACT_REPRO_ENTRY: 'dist' };
 let seq = 0;
+
+const sample = spawnSync(process.execPath, [bin, 'data', 'sample', 'hotpotqa', 'offline500'], { env: baseEnv, encoding: 'utf8' });
+if (sample.status !== 0) throw new Error(`data sample failed: ${sample.stderr}`);
+const indices = sample.stdout.trim().split('\n').slice(0, LIMIT);
 
 interface Run {
   s: number;
   cpuMs: number;
   calls: number;
   errors: number;
+  trajs: Map<string, string>;
 }
-async function run(distDir: string, concurrency: number, limit = LIMIT): Promise<Run> {
-  const results = path.join(tmp, `r${seq++}`);
-  const main = pathToFileURL(path.join(distDir, 'cli', 'main.js')).href;
-  const args = [
-    '-v',
-    process.execPath,
-    '--input-type=module',
-    '-e',
-    `const { main } = await import(${JSON.stringify(main)}); process.exitCode = await main(process.argv.slice(1));`,
-  ];
-  args.push(
-    'run',
-    '--task',
-    'hotpotqa',
-    '--method',
-    'react',
-    '--split',
-    'offline500',
-    '--limit',
-    String(limit),
-    '--concurrency',
-    String(concurrency),
-  );
-  args.push('--base-url', server.baseURL, '--model', 'bench-model', '--cache', 'off', '--results-dir', results);
+
+/** Runs a command under /usr/bin/time -v: wall seconds, CPU ms (user + system), stderr. */
+async function timed(argv: string[], env: NodeJS.ProcessEnv): Promise<{ s: number; cpuMs: number; err: string }> {
   const t0 = performance.now();
-  const child = spawn('/usr/bin/time', args, {
-    cwd: tmp,
-    env: { ...process.env, REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache') },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn('/usr/bin/time', ['-v', ...argv], { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const code = await new Promise<number | null>((r) => child.on('close', r));
   const s = (performance.now() - t0) / 1000;
   const user = /User time \(seconds\): ([\d.]+)/.exec(err)?.[1];
   const sys = /System time \(seconds\): ([\d.]+)/.exec(err)?.[1];
-  if (code !== 0 || !user || !sys) throw new Error(`run exited ${code}: ${err.slice(-2000)}`);
+  if (code !== 0 || !user || !sys) throw new Error(`${argv.slice(0, 3).join(' ')} exited ${code}: ${err.slice(-2000)}`);
+  return { s, cpuMs: (Number(user) + Number(sys)) * 1000, err };
+}
+
+/** Our CLI: the bin (compiled, bundled when current) or another compiled tree's dist/cli/main.js. */
+async function ours(concurrency: number, limit = LIMIT, distDir?: string): Promise<Run> {
+  const results = path.join(tmp, `r${seq++}`);
+  const head = distDir
+    ? [
+        '--input-type=module',
+        '-e',
+        `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(distDir, 'cli', 'main.js')).href)}); process.exitCode = await main(process.argv.slice(1));`,
+      ]
+    : [bin];
+  const args = [process.execPath, ...head, 'run', '--task', 'hotpotqa', '--method', 'react', '--split', 'offline500'];
+  args.push('--limit', String(limit), '--concurrency', String(concurrency), '--wiki', 'live', '--wiki-url', wiki.url);
+  args.push('--base-url', server.baseURL, '--model', 'bench-model', '--cache', 'off', '--results-dir', results);
+  const t = await timed(args, baseEnv);
   const [dir] = fs.readdirSync(results);
   const eps = fs
     .readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l));
+    .map((l) => JSON.parse(l) as { idx: number; n_calls: number; error: unknown; traj: string });
+  fs.rmSync(results, { recursive: true, force: true });
   return {
-    s,
-    cpuMs: (Number(user) + Number(sys)) * 1000,
+    s: t.s,
+    cpuMs: t.cpuMs,
     calls: eps.reduce((a, e) => a + e.n_calls, 0),
     errors: eps.filter((e) => e.error).length,
+    trajs: new Map(eps.map((e) => [String(e.idx), e.traj])),
   };
 }
 
-const load0 = os
-  .loadavg()
-  .map((x) => x.toFixed(1))
-  .join(' ');
-const dist = path.join(root, 'dist');
-await run(dist, 16, 2); // builds the offline Wikipedia snapshot (not measured)
-const ours: Run[] = [];
-const paper: Run[] = [];
-const base: Run[] = [];
-for (let r = 0; r < ROUNDS; r++) {
-  ours.push(await run(dist, 16));
-  paper.push(await run(dist, 1));
-  if (baseDir) base.push(await run(baseDir, 16));
+/** The notebook's loop in Python (bench/support/paper_loop.py), one question after the other. */
+async function paper(limit = LIMIT): Promise<Run> {
+  const trajFile = path.join(tmp, `p${seq++}.json`);
+  const script = path.join(here, 'support', 'paper_loop.py');
+  const t = await timed(['python3', script, root, server.baseURL, wiki.url, 'bench-model', ...indices.slice(0, limit)], {
+    ...process.env,
+    PAPER_LOOP_TRAJS: trajFile,
+  });
+  const totals = JSON.parse(t.err.split('\n').find((l) => l.startsWith('{"episodes"')) ?? '{}') as { episodes?: number; calls?: number };
+  if (totals.episodes !== limit || !totals.calls) throw new Error(`paper loop: ${t.err.slice(-1000)}`);
+  const trajs = new Map(Object.entries(JSON.parse(fs.readFileSync(trajFile, 'utf8')) as Record<string, string>));
+  return { s: t.s, cpuMs: t.cpuMs, calls: totals.calls, errors: 0, trajs };
 }
+
+const load0 = loadNow();
+await ours(CONCURRENCY, 2); // warms the page cache and the bundle's files (not measured)
+await paper(2);
+const o: Run[] = [];
+const p: Run[] = [];
+const b: Run[] = [];
+const oSmall: Run[] = [];
+const pSmall: Run[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  o.push(await ours(CONCURRENCY));
+  p.push(await paper());
+  if (baseDir) b.push(await ours(CONCURRENCY, LIMIT, baseDir));
+  oSmall.push(await ours(CONCURRENCY, SMALL));
+  pSmall.push(await paper(SMALL));
+}
+const load1 = loadNow();
 server.close();
+wiki.close();
 fs.rmSync(tmp, { recursive: true, force: true });
+
+const same = indices.filter((i) => o[0].trajs.get(i) !== undefined && o[0].trajs.get(i) === p[0].trajs.get(i)).length;
+const perCall = (xs: Run[]) => median(xs.map((x) => x.cpuMs / x.calls));
+/** Steady-state CPU per call: the extra CPU of the long run over the short one, per extra call. */
+const marginal = (long: Run[], short: Run[]) => median(long.map((x, i) => (x.cpuMs - short[i].cpuMs) / (x.calls - short[i].calls)));
 const line = (label: string, xs: Run[]) =>
-  `${label}: wall median ${median(xs.map((x) => x.s)).toFixed(2)} s (${xs.map((x) => x.s.toFixed(2)).join(', ')}); client CPU ${median(xs.map((x) => x.cpuMs)).toFixed(0)} ms = ${median(xs.map((x) => x.cpuMs / x.calls)).toFixed(2)} ms/call; calls ${xs[0].calls}, errors ${xs.reduce((a, x) => a + x.errors, 0)}`;
-console.log(
-  `load average before ${load0}, after ${os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ')}; ${ROUNDS} rounds interleaved`,
+  `${label}: wall median ${median(xs.map((x) => x.s)).toFixed(2)} s (${xs.map((x) => x.s.toFixed(2)).join(', ')}); client CPU ${median(xs.map((x) => x.cpuMs)).toFixed(0)} ms = ${perCall(xs).toFixed(2)} ms/call; calls ${xs[0].calls}, errors ${xs.reduce((a, x) => a + x.errors, 0)}`;
+const ratios = o.map((x, i) => p[i].s / x.s);
+const cpuRatio = perCall(o) / perCall(p);
+const marginalRatio = marginal(o, oSmall) / marginal(p, pSmall);
+const floor = ((o[0].calls / LIMIT) * Math.ceil(LIMIT / CONCURRENCY) * 0.1).toFixed(1);
+const out = [
+  `load average before ${load0}, after ${load1} (${os.availableParallelism()} cores); ${ROUNDS} rounds interleaved`,
+  `trajectories equal (ours vs the paper's loop, final prompts): ${same} / ${indices.length}`,
+  line(`ours, --concurrency ${CONCURRENCY}`, o),
+  line("the paper's loop (bench/support/paper_loop.py)", p),
+  ...(baseDir ? [line(`--base ${baseDir}, --concurrency ${CONCURRENCY}`, b)] : []),
+  `ratio paper's loop / ours, per round: ${ratios.map((x) => x.toFixed(1)).join(', ')}; median ${median(ratios).toFixed(1)} ×  [target ≥ 12 ×; model floor ${floor} s + start]`,
+  `client CPU per call, start included, ours / paper's loop: ${cpuRatio.toFixed(2)} ×  [target ≤ 0.5 ×]`,
+  `client CPU per call in the steady state (${LIMIT} − ${SMALL} questions), ours / paper's loop: ${marginal(o, oSmall).toFixed(2)} / ${marginal(p, pSmall).toFixed(2)} ms = ${marginalRatio.toFixed(2)} ×  [target ≤ 0.5 ×]`,
+];
+console.log(out.join('\n'));
+
+const file = 'results-loop.md';
+writeResultsFile(
+  path.join(here, file),
+  [
+    "# The 48-question comparison against the paper's loop",
+    '',
+    `\`npx tsx bench/loop-compare.ts --rounds ${ROUNDS}${baseDir ? ' --base DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '```',
+    ...out,
+    '```',
+    '',
+  ].join('\n'),
 );
-console.log(line('--concurrency 16', ours));
-console.log(line("paper's loop (--concurrency 1)", paper));
-if (baseDir) console.log(line(`--base ${baseDir}, --concurrency 16`, base));
-const ratios = ours.map((o, i) => paper[i].s / o.s);
-console.log(
-  `ratio paper's loop / ours, per round: ${ratios.map((x) => x.toFixed(1)).join(', ')}; median ${median(ratios).toFixed(1)} ×  [target ≥ 12 ×]`,
-);
-console.log(
-  `client CPU per call, ours / paper's loop: ${(median(ours.map((x) => x.cpuMs / x.calls)) / median(paper.map((x) => x.cpuMs / x.calls))).toFixed(2)} ×`,
-);
+reportRows([
+  {
+    benchmark: `${LIMIT} HotpotQA questions, 100 ms model, --wiki live stand-in: ours at --concurrency ${CONCURRENCY} vs the paper's loop (Python replica), median of ${ROUNDS}`,
+    target: '≥ 12 ×',
+    measured: `${median(ratios).toFixed(1)} × (${median(o.map((x) => x.s)).toFixed(2)} s vs ${median(p.map((x) => x.s)).toFixed(2)} s; trajectories equal ${same}/${indices.length}; load ${load0} → ${load1})`,
+    file,
+  },
+  {
+    benchmark: "Client CPU per model call, ours at --concurrency 16 / the paper's loop: steady state (48 − 4 questions); start included",
+    target: '≤ 0.5 ×',
+    measured: `${marginalRatio.toFixed(2)} × (${marginal(o, oSmall).toFixed(2)} vs ${marginal(p, pSmall).toFixed(2)} ms/call); ${cpuRatio.toFixed(2)} × (${perCall(o).toFixed(2)} vs ${perCall(p).toFixed(2)} ms/call)`,
+    file,
+  },
+]);

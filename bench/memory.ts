@@ -3,7 +3,8 @@
 // own process answering at once (bench/support/scripts.ts reactEpisode: Search → Lookup → Finish),
 // concurrency 16, cache off. The CLI child's peak RSS is read from /usr/bin/time -v ("Maximum resident
 // set size"). `--base DIR` runs another compiled tree (e.g. main's dist/, built into a folder under
-// this checkout) the same way, right after. Target: ≤ 350 MB at 7,405 episodes.
+// this checkout) the same way, right after. Target: ≤ 350 MB at 7,405 episodes. Writes
+// bench/results-memory.md (keeping its ## Notes) and the row `npm run bench -- --memory` puts in RESULTS.md.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childOpenAIServer } from './support/child-server.js';
+import { reportRows, writeResultsFile } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -64,16 +66,38 @@ const load0 = os
   .join(' ');
 await peakRss(path.join(root, 'dist'), 2); // builds the offline Wikipedia snapshot (not measured)
 const ours = await peakRss(path.join(root, 'dist'), LIMIT);
-console.log(`this tree: ${ours.episodes} episodes, peak RSS ${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(1)} s  [target ≤ 350 MB]`);
-if (baseDir) {
-  const base = await peakRss(baseDir, LIMIT);
-  console.log(`--base ${baseDir}: ${base.episodes} episodes, peak RSS ${base.rssMB.toFixed(0)} MB, ${base.s.toFixed(1)} s`);
-}
-console.log(
-  `load average before ${load0}, after ${os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ')}`,
-);
+const base = baseDir ? await peakRss(baseDir, LIMIT) : undefined;
+const load1 = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ');
+const out = [
+  `this tree: ${ours.episodes} episodes, peak RSS ${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(1)} s  [target ≤ 350 MB]`,
+  ...(base ? [`--base ${baseDir}: ${base.episodes} episodes, peak RSS ${base.rssMB.toFixed(0)} MB, ${base.s.toFixed(1)} s`] : []),
+  `load average before ${load0}, after ${load1}`,
+];
+console.log(out.join('\n'));
 server.close();
 fs.rmSync(tmp, { recursive: true, force: true });
+const file = 'results-memory.md';
+writeResultsFile(
+  path.join(here, file),
+  [
+    '# Peak memory of a long run',
+    '',
+    `\`npx tsx bench/memory.ts --limit ${LIMIT}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '```',
+    ...out,
+    '```',
+    '',
+  ].join('\n'),
+);
+reportRows([
+  {
+    benchmark: `Peak RSS of a ${ours.episodes}-episode ReAct run (HotpotQA dev, offline Wikipedia, instant model, concurrency 16)`,
+    target: '≤ 350 MB',
+    measured: `${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(0)} s${base ? ` (--base: ${base.rssMB.toFixed(0)} MB)` : ''}`,
+    file,
+  },
+]);

@@ -2,7 +2,8 @@
 // JIT state do not colour the next), then bench/RESULTS.md rewritten from the rows they report
 // (bench/support/summary.ts) with the machine and the date. Each benchmark also rewrites its own
 // results-<name>.md. `npm run bench -- cli run` runs only those and replaces only their rows in
-// RESULTS.md; `-- --pages 0` is passed to wiki.ts, `-- --million` to report.ts.
+// RESULTS.md; `-- --pages 0` is passed to wiki.ts, `-- --million` to report.ts; `-- --memory` adds the
+// long-run memory benchmark (minutes: opt-in).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,8 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { replaceRows, type SummaryRow } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ALL: { name: string; args: string[] }[] = [
+const ALL: { name: string; file?: string; args: string[]; optIn?: string }[] = [
   { name: 'cli', args: [] },
+  { name: 'start', args: ['--rounds', '9', '--dist-only'] },
+  { name: 'loop', file: 'loop-compare', args: ['--rounds', '3'] },
+  { name: 'memory', args: [], optIn: '--memory' },
   { name: 'llm', args: [] },
   { name: 'run', args: [] },
   { name: 'wiki', args: [] },
@@ -22,7 +26,7 @@ const ALL: { name: string; args: string[] }[] = [
 const argv = process.argv.slice(2);
 const named = argv.filter((a) => !a.startsWith('--') && ALL.some((b) => b.name === a));
 const pagesAt = argv.indexOf('--pages');
-const selected = ALL.filter((b) => named.length === 0 || named.includes(b.name));
+const selected = ALL.filter((b) => (named.length === 0 ? !b.optIn || argv.includes(b.optIn) : named.includes(b.name)));
 const summaryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-all-')), 'rows.jsonl');
 
 function cpuModel(): string {
@@ -43,8 +47,8 @@ for (const b of selected) {
       : b.name === 'report' && argv.includes('--million')
         ? ['--million']
         : b.args;
-  process.stderr.write(`\n== bench/${b.name}.ts ${args.join(' ')}\n`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, `${b.name}.ts`), ...args], {
+  process.stderr.write(`\n== bench/${b.file ?? b.name}.ts ${args.join(' ')}\n`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, `${b.file ?? b.name}.ts`), ...args], {
     stdio: 'inherit',
     env: { ...process.env, BENCH_SUMMARY_FILE: summaryFile },
   });
@@ -60,7 +64,7 @@ const rows: SummaryRow[] = fs.existsSync(summaryFile)
   : [];
 fs.rmSync(path.dirname(summaryFile), { recursive: true, force: true });
 
-if (named.length > 0 && named.length < ALL.length) {
+if (named.length > 0 && named.length < ALL.filter((b) => !b.optIn).length) {
   // A partial run replaces only its own rows, each file's rows stamped with when and under what load.
   const results = path.join(here, 'RESULTS.md');
   const files = selected.filter((b) => !failed.some((f) => f.startsWith(`${b.name} `))).map((b) => `results-${b.name}.md`);
@@ -89,7 +93,7 @@ if (named.length > 0 && named.length < ALL.length) {
     ...rows.map((r) => `| ${r.benchmark} | ${r.target} | ${r.measured} | [${r.file}](${r.file}) |`),
     '',
     ...(failed.length ? [`Failed: ${failed.join(', ')} (their rows are missing).`, ''] : []),
-    `Run them all with \`npm run bench\`, or one with ${ALL.map((b) => `\`npx tsx bench/${b.name}.ts\``).join(', ')}.`,
+    `Run them all with \`npm run bench\` (\`-- --memory\` adds the long-run memory benchmark), or one with ${ALL.map((b) => `\`npx tsx bench/${b.file ?? b.name}.ts\``).join(', ')}.`,
     'Timings on a shared machine vary by about ±20%; the per-benchmark files give the spread seen.',
     '',
   ];

@@ -1,17 +1,19 @@
 // Start-to-first-request benchmark (npx tsx bench/start.ts [--rounds N]): wall time from spawning
-// `react-repro run` (compiled dist/, and src/ through tsx) to the first model request arriving at the
+// `react-repro run` (the bin running the compiled bundle, and src/ through tsx) to the first model request arriving at the
 // test OpenAI server, which runs in its own process (as a real server would) and stamps each arrival
 // with the shared epoch clock (performance.timeOrigin + now, sub-millisecond in both processes).
 // Runs are interleaved with a `node -e 0` reference so the shared machine's load falls on all alike.
 // Target: ≤ 0.25 s compiled. `--base DIR` adds a row for another compiled tree (e.g. main's dist/, built
 // into a folder under this checkout so it finds node_modules) run the same way, side by side.
-// Prints a table; bench/RESULTS.md quotes it.
+// Writes bench/results-start.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureBuilt } from './support/build.js';
+import { reportRows, writeResultsFile } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -60,6 +62,7 @@ async function stampingServer(): Promise<{ baseURL: string; arrivals: number[]; 
   return { baseURL, arrivals, close: () => child.stdin.end() };
 }
 
+ensureBuilt(root);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-start-'));
 const server = await stampingServer();
 const env = (entry: 'dist' | 'src'): NodeJS.ProcessEnv => ({
@@ -72,13 +75,14 @@ let seq = 0;
 /** Spawns a one-question run; resolves with ms from spawn to the first request's arrival. */
 async function firstRequestMs(entry: 'dist' | 'src' | 'base'): Promise<number> {
   const results = path.join(tmp, `r${seq++}`);
-  // Both compiled trees start through the same one-line launcher (the bin's own, minus its dist check).
   const launcher = (dir: string) => [
     '--input-type=module',
     '-e',
     `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(dir, 'cli', 'main.js')).href)}); process.exitCode = await main(process.argv.slice(1));`,
   ];
-  const head = entry === 'src' ? [bin] : launcher(entry === 'base' ? baseDir! : path.join(root, 'dist'));
+  // Ours through the bin as a user runs it (the compiled bundle when current: REACT_REPRO_ENTRY=dist skips
+  // only the bin's few-millisecond staleness check); --base through its dist/cli/main.js (no bin there).
+  const head = entry === 'base' ? launcher(baseDir!) : [bin];
   const args = [...head, 'run', '--task', 'hotpotqa', '--method', 'react', '--split', 'offline500', '--limit', '1'];
   args.push('--base-url', server.baseURL, '--model', 'bench-model', '--cache', 'off', '--results-dir', results);
   const before = server.arrivals.length;
@@ -120,14 +124,39 @@ for (let r = 0; r < ROUNDS; r++) {
 server.close();
 fs.rmSync(tmp, { recursive: true, force: true });
 const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
-console.log(
-  `load average before ${load0}, after ${os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ')}; ${ROUNDS} rounds interleaved`,
+const load1 = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ');
+const out = [
+  `load average before ${load0}, after ${load1} (${os.availableParallelism()} cores); ${ROUNDS} rounds interleaved`,
+  `node -e 0 (reference): ${fmt(t.ref)}`,
+  `start to first request, the bin (compiled bundle): ${fmt(t.dist)}  [target ≤ 250 ms]`,
+  ...(baseDir
+    ? [`start to first request, --base ${baseDir}: ${fmt(base)}; ratio of medians ${(median(base) / median(t.dist)).toFixed(2)} ×`]
+    : []),
+  ...(withSrc ? [`start to first request, through tsx (src/): ${fmt(t.src)}`] : []),
+];
+console.log(out.join('\n'));
+const file = 'results-start.md';
+writeResultsFile(
+  path.join(here, file),
+  [
+    '# Start to the first model request',
+    '',
+    `\`npx tsx bench/start.ts --rounds ${ROUNDS}${withSrc ? '' : ' --dist-only'}${baseDir ? ' --base DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '```',
+    ...out,
+    '```',
+    '',
+  ].join('\n'),
 );
-console.log(`node -e 0 (reference): ${fmt(t.ref)}`);
-console.log(`start to first request, compiled (dist/): ${fmt(t.dist)}  [target ≤ 250 ms]`);
-if (baseDir)
-  console.log(`start to first request, --base ${baseDir}: ${fmt(base)}; ratio of medians ${(median(base) / median(t.dist)).toFixed(2)} ×`);
-if (withSrc) console.log(`start to first request, through tsx (src/): ${fmt(t.src)}`);
+reportRows([
+  {
+    benchmark: `Start to the first model request (spawn of \`react-repro run\` → request at the server), compiled, median of ${ROUNDS}`,
+    target: '≤ 250 ms',
+    measured: `${median(t.dist).toFixed(0)} ms (node -e 0: ${median(t.ref).toFixed(0)} ms${baseDir ? `; --base: ${median(base).toFixed(0)} ms` : ''}; load ${load0} → ${load1})`,
+    file,
+  },
+]);

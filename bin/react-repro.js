@@ -3,7 +3,9 @@
 // runs through the `prepare` script). In a checkout, when a source file is newer than its compiled
 // file (a developer edited src/ without rebuilding) or dist/ is missing, it runs src/ through tsx
 // instead, so the command and the tests that spawn it always run the current sources.
-// REACT_REPRO_ENTRY=dist|src forces one (the start-time bench measures both).
+// REACT_REPRO_ENTRY=dist|src forces one (the start-time bench measures both). Of the compiled code it
+// runs the bundle (dist/cli-bundle/main.js, the build's last step: scripts/bundle-cli.mjs) when it is at
+// least as new as every compiled file, else dist/cli/main.js (an installed package built by tsc alone).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,6 +13,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'src');
 const dist = path.join(root, 'dist');
+
+const distMain = path.join(dist, 'cli', 'main.js');
+const bundleMain = path.join(dist, 'cli-bundle', 'main.js');
+/** The newest compiled file's time seen by distIsCurrent (the bundle must be at least as new). */
+let newestCompiled = 0;
 
 /** True when every src/**.ts has a compiled dist/**.js at least as new (one stat pair a file: ~1 ms). */
 function distIsCurrent() {
@@ -24,14 +31,21 @@ function distIsCurrent() {
     if (!rel.endsWith('.ts') || rel.endsWith('.d.ts')) continue;
     const out = fs.statSync(path.join(dist, rel.slice(0, -3) + '.js'), { throwIfNoEntry: false });
     if (!out || out.mtimeMs < fs.statSync(path.join(src, rel)).mtimeMs) return false;
+    newestCompiled = Math.max(newestCompiled, out.mtimeMs);
   }
   return true;
 }
 
-const distMain = path.join(dist, 'cli', 'main.js');
+/** The bundle when it was made from the current compiled files, else the compiled entry point. */
+function compiledEntry() {
+  const bundle = fs.statSync(bundleMain, { throwIfNoEntry: false });
+  const compiled = fs.statSync(distMain, { throwIfNoEntry: false });
+  if (bundle && compiled && bundle.mtimeMs >= Math.max(compiled.mtimeMs, newestCompiled)) return bundleMain;
+  return distMain;
+}
 
 function importDist() {
-  return import(pathToFileURL(distMain).href).catch((e) => {
+  return import(pathToFileURL(compiledEntry()).href).catch((e) => {
     if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes(distMain)) throw e;
     process.stderr.write('react-repro: dist/ is missing: run `npm run build` (or `npm ci`, which builds it)\n');
     process.exit(70);

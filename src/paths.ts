@@ -40,6 +40,11 @@ export function cacheDir(): string {
   return isInstalledPackage ? homeCacheDir() : path.join(repoRoot, '.cache');
 }
 
+/** Where the sha256 of files hashed on every run are remembered by file identity (src/util/file-sha.ts). */
+export function fileShaMemoFile(): string {
+  return path.join(cacheDir(), 'file-sha256.json');
+}
+
 /** Default folder for run outputs: ./results under the current directory. */
 export function defaultResultsDir(): string {
   return path.resolve(process.cwd(), 'results');

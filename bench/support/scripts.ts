@@ -17,3 +17,16 @@ export function reactEpisode(req: Pick<ServerCompletionRequest, 'prompt'>): stri
   if (i === 2) return ` Let me look up the.\nAction 2: Lookup[the]\nObservation 2: x`;
   return ` So the answer is yes.\nAction ${i}: Finish[yes]\nObservation ${i}: x`;
 }
+
+/**
+ * A 3-step ReAct episode whose search finds an article of the Wikipedia stand-in (test/servers/wiki-server.ts,
+ * whose other titles include deliberately hostile ones that make the released clean_str raise): search an
+ * article, look up a word in it, finish.
+ */
+export function reactEpisodeWiki(req: Pick<ServerCompletionRequest, 'prompt'>): string {
+  const m = /Thought (\d+):$/.exec(req.prompt) ?? /Action (\d+):$/.exec(req.prompt);
+  const i = m ? Number(m[1]) : 1;
+  if (i === 1) return ` I need to search Colorado orogeny.\nAction 1: Search[Colorado orogeny]\nObservation 1: x`;
+  if (i === 2) return ` Let me look up the.\nAction 2: Lookup[the]\nObservation 2: x`;
+  return ` So the answer is yes.\nAction ${i}: Finish[yes]\nObservation ${i}: x`;
+}

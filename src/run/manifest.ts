@@ -2,9 +2,9 @@
 // check that a resumed run still computes the same thing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInstalledPackage, repoRoot } from '../paths.js';
+import { fileShaMemoFile, isInstalledPackage, repoRoot } from '../paths.js';
 import { readManifest as readVendored } from '../data/manifest.js';
-import { sha256 } from '../util/hash.js';
+import { rememberedSha256FileSync } from '../util/file-sha.js';
 import { gitFactsSync } from '../util/git-facts.js';
 import { JsonFields } from '../util/json-fields.js';
 import { UserError } from '../errors.js';
@@ -60,7 +60,8 @@ export function inputShas(files: readonly string[]): { inputs: Record<string, st
   for (const rel of files) {
     let sha: string | null;
     try {
-      sha = sha256(fs.readFileSync(path.join(repoRoot, rel)));
+      // remembered by the file's identity (src/util/file-sha.ts): the inputs are the same files every run
+      sha = rememberedSha256FileSync(path.join(repoRoot, rel), fileShaMemoFile());
     } catch {
       sha = null;
     }

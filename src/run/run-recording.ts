@@ -7,16 +7,18 @@
 // after one {"t":"session", session, model, api, startedAt} line per session. The model-call lines
 // carry the completion cache key (src/llm/cache.ts cacheKey: the keys a bundle exports) and the call's
 // own accounting (tokens, cost, cache hit), so a replay rebuilds the episode record byte for byte.
-// Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is fsync'ed
-// before the runner appends the episode record, so a record never outlives its recording. The line
-// types and their parser are the run log's (src/runlog/schema.ts); the file is the store's.
+// Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is durable
+// before the runner appends the episode record, so a record never outlives its recording: it is made
+// so by a group commit (src/util/group-commit.ts: one fsync off the event loop for every attempt ending
+// meanwhile) rather than an fsync per attempt on the event loop, which held up every other episode. The
+// line types and their parser are the run log's (src/runlog/schema.ts); the file is the store's.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
 import type { Item } from '../benchmarks/types.js';
 import type { Env } from '../envs/types.js';
 import { recordingEnv } from '../envs/recording.js';
 import { appendRecord } from '../util/durable.js';
+import { GroupCommitLog } from '../util/group-commit.js';
 import { assertNoSecrets } from './manifest.js';
 import type { Settings } from './experiment.js';
 import { openRecording, RECORDING_FILE, recordingFile } from '../runlog/store.js';
@@ -44,12 +46,15 @@ export interface CallSink {
 export interface AttemptRecorder {
   calls: CallSink;
   env(makeEnv: (item: Item) => Env): (item: Item) => Env;
-  end(written: boolean): void;
+  /** Written now (whole or not at all); resolves once durable. */
+  end(written: boolean): Promise<void>;
 }
 
 /** Appends one run's recording. Open it once per session (after the manifest is written), close it after. */
 export class RunRecorder {
   private fd: number | undefined;
+  /** The same file: attempts' "end" lines, made durable together (group commit). */
+  private readonly log: GroupCommitLog;
   private attempts = 0;
   readonly session: string;
   private readonly api: string;
@@ -62,6 +67,7 @@ export class RunRecorder {
     // The model's own cache-key api (src/llm/cache.ts); an uncached test double has none.
     this.api = o.model.cacheApi ?? String(o.model.describe().api ?? 'completions');
     this.fd = openRecording(file);
+    this.log = new GroupCommitLog(this.fd, file, { what: 'the run recording' });
     const line: SessionLine = {
       t: 'session',
       v: RECORDING_SCHEMA,
@@ -92,21 +98,23 @@ export class RunRecorder {
     return {
       calls: { item: item.index, attempt, cursor, api: this.api, write: (line) => this.write(line) },
       env: (makeEnv) => (it) => recordingEnv(makeEnv(it), it, attempt, onEnv),
-      // fsync'ed: the runner appends the episode record right after this returns
-      end: (written) => this.write({ t: 'end', item: item.index, attempt, written }, true),
+      // Resolves once durable: the runner appends the episode record after.
+      end: (written) => {
+        if (this.fd === undefined) throw new Error('RunRecorder is closed');
+        return this.log.append(this.text({ t: 'end', item: item.index, attempt, written }));
+      },
     };
   }
 
   private write(line: RecordingLine, fsync = false): void {
     if (this.fd === undefined) throw new Error('RunRecorder is closed');
-    const text = JSON.stringify(line);
-    assertNoSecrets(text, this.o.secrets ?? [], RECORDING_FILE);
     // A full or read-only disk throws a DiskError, which stops the run like a failed run-log write.
-    appendRecord(this.fd, this.file, text, { fsync, what: 'the run recording' });
+    appendRecord(this.fd, this.file, this.text(line), { fsync, what: 'the run recording' });
   }
 
+  /** Closes the file now, or once the fsync in flight is done. */
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
+    if (this.fd !== undefined) this.log.close();
     this.fd = undefined;
   }
 }

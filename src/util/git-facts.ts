@@ -1,13 +1,25 @@
-// The checkout's git commit and dirty flag for manifest.json (software.git). Asked with `git rev-parse
-// HEAD` and `git status`; the two processes are started together and early (prefetchGitFacts, called
-// as a command starts) so they run while the command's modules load, not in front of the first
-// request. A caller that needs the facts before they arrive asks synchronously, as before.
+// The checkout's git commit and dirty flag for manifest.json (software.git). Asked with one process,
+// `git status --porcelain=v2 --branch`: its "# branch.oid" header is the commit `git rev-parse HEAD`
+// prints ("(initial)" before the first commit: no facts) and any other line is a change to a tracked
+// file, as in `git status --porcelain`. It is started early (prefetchGitFacts, called as a command
+// starts) so it runs while the command's modules load, not in front of the first request. A caller
+// that needs the facts before they arrive asks synchronously, as before.
 import { execFile, execFileSync } from 'node:child_process';
 
 export type GitFacts = { commit: string; dirty: boolean } | null;
 
-const REV_PARSE = ['rev-parse', 'HEAD'];
-const STATUS = ['status', '--porcelain', '--untracked-files=no'];
+const STATUS = ['status', '--porcelain=v2', '--branch', '--untracked-files=no'];
+
+/** The facts in `git status --porcelain=v2 --branch` output, or null without a commit. */
+export function parseStatusV2(out: string): GitFacts {
+  const lines = out.split('\n').filter(Boolean);
+  const oid = lines
+    .find((l) => l.startsWith('# branch.oid '))
+    ?.slice('# branch.oid '.length)
+    .trim();
+  if (!oid || !/^[0-9a-f]{40,64}$/.test(oid)) return null;
+  return { commit: oid, dirty: lines.some((l) => !l.startsWith('#')) };
+}
 const TIMEOUT_MS = 5000;
 
 const settled = new Map<string, GitFacts>();
@@ -22,14 +34,11 @@ function run(cwd: string, args: string[]): Promise<string> {
   });
 }
 
-/** Starts asking git about `cwd` in the background (both processes at once); idempotent. */
+/** Starts asking git about `cwd` in the background; idempotent. */
 export function prefetchGitFacts(cwd: string): Promise<GitFacts> {
   const known = pending.get(cwd);
   if (known) return known;
-  const p = Promise.all([run(cwd, REV_PARSE), run(cwd, STATUS)]).then(
-    ([commit, status]): GitFacts => ({ commit: commit.trim(), dirty: status.trim().length > 0 }),
-    (): GitFacts => null,
-  );
+  const p = run(cwd, STATUS).then(parseStatusV2, (): GitFacts => null);
   void p.then((f) => {
     if (!settled.has(cwd)) settled.set(cwd, f);
   });
@@ -43,9 +52,7 @@ export function gitFactsSync(cwd: string): GitFacts {
   let facts: GitFacts;
   try {
     const opts = { cwd, encoding: 'utf8' as const, timeout: TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] as ('ignore' | 'pipe')[] };
-    const commit = execFileSync('git', REV_PARSE, opts).trim();
-    const status = execFileSync('git', STATUS, opts);
-    facts = { commit, dirty: status.trim().length > 0 };
+    facts = parseStatusV2(execFileSync('git', STATUS, opts));
   } catch {
     facts = null;
   }

@@ -90,6 +90,25 @@ describe('bin/react-repro.js entry point', () => {
     expect(r.stderr).toBe('react-repro: dist/ is missing: run `npm run build` (or `npm ci`, which builds it)\n');
   });
 
+  it('runs the bundle (dist/cli-bundle/main.js) when it is at least as new as every compiled file, else dist/cli/main.js', async () => {
+    const root = miniPackage('bundled');
+    fs.mkdirSync(path.join(root, 'dist/cli-bundle'));
+    fs.writeFileSync(
+      path.join(root, 'dist/cli-bundle/main.js'),
+      "export async function main(argv) { process.stdout.write('bundle ' + argv.join(' ')); return 3; }\n",
+    );
+    for (const f of ['src/cli/main.ts', 'src/util/x.ts']) age(root, f, T);
+    for (const f of ['dist/cli/main.js', 'dist/util/x.js']) age(root, f, T + 10);
+    age(root, 'dist/cli-bundle/main.js', T + 20);
+    expect(await runBin(root)).toEqual({ code: 3, stdout: 'bundle a b', stderr: '' });
+    expect((await runBin(root, { REACT_REPRO_ENTRY: 'dist' })).stdout).toBe('bundle a b');
+    age(root, 'dist/util/x.js', T + 30); // recompiled after the bundle was made: the bundle is stale
+    expect((await runBin(root)).stdout).toBe('dist a b');
+    age(root, 'dist/util/x.js', T + 10);
+    age(root, 'dist/cli/main.js', T + 30);
+    expect((await runBin(root, { REACT_REPRO_ENTRY: 'dist' })).stdout).toBe('dist a b');
+  });
+
   it('REACT_REPRO_ENTRY forces one entry point; another value is an error', async () => {
     const root = miniPackage('forced');
     for (const f of ['src/cli/main.ts', 'src/util/x.ts']) age(root, f, T);

@@ -46,11 +46,23 @@ function loaded(args: string[]): Promise<{ code: number; stdout: string; stderr:
       ['--import', pathToFileURL(register).href, bin, ...args],
       { cwd: tmp, env: cleanEnv({ LOAD_LOG: log }), maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
-        const modules = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+        const resolved = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+        const modules = resolved.flatMap(bundledModules);
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr, modules });
       },
     );
   });
+}
+
+/**
+ * A file of the bundle the bin runs when it is current (dist/cli-bundle/, scripts/bundle-cli.mjs) stands
+ * for the compiled modules and packages it holds, as its build listed them in modules.json.
+ */
+function bundledModules(url: string): string[] {
+  const m = /\/dist\/cli-bundle\/([^/]+\.js)$/.exec(url);
+  if (!m) return [url];
+  const list = JSON.parse(fs.readFileSync(path.join(repo, 'dist', 'cli-bundle', 'modules.json'), 'utf8')) as Record<string, string[]>;
+  return (list[m[1]] ?? [url]).map((input) => `${pathToFileURL(repo).href}/${input}`);
 }
 
 // Module paths (src/ or dist/, .ts or .js) that only running an experiment or a report needs (the

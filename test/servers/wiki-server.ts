@@ -10,8 +10,9 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
-const SITE = path.join(__dirname, '..', 'fixtures', 'wikipedia', 'site');
+const SITE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'wikipedia', 'site');
 
 interface SiteIndexEntry {
   title: string;

@@ -14,7 +14,8 @@ import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { UserError, errorMessage } from '../../errors.js';
-import { cacheDir, envsDir } from '../../paths.js';
+import { cacheDir, envsDir, fileShaMemoFile } from '../../paths.js';
+import { rememberedSha256File } from '../../util/file-sha.js';
 import { forgetTempPath, removeStaleTempFiles, tempPathFor } from '../../util/durable.js';
 import { effectiveSearchTerm } from './notebook-url.js';
 import { NO_RESULTS_BLOCKS } from './offline-pages.js';
@@ -443,7 +444,7 @@ function fsyncFile(file: string): void {
  * sha256 and the database format, so a format change rebuilds instead of failing to open an old cache.
  */
 export async function ensureShippedSnapshot(onProgress?: BuildOptions['onProgress']): Promise<string> {
-  const sha = await sha256File(SHIPPED_PAGES);
+  const sha = await rememberedSha256File(SHIPPED_PAGES, fileShaMemoFile());
   const out = path.join(cacheDir(), 'wiki', `hotpotqa-2017-${sha.slice(0, 16)}-f${SNAPSHOT_FORMAT}.sqlite`);
   // also the temp files of killed builds of other versions of the shipped pages (the folder is ours)
   removeStaleTempFiles(path.dirname(out), 'hotpotqa-2017-');

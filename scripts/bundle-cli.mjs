@@ -1,0 +1,65 @@
+// The last step of `npm run build`: the compiled CLI (dist/cli/main.js and everything it imports, the
+// openai and yargs packages included) bundled by esbuild into dist/cli-bundle/, which bin/react-repro.js
+// runs when it is current. Loading ~400 ES modules one by one (resolve, read, compile each) took about
+// half of the time from start to the first model request; a few bundled files load in a fraction of it
+// (bench/start.ts, bench/RESULTS.md). Dynamic imports stay separate chunks, so each command still loads
+// only its own code. Native and optional packages (better-sqlite3, node-llama-cpp) stay external.
+// Without esbuild (it comes with tsx, a devDependency) the build skips this step: the bin runs
+// dist/cli/main.js as before, and the library (dist/index.js) is never bundled.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist', 'cli-bundle');
+
+let esbuild;
+try {
+  esbuild = await import('esbuild');
+} catch {
+  process.stderr.write('bundle-cli: esbuild is not installed; the bin will run dist/cli/main.js unbundled\n');
+  process.exit(0);
+}
+
+// string-width (imported by yargs, cliui and wrap-ansi, for laying out help text and the terminal
+// progress block) builds an Intl.Segmenter and Unicode-property regular expressions (\p{RGI_Emoji})
+// as its module loads: 25–55 ms measured here, on every command start, though a run never measures a
+// string. Each `import stringWidth from 'string-width'` gets a stand-in that requires the real module
+// on its first call; esbuild initialises a required module only then.
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.kind !== 'import-statement') return undefined;
+      const real = await build.resolve(args.path, { kind: 'require-call', resolveDir: args.resolveDir, importer: args.importer });
+      if (real.errors.length > 0) return undefined;
+      return { path: real.path, namespace: 'lazy-string-width' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-string-width' }, (args) => ({
+      contents: `let real;\nexport default function stringWidth(string, options) {\n  real ??= require(${JSON.stringify(args.path)}).default;\n  return real(string, options);\n}\n`,
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+fs.rmSync(outdir, { recursive: true, force: true });
+const result = await esbuild.build({
+  entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: ['better-sqlite3', 'node-llama-cpp'],
+  // CommonJS packages inside an ES module bundle call require() (for node: built-ins among others).
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  logLevel: 'warning',
+  metafile: true,
+  plugins: [lazyStringWidth],
+});
+// Which compiled modules and packages each bundle file holds (test/package/lazy-cli.test.ts reads it to
+// check that `--help` still loads no model, SQLite, report or benchmark code).
+const modules = Object.fromEntries(Object.entries(result.metafile.outputs).map(([out, o]) => [path.basename(out), Object.keys(o.inputs)]));
+fs.writeFileSync(path.join(outdir, 'modules.json'), JSON.stringify(modules));
