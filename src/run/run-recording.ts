@@ -106,6 +106,12 @@ export class RunRecorder {
     };
   }
 
+  private text(line: RecordingLine): string {
+    const text = JSON.stringify(line);
+    assertNoSecrets(text, this.o.secrets ?? [], RECORDING_FILE);
+    return text;
+  }
+
   private write(line: RecordingLine, fsync = false): void {
     if (this.fd === undefined) throw new Error('RunRecorder is closed');
     // A full or read-only disk throws a DiskError, which stops the run like a failed run-log write.
