@@ -4,7 +4,7 @@
 // half of the time from start to the first model request; a few bundled files load in a fraction of it
 // (bench/start.ts, bench/RESULTS.md). Dynamic imports stay separate chunks, so each command still loads
 // only its own code. Native and optional packages (better-sqlite3, node-llama-cpp) stay external.
-// Without esbuild (it comes with tsx, a devDependency) the build skips this step: the bin runs
+// Without esbuild (a devDependency) the build skips this step: the bin runs
 // dist/cli/main.js as before, and the library (dist/index.js) is never bundled.
 import fs from 'node:fs';
 import path from 'node:path';
