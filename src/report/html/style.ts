@@ -15,6 +15,7 @@ tr.ours+tr.paper td,tr.ours+tr.paper th{border-top:1.5px solid #999}
 .notes{color:var(--muted);font-size:.9em;margin:.2em 0 0;padding-left:1.2em}
 figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}
 section.report-table{overflow-x:auto}
+#table-published-elsewhere td:nth-of-type(8){overflow-wrap:anywhere;min-width:12em}#table-published-elsewhere td:last-child{min-width:12em}
 .filters{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;background:var(--bg2);padding:.6em .8em;border-radius:6px}
 .filters label{display:flex;gap:.4em;align-items:center}
 .filters input{min-width:18em}
