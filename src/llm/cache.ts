@@ -55,12 +55,6 @@ export interface StoredChoice {
 }
 
 /**
- * A result with the usage of every sample served in `total`, cache hits included: what the same request
- * would have used without the cache. `usage`/`costUsd` stay what this call spent (0 for a full hit).
- */
-export type CacheAccountedResult = CompletionResult;
-
-/**
  * What serving `rows` from the cache stands for: the prompt once (as a fresh request of n samples
  * counts it), and each sample's share of the completion tokens of the call that produced it.
  * Rows whose backend reported no usage count 0.
@@ -389,7 +383,8 @@ export class CachedCompletionModel implements CompletionModel {
     if (have.length >= req.n) {
       const served = have.slice(0, req.n);
       const total = storedUsage(served);
-      const hit: CacheAccountedResult = {
+      // `total`: what the samples served stand for (the request without the cache); usage/costUsd: what this call spent.
+      const hit: CompletionResult = {
         choices: served.map(toChoice).map((c) => ({ ...c, text: this.scrub(c.text) })),
         usage: { ...ZERO_USAGE },
         costUsd: 0,
@@ -427,7 +422,7 @@ export class CachedCompletionModel implements CompletionModel {
     // (none when the fresh call re-generated them all).
     const reused = seededSampling ? [] : have;
     const extra = storedUsage(reused, false);
-    const partial: CacheAccountedResult = {
+    const partial: CompletionResult = {
       choices: all.map(toChoice).map((c) => ({ ...c, text: this.scrub(c.text) })),
       usage: res.usage,
       costUsd: res.costUsd,

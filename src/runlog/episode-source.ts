@@ -2,12 +2,12 @@
 // over episodes.jsonl keeps, per episode, what the tables and statistics read (a slim record: no
 // trajectory text, steps without their text) and where its line starts; the full record is read back
 // from the file when a page or a sheet needs it (the HTML's episode blocks, Table 2's sample, the run's
-// few-shot prompt), one at a time. The reading rules are loadEpisodes' (src/runlog/store.ts): the latest
-// line per index wins, a torn last line is dropped, any other line that is no record is an error.
+// few-shot prompt), one at a time. The pass is loadEpisodes' (src/runlog/store.ts): the latest line per
+// index wins, a torn last line is dropped, any other line that is no record is an error.
 import fs from 'node:fs';
 import { UserError, errorMessage } from '../errors.js';
 import { upgradeRecord, type EpisodeRecord, type StepRecord } from './schema.js';
-import { forEachLine } from './episode-lines.js';
+import { loadEpisodes } from './store.js';
 
 /** Reads full records back from a run's episodes.jsonl. */
 export interface EpisodeSource {
@@ -149,25 +149,17 @@ export interface SlimEpisodes {
   source: EpisodeSource;
 }
 
-/** One chunked pass over episodes.jsonl: slim records and where each latest line starts. */
+/**
+ * One chunked pass over episodes.jsonl (loadEpisodes: its reading rules, the latest line per index):
+ * slim records and where each latest line starts.
+ */
 export function readSlimEpisodes(file: string): SlimEpisodes {
-  const records = new Map<number, EpisodeRecord>();
   const offsets = new Map<number, number>();
-  if (fs.existsSync(file)) {
-    forEachLine(file, (bytes, offset, i, last) => {
-      const line = bytes.toString('utf8');
-      if (line.trim() === '') return;
-      let rec: EpisodeRecord;
-      try {
-        rec = upgradeRecord(JSON.parse(line));
-      } catch (e) {
-        if (last) return; // a last line that is no record: a torn write, as loadEpisodes treats it
-        throw new UserError(`${file}: line ${i + 1} is not an episode record (${errorMessage(e)}); the file was edited or corrupted`);
-      }
-      records.delete(rec.idx); // insertion order = order of the latest line
-      records.set(rec.idx, reportSlim(rec));
+  const { records } = loadEpisodes(file, {
+    keep: (rec, offset) => {
       offsets.set(rec.idx, offset);
-    });
-  }
+      return reportSlim(rec);
+    },
+  });
   return { records, source: fileSource(file, offsets) };
 }

@@ -399,7 +399,8 @@ export interface RunSummary extends RunMeta {
 }
 
 // ---------------------------------------------------------------------------------------------
-// recording.jsonl: everything an episode received from outside (src/run/run-recording.ts writes it).
+// recording.jsonl: everything an episode received from outside (src/run/run-recording.ts writes it; the
+// model calls' lines come from the recording layer of the episode's model chain, src/run/chain/recording.ts).
 // Each episode attempt records, in order:
 //   {"t":"env", item, attempt, step, call, action?, result|error}     every reset/step (src/envs/recording.ts)
 //   {"t":"llm", item, attempt, call, step, key, n, choices, cached, usage, cost | error}   every model call
@@ -467,7 +468,7 @@ export interface LlmLine {
   cached?: number;
   usage?: TokenUsage;
   cost?: number;
-  /** The cache's "every call" accounting of a hit or partial hit (src/llm/cache.ts CacheAccountedResult.total). */
+  /** The cache's "every call" accounting of a hit or partial hit (CompletionResult.total, set by src/llm/cache.ts). */
   total?: { usage: TokenUsage; costUsd: number };
   error?: RecordedError;
 }

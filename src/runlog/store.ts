@@ -171,12 +171,16 @@ export interface LoadResult {
 }
 
 /**
- * Reads episodes.jsonl, keeping the latest record per question_idx (as `keep` maps it: the run store
- * keeps slim records, src/runlog/slim-record.ts). With `repair`, a partial last line (no newline, or not
+ * Reads episodes.jsonl, keeping the latest record per question_idx (as `keep` maps it, given the byte
+ * offset its line starts at: the run store keeps slim records, src/runlog/slim-record.ts; the report,
+ * src/runlog/episode-source.ts, where to read each full record back). With `repair`, a partial last line (no newline, or not
  * JSON) is truncated away so that appends continue on a clean line boundary. The file is read in
  * chunks (src/runlog/episode-lines.ts): memory holds the records kept, not the file.
  */
-export function loadEpisodes(file: string, opts: { repair?: boolean; keep?: (rec: EpisodeRecord) => EpisodeRecord } = {}): LoadResult {
+export function loadEpisodes(
+  file: string,
+  opts: { repair?: boolean; keep?: (rec: EpisodeRecord, offset: number) => EpisodeRecord } = {},
+): LoadResult {
   const records = new Map<number, EpisodeRecord>();
   if (!fs.existsSync(file)) return { records, droppedBytes: 0, lines: 0 };
   let count = 0;
@@ -195,7 +199,7 @@ export function loadEpisodes(file: string, opts: { repair?: boolean; keep?: (rec
       }
       throw new UserError(`${file}: line ${i + 1} is not an episode record (${errorMessage(e)}); the file was edited or corrupted`);
     }
-    if (opts.keep) rec = opts.keep(rec);
+    if (opts.keep) rec = opts.keep(rec, offset);
     records.delete(rec.idx); // keep insertion order = order of the latest line
     records.set(rec.idx, rec);
     count++;

@@ -1,6 +1,6 @@
 // Tokens, calls and cost count every call, cache hits included, with "spent" (calls that went to the
-// model) apart from "total" (issue 10: a `--cache replay` run reported 0 tokens). From the cache
-// through the episode's ledger and the runner's tally to the record and summary.csv.
+// model) apart from "total" (README "Reports": a `--cache replay` run is not "0 tokens"). From the cache
+// through the episode's model chain and its meter (src/run/meter.ts) to the record and summary.csv.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +36,7 @@ async function model(cache: 'rw' | 'replay') {
 
 const item = { index: 7, id: 'q7', input: 'q7', gold: 'a' };
 
-/** One two-call episode through the ledger, recorded as the runner records it. */
+/** One two-call episode through the notebook's llm() over the episode's chain, recorded as the runner records it. */
 async function episode(m: CompletionModel): Promise<EpisodeRecord> {
   const meter = new EpisodeMeter();
   const ledger = new CallLedger(episodeModel({ model: m, meter }));

@@ -79,6 +79,25 @@ describe('report building on slim records', () => {
     expect(labelSheetRows(slim.samples)).toEqual(labelSheetRows(full.samples));
   });
 
+  it('reads a run folder by the same rules as the full reader: a bad line that is not the last is the same one-line error', () => {
+    const dir = writeRun(tmp, { runId: 'hotpotqa-react-bad', method: 'react', indices: [0, 1], records: qaRecords([0, 1], 'rw') });
+    const file = path.join(dir, 'episodes.jsonl');
+    const [first, ...rest] = fs.readFileSync(file, 'utf8').split('\n');
+    fs.writeFileSync(file, [first, '{"not": "a record"}', ...rest].join('\n'));
+    try {
+      const warned: string[] = [];
+      const full: string[] = [];
+      // The folder is skipped with a warning (then none is left to report: a UserError).
+      expect(() => loadRuns([dir], { slim: true, warn: (l) => warned.push(l) })).toThrow(UserError);
+      expect(() => loadRuns([dir], { warn: (l) => full.push(l) })).toThrow(UserError);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatch(/line 2 is not an episode record/);
+      expect(warned).toEqual(full);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says so in one line when a file changed under the report', () => {
     const [run] = loadRuns([tmp], { slim: true }).filter((r) => r.manifest.runId === 'hotpotqa-react-a');
     const file = path.join(run.dir, 'episodes.jsonl');

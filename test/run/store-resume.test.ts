@@ -1,4 +1,4 @@
-// The run store holds slim records (src/run/slim-record.ts): resume after a crash finds every
+// The run store holds slim records (src/runlog/slim-record.ts): resume after a crash finds every
 // recorded episode (indices, metrics, errors, usage) from a log it reads in chunks, without holding
 // trajectories in memory, while episodes.jsonl keeps them whole for the reports.
 import fs from 'node:fs';

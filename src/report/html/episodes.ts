@@ -42,18 +42,35 @@ export interface BrowserData {
   episodes: BrowserEpisode[];
 }
 
+/** The longest common prefix of strings given one at a time (`end`: its length so far, only shrinking). */
+class CommonPrefix {
+  private first: string | undefined;
+  end = 0;
+
+  add(t: string): void {
+    if (this.first === undefined) {
+      this.first = t;
+      this.end = t.length;
+      return;
+    }
+    let i = 0;
+    const lim = Math.min(this.end, t.length);
+    while (i < lim && t.charCodeAt(i) === this.first.charCodeAt(i)) i++;
+    this.end = i;
+  }
+
+  /** The prefix cut back to just after a newline. */
+  linePrefix(): string {
+    const prefix = this.first === undefined ? '' : this.first.slice(0, this.end);
+    return prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+  }
+}
+
 /** Longest common prefix of the strings, cut back to just after a newline (so an episode starts on its own line). */
 export function commonLinePrefix(texts: readonly string[]): string {
-  if (texts.length === 0) return '';
-  let end = texts[0].length;
-  for (const t of texts.slice(1)) {
-    let i = 0;
-    const lim = Math.min(end, t.length);
-    while (i < lim && t.charCodeAt(i) === texts[0].charCodeAt(i)) i++;
-    end = i;
-  }
-  const prefix = texts[0].slice(0, end);
-  return prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+  const p = new CommonPrefix();
+  for (const t of texts) p.add(t);
+  return p.linePrefix();
 }
 
 /**
@@ -64,28 +81,15 @@ export function commonLinePrefix(texts: readonly string[]): string {
  * as a possible cut; one found after it can never fall inside the (only shrinking) prompt.
  */
 export function runPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'>>): string {
-  let first: string | undefined;
-  let end = 0;
+  const common = new CommonPrefix();
   const cuts: { at: number; cut: number }[] = [];
   for (const r of records) {
-    const t = r.traj;
-    if (typeof t === 'string' && t.length > 0) {
-      if (first === undefined) {
-        first = t;
-        end = t.length;
-      } else {
-        let i = 0;
-        const lim = Math.min(end, t.length);
-        while (i < lim && t.charCodeAt(i) === first.charCodeAt(i)) i++;
-        end = i;
-      }
-    }
+    if (typeof r.traj === 'string' && r.traj.length > 0) common.add(r.traj);
     if (!r.input || !r.traj) continue;
     const at = r.traj.lastIndexOf(r.input);
-    if (at >= 0 && at < end) cuts.push({ at, cut: r.traj.lastIndexOf('\n', at) + 1 });
+    if (at >= 0 && at < common.end) cuts.push({ at, cut: r.traj.lastIndexOf('\n', at) + 1 });
   }
-  const prefix = first === undefined ? '' : first.slice(0, end);
-  let prompt = prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+  let prompt = common.linePrefix();
   for (const { at, cut } of cuts) if (at < prompt.length) prompt = prompt.slice(0, cut);
   return prompt;
 }
