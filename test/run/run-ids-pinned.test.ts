@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { paperGames, startAlfworldServer, type AlfworldServer } from '../servers/alfworld-server.js';
 import { startWebshopSite, type WebshopSite } from '../servers/webshop-site.js';
+import { startWikiServer } from '../servers/wiki-server.js';
 import { cleanEnv, runCli, runDirs } from './cli-helpers.js';
 
 let tmp: string;
@@ -106,6 +107,21 @@ describe('run ids', () => {
     }
   }, 600_000);
 
+  it('of live Wikipedia runs do not change with the site or its timeout; do with the backend', async () => {
+    const [a, b] = [await startWikiServer(), await startWikiServer()];
+    try {
+      const base = ['--task', 'hotpotqa', '--method', 'react', '--indices', '0', '--cache', 'off'];
+      const ref = await runIdOf([...base, '--env-url', a.url]);
+      expect(ref).toBe('hotpotqa-react-indices-test-model-bcd940cf');
+      expect(await runIdOf([...base, '--env-url', b.url, '--wiki-timeout', '5'])).toBe(ref);
+      expect(await runIdOf([...base, '--wiki', 'api', '--wiki-url', a.url])).not.toBe(ref);
+      expect(await runIdOf([...base, '--env-url', a.url, '--clean-str-errors', 'throw'])).not.toBe(ref);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 600_000);
+
   it('of ALFWorld and WebShop do not change with the environment server', async () => {
     const ref = await runIdOf(['--task', 'alfworld', '--indices', '0', '--cache', 'off', '--env-url', house.url]);
     const house2 = await startAlfworldServer({ games: [...paperGames] });
@@ -117,5 +133,15 @@ describe('run ids', () => {
     expect(await runIdOf(['--task', 'alfworld', '--indices', '0', '--cache', 'off', '--env-url', house.url, '--prompt-set', '0,1'])).not.toBe(
       ref,
     );
+    const shop = await runIdOf(['--task', 'webshop', '--indices', '0', '--cache', 'off', '--env-url', site.url]);
+    expect(shop).toBe('webshop-react-indices-test-model-0168e010');
+    const site2 = await startWebshopSite();
+    try {
+      expect(await runIdOf(['--task', 'webshop', '--indices', '0', '--cache', 'off', '--env-url', site2.url, '--webshop-timeout', '9'])).toBe(
+        shop,
+      );
+    } finally {
+      await site2.close();
+    }
   }, 600_000);
 });
