@@ -29,6 +29,11 @@ export interface EnvHandle {
   makeEnv(item: Item): Env;
   /** Secret-free fingerprint for the manifest: backend, snapshot sha256, server version, game list hash. */
   describe(): Record<string, unknown>;
+  /**
+   * The part of describe() that is the run's identity: what the items and observations are, not where
+   * the server is, its timeouts or what changes between its restarts. Absent: the whole description.
+   */
+  identity?(): Record<string, unknown>;
   /** Checks run before the first episode (server reachable, right game list); throws UserError/InfraError. */
   check?(signal?: AbortSignal): Promise<void>;
   /** A pool of servers (src/envs/pool.ts): item index → the member URL that served it (recorded per session). */

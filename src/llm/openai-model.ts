@@ -108,6 +108,11 @@ export class OpenAICompatibleModel implements CompletionModel {
     };
   }
 
+  identity(): Record<string, unknown> {
+    const d = this.describe();
+    return { backend: d.backend, model: d.model, api: d.api, deviations: d.deviations };
+  }
+
   /** Per-endpoint request counts (for progress and tests). */
   endpointStats(): Array<{ endpoint: string; sent: number; inFlight: number }> {
     return this.pool.endpoints.map((e) => ({ endpoint: e.label, sent: e.sent, inFlight: e.inFlight }));

@@ -229,18 +229,12 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchma
 }
 
 /**
- * Model and environment description fields that do not change what a run computes (limits, cache,
- * retries, where the server is, our User-Agent, page checks) or that change between server restarts
- * without changing the items (WebShop's goals check: its price clauses are redrawn at every start).
- * They stay in the manifest; they are not part of the run's identity, so such a run still resumes.
+ * The part of a model's or environment's description that is the run's identity, as the backend
+ * declares it (identity() beside describe(): not where it is served, its cache, retries, limits or
+ * prices, nor what changes between server restarts). Such a run still resumes on another server.
  */
-const OPERATIONAL_MODEL_KEY =
-  /cache|rpm|tpm|rate|retr|timeout|concurren|limit|price|pricing|cost|balanc|stats|endpoint|url|apikey|path|loaded|^attempts$|^userAgent$|^pageCheck$|^goals$/i;
-
-export function filterIdentity(desc: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(desc)) if (!OPERATIONAL_MODEL_KEY.test(k)) out[k] = v;
-  return out;
+export function identityOf(part: { describe(): Record<string, unknown>; identity?(): Record<string, unknown> }): Record<string, unknown> {
+  return part.identity?.() ?? part.describe();
 }
 
 /**
@@ -327,9 +321,9 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       selection: settings.indices !== undefined ? plan.selection : undefined,
       limit: settings.limit,
       shard: plan.shard ? formatShard(plan.shard) : undefined,
-      model: filterIdentity(modelDesc),
+      model: identityOf(model),
       methodOptions: methodDesc,
-      environment: envDesc ? filterIdentity(envDesc) : undefined,
+      environment: env ? identityOf(env) : undefined,
       // Only the deviation names itself: runs with the default keep their ids.
       contextOverflow: contextOverflow === 'truncate' ? contextOverflow : undefined,
     };

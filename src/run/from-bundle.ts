@@ -146,6 +146,8 @@ function bundleModel(stored: RunManifest, cache: ReadonlyMap<string, CacheEntry>
     model: stored.model,
     // The recorded description (it is part of the run id); the cache field says where answers come from.
     describe: () => ({ ...stored.modelDescription, cache: { mode: 'bundle', bundle: path.basename(b.file), sha256: b.sha256 } }),
+    // The recorded run's identity: the re-run names the same run.
+    identity: () => recordedIdentity(stored, 'model'),
     async complete(req, opts?: TaggedOptions) {
       opts?.signal?.throwIfAborted();
       const ep = opts?.[EPISODE];
@@ -153,6 +155,12 @@ function bundleModel(stored: RunManifest, cache: ReadonlyMap<string, CacheEntry>
       return ep.answer(req, cache);
     },
   };
+}
+
+/** One part of the recorded run's identity (model or environment), as its manifest stores it. */
+function recordedIdentity(stored: RunManifest, part: 'model' | 'environment'): Record<string, unknown> {
+  const v = stored.identity[part];
+  return isJsonObject(v) ? structuredClone(v) : {};
 }
 
 /** The method with each episode's replay state attached to its model calls. */
@@ -190,7 +198,13 @@ function replayingBenchmark(
   const cursorOf = (item: Item) => episodes.get(item.index)?.cursor ?? { steps: 0, envCalls: 0 };
   return new Proxy(real, {
     get(target, prop) {
-      if (prop === 'createEnv') return async () => replayEnvHandle(envTraces, { describe: stored.environment ?? {}, cursor: cursorOf });
+      if (prop === 'createEnv')
+        return async () =>
+          replayEnvHandle(envTraces, {
+            describe: stored.environment ?? {},
+            identity: recordedIdentity(stored, 'environment'),
+            cursor: cursorOf,
+          });
       if (prop === 'createMethod')
         return (name: string, settings: Settings) => replayingMethod(target.createMethod(name, settings), episodes, finals);
       // Items that depend on the settings (ALFWorld --games FILE): the same replay over that view.

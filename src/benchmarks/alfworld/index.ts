@@ -14,7 +14,7 @@ import { alfworldOptions, resolveEnvSettings, resolveGameList, resolvePromptSet,
 import { formatPromptSet, loadPrompts, NOTEBOOK_PROMPT_SET, PROMPT_FILE } from './prompt.js';
 import { buildAlfworldTables } from './table3.js';
 import { alfworldForSettings } from './game-set.js';
-import { checkAlfworldServer, createAlfworldPoolHandle } from './server-pool.js';
+import { alfworldIdentity, checkAlfworldServer, createAlfworldPoolHandle, observationsOf } from './server-pool.js';
 
 export const SPLIT = 'valid_unseen';
 const METHODS = ['act', 'react'] as const;
@@ -49,14 +49,12 @@ export function createAlfworldEnvHandle(
       // What the game ids mean (in the run's identity); where the list was read from is not.
       games: { vendored: s.gameList.vendored, n: s.gameList.games.length, sha256: s.gameList.sha256 },
       gamesPath: s.gameList.source,
-      observations:
-        s.obs === 'clean'
-          ? 'clean (the server drops the banner and "You arrive at loc N. ")'
-          : 'raw (the adapter cleans them as the notebook does)',
+      observations: observationsOf(s.obs),
       // GET /info of envs/alfworld/server.py (alfworld version, game-list sha256); null: none (agentenv-alfworld).
       server: serverInfo ?? null,
       timeoutMs: s.timeoutMs,
     }),
+    identity: () => alfworldIdentity(s, serverInfo ?? null),
     // The server answers; where it describes itself (our server.py), its games and text mode match ours.
     check: async (signal) => {
       serverInfo = await checkAlfworldServer(client, s, signal);

@@ -47,6 +47,7 @@ export async function createWikiEnvHandle(
     makeEnv: (item) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, item),
     // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).
     describe: () => ({ ...backend.describe(), env: describeWikiEnv(envOptions) }),
+    identity: () => ({ ...(backend.identity?.() ?? backend.describe()), env: describeWikiEnv(envOptions) }),
     close: async () => backend.close?.(),
   };
 }

@@ -27,6 +27,7 @@ export const N_SESSIONS = 500;
 const METHODS = ['act', 'react'] as const;
 /** Start pages fetched at once by the pre-run goals check. */
 const CHECK_CONCURRENCY = 8;
+const KIND = "WebShop Flask site (web_agent_site/app.py) with the notebook's HTML→text conversion and session state machine";
 
 export function sessionId(index: number): string {
   return `fixed_${index}`;
@@ -115,7 +116,7 @@ export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps =
       }),
     describe: () => ({
       backend: 'webshop-site',
-      kind: "WebShop Flask site (web_agent_site/app.py) with the notebook's HTML→text conversion and session state machine",
+      kind: KIND,
       siteUrl: shownUrl,
       timeoutMs: s.timeoutMs,
       serverErrors: s.serverErrors,
@@ -123,6 +124,8 @@ export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps =
       // The goals the site served for fixed_0..fixed_99 before the run (null: not checked).
       goals,
     }),
+    // Not the site's URL or timeout, nor its goals: their price clauses are redrawn at every site start.
+    identity: () => ({ backend: 'webshop-site', kind: KIND, serverErrors: s.serverErrors, goalsMode: s.goals }),
     check: async (signal) => {
       // Reachable and a WebShop site: an outage is an InfraError, another server a UserError.
       const first = await startInstruction(sessionId(0), signal);

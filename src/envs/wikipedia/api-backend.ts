@@ -146,4 +146,10 @@ export class ApiBackend implements WikiBackend {
       query: 'the term the notebook URL makes the site see (AT&T → AT)',
     };
   }
+
+  /** What is asked and how answers are read; not where from, how patiently, with which User-Agent. */
+  identity(): Record<string, unknown> {
+    const d = this.describe();
+    return { kind: d.kind, answerCheck: d.answerCheck, query: d.query };
+  }
 }

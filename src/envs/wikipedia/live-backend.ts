@@ -68,4 +68,9 @@ export class LiveHtmlBackend implements WikiBackend {
       pageCheck: 'a 200 without <div id="mw-content-text"> (empty, garbage, an error page) is retried, then an error',
     };
   }
+
+  /** What the pages are read as; not where from, how patiently, or with which User-Agent. */
+  identity(): Record<string, unknown> {
+    return { kind: this.kind, parser: this.describe().parser };
+  }
 }
