@@ -24,7 +24,7 @@ import { isAutoShard, resolveAutoShard } from './shard-auto.js';
 import { orderedRecords, summarize, summaryCsv, type RunSummary } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo, type RunManifest, type SessionInfo } from './manifest.js';
-import { OPERATIONAL, SESSION_ONLY } from './options.js';
+import { isSessionOnly } from './options.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
 import { pricesOf, type Budget, type BudgetStop } from './budget.js';
 import type { EpisodeRecord } from './record.js';
@@ -247,7 +247,7 @@ export function recordableSettings(settings: Settings): Settings {
   // redactUrlsIn: a comma-separated pool (--env-url A,B) has a userinfo per URL.
   const clean = (v: unknown): unknown =>
     typeof v === 'string' && v.includes('://') ? redactUrlsIn(v) : Array.isArray(v) ? v.map(clean) : v;
-  for (const [k, v] of Object.entries(settings)) if (!SESSION_ONLY.has(k) && v !== undefined) out[k] = clean(v);
+  for (const [k, v] of Object.entries(settings)) if (!isSessionOnly(k) && v !== undefined) out[k] = clean(v);
   return out;
 }
 
@@ -573,4 +573,3 @@ function fidelityOf(
   };
 }
 
-export { OPERATIONAL };

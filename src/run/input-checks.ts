@@ -2,7 +2,7 @@
 // together, and a --resume whose flags name another run.
 import { UserError } from '../errors.js';
 import type { Settings } from '../options.js';
-import { kebabCase, OPERATIONAL, SESSION_ONLY } from './options.js';
+import { kebabCase } from './options.js';
 
 /**
  * Flags given together that contradict each other. `--env-url` stands for a Wikipedia site in the
@@ -37,7 +37,7 @@ const WHAT_RUNS = new Set(['task', 'method', 'split']);
 export function checkResumeSettings(stored: Settings | undefined, now: Settings, runId: string): void {
   if (!stored) return;
   for (const [key, v] of Object.entries(now)) {
-    if (v === undefined || !WHAT_RUNS.has(key) || OPERATIONAL.has(key) || SESSION_ONLY.has(key)) continue;
+    if (v === undefined || !WHAT_RUNS.has(key)) continue;
     if (JSON.stringify(v) === JSON.stringify(stored[key])) continue;
     // recorded without the credentials of its URL: not a difference
     if (typeof stored[key] === 'string' && /:\/\/\*\*\*@/.test(stored[key])) continue;
