@@ -16,6 +16,7 @@ import { derivedMethodOf } from './combination-run.js';
 import { EPISODES_FILE, loadEpisodes } from './run-log.js';
 import { planEpisodes, resumeDir, type PriceInfo, type RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
+import { runConfigOf, type RunConfig } from './config.js';
 import { checkFirstCalls, readContextWindow, windowLines, type WindowCheck } from './window-check.js';
 import { costLine, dryRunPrices, interactiveLine, modelNameOf, runCost, tokenCounterFor, totalLines } from './dry-run-estimate.js';
 
@@ -92,11 +93,13 @@ export function turnLimitOf(desc: unknown): number | null {
   return best;
 }
 
-export async function planDryRun(settings: Settings, deps: RunDeps): Promise<DryRunPlan> {
-  const plan = planEpisodes(settings, deps);
+export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Promise<DryRunPlan> {
+  const cfg = runConfigOf(run);
+  const settings = cfg.settings;
+  const plan = planEpisodes(cfg, deps);
   const bench = plan.benchmark;
-  const methodName = String(settings.method ?? bench.defaultMethod);
-  const derived = derivedMethodOf(settings, deps);
+  const methodName = cfg.method ?? bench.defaultMethod;
+  const derived = derivedMethodOf(cfg, deps);
   if (derived) {
     // A combination makes no model call of its own: it runs (or reuses) its base runs, planned as theirs.
     return {
@@ -124,15 +127,15 @@ export async function planDryRun(settings: Settings, deps: RunDeps): Promise<Dry
 
   let toRun = plan.indices;
   let recorded: DryRunPlan['recorded'] = null;
-  if (settings.resume !== undefined) {
+  if (cfg.resume !== undefined) {
     // Read-only: the run's log is loaded without repairing it (nothing is written).
-    const dir = resumeDir(settings);
+    const dir = resumeDir(cfg);
     const file = path.join(dir, EPISODES_FILE);
     const records = fs.existsSync(file) ? loadEpisodes(file).records : new Map();
     const done = plan.indices.filter((i) => records.has(i));
     const errors = done.filter((i) => records.get(i)?.error);
     recorded = { done: done.length, errors: errors.length };
-    toRun = plan.indices.filter((i) => !records.has(i) || (settings.retryErrors === true && records.get(i)?.error));
+    toRun = plan.indices.filter((i) => !records.has(i) || (cfg.retryErrors && records.get(i)?.error));
   }
 
   const model = captureModel(typeof settings.model === 'string' ? settings.model : 'dry-run');

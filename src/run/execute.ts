@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
 import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError, errorMessage, errorCode } from '../errors.js';
-import { parseLimit } from '../options.js';
 import { defaultBenchmarkName } from '../benchmarks/registry.js';
 import { defaultResultsDir } from '../paths.js';
 import { toDiskError } from '../util/durable.js';
@@ -19,7 +18,7 @@ import { redactUrlsIn } from '../util/redact.js';
 import { executeEpisodes, Interrupt } from './runner.js';
 import { RunStore, readManifest, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from './run-log.js';
 import { makeRunId } from './run-id.js';
-import { applyShard, formatShard, parseIndices, parseShard, type Shard } from './shard.js';
+import { applyShard, formatShard, parseShard, type Shard } from './shard.js';
 import { isAutoShard, resolveAutoShard } from './shard-auto.js';
 import { orderedRecords, summarize, summaryCsv, type RunSummary } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
@@ -30,11 +29,12 @@ import { pricesOf, type Budget, type BudgetStop } from './budget.js';
 import type { EpisodeRecord } from './record.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
-import { contextOverflowOf, limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
+import { limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
 import { priceStatus, settleEarlierSessions, runSpend, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
+import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
 /** Callbacks the run passes to the model it creates. */
 export interface ModelHooks {
@@ -103,24 +103,24 @@ export interface RunResult {
   price?: 'known' | 'unknown' | 'free';
 }
 
-export function resultsDirOf(settings: Settings): string {
-  return typeof settings.resultsDir === 'string' ? path.resolve(settings.resultsDir) : defaultResultsDir();
+export function resultsDirOf(cfg: Pick<RunConfig, 'resultsDir'>): string {
+  return cfg.resultsDir !== undefined ? path.resolve(cfg.resultsDir) : defaultResultsDir();
 }
 
 /** How messages name the results folder: the flag when it was given. */
-function resultsDirName(settings: Settings): string {
-  return typeof settings.resultsDir === 'string'
-    ? `--results-dir ${settings.resultsDir}`
-    : `the results folder ${resultsDirOf(settings)} (choose another with --results-dir)`;
+function resultsDirName(cfg: Pick<RunConfig, 'resultsDir'>): string {
+  return cfg.resultsDir !== undefined
+    ? `--results-dir ${cfg.resultsDir}`
+    : `the results folder ${resultsDirOf(cfg)} (choose another with --results-dir)`;
 }
 
 /**
  * Checks, without writing anything, that the results folder can hold run folders: it is a folder (or
  * can be created under the nearest existing folder), and that folder is writable. UserError otherwise.
  */
-export function checkResultsDir(settings: Settings): void {
-  const dir = resultsDirOf(settings);
-  const name = resultsDirName(settings);
+export function checkResultsDir(cfg: Pick<RunConfig, 'resultsDir'>): void {
+  const dir = resultsDirOf(cfg);
+  const name = resultsDirName(cfg);
   refusePseudo(dir, name);
   for (let p = dir; ;) {
     let st: fs.Stats | undefined;
@@ -153,8 +153,8 @@ export function checkResultsDir(settings: Settings): void {
  * Creates the results folder one level at a time. (fs.mkdirSync with recursive: true never returns
  * for a path such as /proc/1/x, where mkdir answers ENOENT under an existing folder.)
  */
-export function ensureResultsDir(settings: Settings): string {
-  const dir = resultsDirOf(settings);
+export function ensureResultsDir(cfg: Pick<RunConfig, 'resultsDir'>): string {
+  const dir = resultsDirOf(cfg);
   const missing: string[] = [];
   for (let p = dir; !fs.existsSync(p); p = path.dirname(p)) {
     missing.unshift(p);
@@ -168,7 +168,7 @@ export function ensureResultsDir(settings: Settings): string {
       if (code === 'EEXIST' && fs.statSync(p).isDirectory()) continue;
       const d = toDiskError(e, p, 'creating the folder');
       throw new UserError(
-        `${resultsDirName(settings)}: ${d instanceof Error && d !== e ? d.message : `cannot create ${p} (${code ?? errorMessage(e)})`}`,
+        `${resultsDirName(cfg)}: ${d instanceof Error && d !== e ? d.message : `cannot create ${p} (${code ?? errorMessage(e)})`}`,
       );
     }
   }
@@ -186,27 +186,22 @@ export interface Plan {
   indices: number[];
 }
 
-/** The benchmark a run's settings name (--task; default: the first registered). */
-export function benchmarkOf(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
-  const bench = deps.getBenchmark(String(settings.task ?? defaultBenchmarkName()));
-  return bench.forSettings?.(settings) ?? bench;
+/** The benchmark a run names (--task; default: the first registered). */
+export function benchmarkOf(cfg: Pick<RunConfig, 'task' | 'settings'>, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
+  const bench = deps.getBenchmark(cfg.task ?? defaultBenchmarkName());
+  return bench.forSettings?.(cfg.settings) ?? bench;
 }
 
 /** Which item indices a run covers: --indices or a split, then --limit, then --shard. */
-export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
-  const benchmark = benchmarkOf(settings, deps);
+export function planEpisodes(cfg: RunConfig, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
+  const benchmark = benchmarkOf(cfg, deps);
   const taskName = benchmark.name;
-  const limit = parseLimit(settings.limit);
-  if (settings.indices !== undefined && settings.split !== undefined) {
-    throw new UserError(
-      `--indices and --split exclude each other: --indices runs exactly the items given, --split names a split (give one)`,
-    );
-  }
+  const limit = cfg.limit;
   let split: string;
   let splitDescription: string;
   let selection: number[];
-  if (settings.indices !== undefined) {
-    selection = parseIndices(settings.indices as string | number[]);
+  if (cfg.indices !== undefined) {
+    selection = cfg.indices;
     const size = benchmark.size();
     for (const i of selection) {
       if (i >= size) throw new UserError(`--indices: ${i} is out of range for ${taskName} (0..${size - 1})`);
@@ -215,15 +210,14 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchma
     split = 'indices';
     splitDescription = `dataset indices given with --indices (${selection.length})`;
   } else {
-    split = (settings.split as string | undefined) ?? benchmark.defaultSplit;
+    split = cfg.split ?? benchmark.defaultSplit;
     const sp = benchmark.split(split, limit !== undefined ? { limit } : {});
     selection = sp.indices;
     splitDescription = sp.description;
   }
   // --shard auto / auto/N: the job array's task (shard-auto.ts).
-  const shardText =
-    settings.shard !== undefined && isAutoShard(String(settings.shard)) ? resolveAutoShard(String(settings.shard)).spec : settings.shard;
-  const shard = shardText !== undefined ? parseShard(String(shardText)) : null;
+  const shardText = cfg.shard !== undefined && isAutoShard(cfg.shard) ? resolveAutoShard(cfg.shard).spec : cfg.shard;
+  const shard = shardText !== undefined ? parseShard(shardText) : null;
   const indices = applyShard(selection, shard);
   return { benchmark, split, splitDescription, selection, shard, indices };
 }
@@ -262,40 +256,41 @@ export function manifestIfAny(dir: string): RunManifest | null {
 }
 
 /** Where --resume <id> points; it must hold a run. */
-export function resumeDir(settings: Settings): string {
-  const id = String(settings.resume);
+export function resumeDir(cfg: Pick<RunConfig, 'resume' | 'resultsDir'>): string {
+  const id = String(cfg.resume);
   if (!id || id.includes('/') || id.includes('\\') || id === '.' || id === '..') {
     throw new UserError(`--resume: expected a run id (a folder name under the results folder), got "${id}"`);
   }
-  const dir = path.join(resultsDirOf(settings), id);
+  const dir = path.join(resultsDirOf(cfg), id);
   if (!fs.existsSync(path.join(dir, MANIFEST_FILE))) throw new UserError(`--resume ${id}: no run at ${dir} (no manifest.json)`);
   return dir;
 }
 
-export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {
-  const plan = planEpisodes(settings, deps);
-  if (plan.shard && isAutoShard(String(settings.shard))) {
+/** One run: its settings are parsed here unless the caller handed over a parsed RunConfig. */
+export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: RunIO): Promise<RunResult> {
+  let cfg = runConfigOf(run);
+  const plan = planEpisodes(cfg, deps);
+  if (plan.shard && cfg.shard !== undefined && isAutoShard(cfg.shard)) {
     // The run records (and a resume or a bundle replays) the shard it ran, not "auto".
-    io.log(`--shard ${String(settings.shard)}: shard ${formatShard(plan.shard)} (${resolveAutoShard(String(settings.shard)).source})`);
-    settings = { ...settings, shard: formatShard(plan.shard) };
+    io.log(`--shard ${cfg.shard}: shard ${formatShard(plan.shard)} (${resolveAutoShard(cfg.shard).source})`);
+    cfg = withSettings(cfg, { shard: formatShard(plan.shard) });
   }
+  const settings = cfg.settings;
   const bench = plan.benchmark;
-  applyResponseLimits(settings);
+  applyResponseLimits(cfg.responseLimits);
   // Checked before the run folder is created: bad input must leave nothing half-written.
-  const concurrency = Number(settings.concurrency ?? 8);
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new UserError(`--concurrency: expected a positive integer, got ${settings.concurrency}`);
-  checkResultsDir(settings);
+  const concurrency = cfg.concurrency;
+  checkResultsDir(cfg);
   const taskName = bench.name;
-  const methodName = String(settings.method ?? bench.defaultMethod);
-  if (settings.fromRuns !== undefined) {
+  const methodName = cfg.method ?? bench.defaultMethod;
+  if (cfg.fromRuns !== undefined) {
     const derived = Object.keys(bench.derivedMethods ?? {});
     throw new UserError(
       `--from-runs: only a combination method${derived.length ? ` (${derived.join(', ')})` : ''} reads existing runs; --method ${methodName} runs its own episodes`,
     );
   }
   const method = bench.createMethod(methodName, settings);
-  const contextOverflow = contextOverflowOf(settings.contextOverflow);
+  const contextOverflow = cfg.contextOverflow;
   for (const note of bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? []) io.log(note);
   // Retries happen from the first request on (the model list, the environment check): counted from here.
   let retries = 0;
@@ -318,8 +313,8 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       task: taskName,
       method: methodName,
       split: plan.split,
-      selection: settings.indices !== undefined ? plan.selection : undefined,
-      limit: settings.limit,
+      selection: cfg.indices !== undefined ? plan.selection : undefined,
+      limit: cfg.limit,
       shard: plan.shard ? formatShard(plan.shard) : undefined,
       model: identityOf(model),
       methodOptions: methodDesc,
@@ -335,18 +330,18 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
     const { inputs, changed } = inputShas(bench.inputFiles(methodName, settings));
     for (const f of changed)
       io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
-    let dir = path.join(resultsDirOf(settings), runId);
-    if (settings.resume !== undefined) {
-      const rdir = resumeDir(settings);
+    let dir = path.join(resultsDirOf(cfg), runId);
+    if (cfg.resume !== undefined) {
+      const rdir = resumeDir(cfg);
       if (path.basename(rdir) !== runId) {
-        checkResumeSettings(readManifest(rdir).settings, settings, String(settings.resume));
+        checkResumeSettings(readManifest(rdir).settings, settings, cfg.resume);
         assertSameRun(readManifest(rdir), { identity, inputs, indices: plan.indices }, rdir);
-        throw new UserError(`--resume ${settings.resume}: these settings name run ${runId}, not ${settings.resume}`);
+        throw new UserError(`--resume ${cfg.resume}: these settings name run ${runId}, not ${cfg.resume}`);
       }
       dir = rdir;
     }
 
-    ensureResultsDir(settings);
+    ensureResultsDir(cfg);
     const store = RunStore.open(dir);
     let recorder: RunRecorder | undefined;
     try {
@@ -361,7 +356,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
         const nErrors = plan.indices.filter((i) => store.records.get(i)?.error).length;
         if (nErrors > 0) {
           io.log(
-            settings.retryErrors === true
+            cfg.retryErrors
               ? `re-running the ${nErrors} episode${nErrors === 1 ? '' : 's'} of this run recorded as errors (--retry-errors)`
               : `${nErrors} episode${nErrors === 1 ? ' of this run is' : 's of this run are'} recorded as errors; --retry-errors re-runs them`,
           );
@@ -405,7 +400,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       const session: SessionInfo = {
         startedAt: now,
         status: 'running',
-        ...(settings.retryErrors ? { retryErrors: true } : {}),
+        ...(cfg.retryErrors ? { retryErrors: true } : {}),
         ...(maxFailures !== undefined ? { maxConsecutiveFailures: maxFailures } : {}),
       };
       manifest.sessions.push(session);
@@ -417,14 +412,14 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
 
       const todoIdx = plan.indices.filter((i) => {
         const r = store.records.get(i);
-        return !r || (settings.retryErrors === true && r.error !== null);
+        return !r || (cfg.retryErrors && r.error !== null);
       });
       const items = todoIdx.map((i) => bench.item(i));
       const metricKeys = bench.metrics.map((m) => m.key);
       const primary = bench.metrics[0];
       const meta = { runId, task: taskName, method: methodName, split: plan.split, model: model.model, shard: manifest.shard };
       // Records about to be re-run (--retry-errors) are not yet "done".
-      const kept = orderedRecords(store.records, plan.indices).filter((r) => !(settings.retryErrors === true && r.error !== null));
+      const kept = orderedRecords(store.records, plan.indices).filter((r) => !(cfg.retryErrors && r.error !== null));
       const short = `${taskName} ${methodName}${runIdTag ? ` ${runIdTag}` : ''}${plan.shard ? ` ${formatShard(plan.shard)}` : ''}`;
       progress = await Progress.create(
         { id: runId, short, position: io.position },
@@ -572,4 +567,3 @@ function fidelityOf(
     ...(benchmarkFidelity ? { benchmark: benchmarkFidelity } : {}),
   };
 }
-

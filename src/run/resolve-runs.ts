@@ -9,6 +9,7 @@ import { resumeDir, manifestIfAny, redactedSettingKeys } from './execute.js';
 import { loadExperiment, type Settings } from './experiment.js';
 import { givenFlags, kebabCase, layerSettings } from './options.js';
 import { checkGivenFlags } from './input-checks.js';
+import { parseRunConfig, type RunConfig } from './config.js';
 
 /** experiments/<name>.json of the package when the path given does not exist. */
 export function resolveExperimentPath(p: string): string {
@@ -33,7 +34,7 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
     return exp.runs.map((r) => withDefaults(layerSettings(r, given)));
   }
   if (given.resume !== undefined) {
-    const stored = manifestIfAny(resumeDir(withDefaults(given)))?.settings ?? {};
+    const stored = manifestIfAny(resumeDir(parseRunConfig(withDefaults(given))))?.settings ?? {};
     // URLs with credentials are recorded without them: such a flag must be given again.
     const missing = redactedSettingKeys(stored).filter((k) => given[k] === undefined);
     if (missing.length) {
@@ -44,4 +45,9 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
     return [withDefaults(layerSettings(stored, given))];
   }
   return [withDefaults(given)];
+}
+
+/** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */
+export function resolveRunConfigs(argv: Record<string, unknown>): RunConfig[] {
+  return resolveRuns(argv).map(parseRunConfig);
 }

@@ -28,12 +28,22 @@ function positive(v: unknown, flag: string, min: number, max: number, integer: b
   return n;
 }
 
-/** Checks the two settings and makes them the limits of every later environment request. */
-export function applyResponseLimits(settings: Settings): void {
+/** The limits the two settings give (only those given), checked. */
+export interface ResponseLimits {
+  deadlineMs?: number;
+  maxBytes?: number;
+}
+
+export function parseResponseLimits(settings: Settings): ResponseLimits {
   const deadline = positive(settings.envDeadline, 'env-deadline', 0.001, MAX_DEADLINE_S, false);
   const maxBytes = positive(settings.envMaxBytes, 'env-max-bytes', 1024, MAX_BYTES, true);
-  setResponseLimits({
+  return {
     ...(deadline !== undefined ? { deadlineMs: Math.round(deadline * 1000) } : {}),
     ...(maxBytes !== undefined ? { maxBytes } : {}),
-  });
+  };
+}
+
+/** Makes them the limits of every later environment request. */
+export function applyResponseLimits(limits: ResponseLimits): void {
+  setResponseLimits(limits);
 }

@@ -60,7 +60,8 @@ export const sessionOptions: OptionTable = {
   },
 };
 
-import { resolveRuns } from '../../run/resolve-runs.js';
+import { resolveRunConfigs } from '../../run/resolve-runs.js';
+import type { RunConfig } from '../../run/config.js';
 
 export function resultLine(r: RunResult): string {
   const s = r.summary;
@@ -74,7 +75,7 @@ export function resultLine(r: RunResult): string {
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
-export async function runAll(runs: Settings[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<RunResult[]> {
+export async function runAll(runs: (Settings | RunConfig)[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<RunResult[]> {
   const results: RunResult[] = [];
   for (const [i, settings] of runs.entries()) {
     const runIo = runs.length > 1 ? { ...io, position: { k: i + 1, n: runs.length } } : io;
@@ -268,7 +269,7 @@ export const runCommand: CommandModule = {
     checkRepeatedFlags(process.argv.slice(2), { ...allRunOptions(), ...sessionOptions });
     checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });
     const session = sessionFlags(raw);
-    const runs = resolveRuns(raw);
+    const runs = resolveRunConfigs(raw);
     if (session.dryRun) {
       const plans = [];
       for (const s of runs) {
