@@ -122,8 +122,8 @@ export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Prom
       ],
     };
   }
-  const method = bench.createMethod(methodName, settings);
-  const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? [];
+  const method = bench.createMethod(methodName, plan.options);
+  const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, options: plan.options }) ?? [];
 
   let toRun = plan.indices;
   let recorded: DryRunPlan['recorded'] = null;

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
 import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError, errorMessage, errorCode } from '../errors.js';
-import { defaultBenchmarkName } from '../benchmarks/registry.js';
+import { benchmarkOptions, defaultBenchmarkName } from '../benchmarks/registry.js';
 import { defaultResultsDir } from '../paths.js';
 import { toDiskError } from '../util/durable.js';
 import { redactUrlsIn } from '../util/redact.js';
@@ -177,6 +177,8 @@ export function ensureResultsDir(cfg: Pick<RunConfig, 'resultsDir'>): string {
 
 export interface Plan {
   benchmark: Benchmark;
+  /** The benchmark's options for this run (Benchmark.parseOptions), parsed once. */
+  options: unknown;
   split: string;
   splitDescription: string;
   /** Indices before sharding (the whole selection). */
@@ -186,15 +188,23 @@ export interface Plan {
   indices: number[];
 }
 
-/** The benchmark a run names (--task; default: the first registered). */
-export function benchmarkOf(cfg: Pick<RunConfig, 'task' | 'settings'>, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
+/** The benchmark a run names (--task; default: the first registered) and its options, parsed once. */
+export function runBenchmark(
+  cfg: Pick<RunConfig, 'task' | 'settings'>,
+  deps: Pick<RunDeps, 'getBenchmark'>,
+): { benchmark: Benchmark; options: unknown } {
   const bench = deps.getBenchmark(cfg.task ?? defaultBenchmarkName());
-  return bench.forSettings?.(cfg.settings) ?? bench;
+  const options = benchmarkOptions(bench, cfg.settings);
+  return { benchmark: bench.forSettings?.(options) ?? bench, options };
+}
+
+export function benchmarkOf(cfg: Pick<RunConfig, 'task' | 'settings'>, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
+  return runBenchmark(cfg, deps).benchmark;
 }
 
 /** Which item indices a run covers: --indices or a split, then --limit, then --shard. */
 export function planEpisodes(cfg: RunConfig, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
-  const benchmark = benchmarkOf(cfg, deps);
+  const { benchmark, options } = runBenchmark(cfg, deps);
   const taskName = benchmark.name;
   const limit = cfg.limit;
   let split: string;
@@ -219,7 +229,10 @@ export function planEpisodes(cfg: RunConfig, deps: Pick<RunDeps, 'getBenchmark'>
   const shardText = cfg.shard !== undefined && isAutoShard(cfg.shard) ? resolveAutoShard(cfg.shard).spec : cfg.shard;
   const shard = shardText !== undefined ? parseShard(shardText) : null;
   const indices = applyShard(selection, shard);
-  return { benchmark, split, splitDescription, selection, shard, indices };
+  // Every item the run covers exists for the benchmark as these options see it (ALFWorld --games FILE
+  // lists its own games): checked before anything is written.
+  for (const i of indices) benchmark.item(i);
+  return { benchmark, options, split, splitDescription, selection, shard, indices };
 }
 
 /**
@@ -289,9 +302,10 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       `--from-runs: only a combination method${derived.length ? ` (${derived.join(', ')})` : ''} reads existing runs; --method ${methodName} runs its own episodes`,
     );
   }
-  const method = bench.createMethod(methodName, settings);
+  const options = plan.options;
+  const method = bench.createMethod(methodName, options);
   const contextOverflow = cfg.contextOverflow;
-  for (const note of bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? []) io.log(note);
+  for (const note of bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, options }) ?? []) io.log(note);
   // Retries happen from the first request on (the model list, the environment check): counted from here.
   let retries = 0;
   let progress: Progress | undefined;
@@ -303,7 +317,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
   let env: EnvHandle | undefined;
   try {
     if (method.needsEnv) {
-      env = await bench.createEnv(settings, { onRetry });
+      env = await bench.createEnv(options, { onRetry });
       await env.check?.(io.signal);
     }
     const methodDesc = method.describe();
@@ -322,12 +336,12 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       // Only the deviation names itself: runs with the default keep their ids.
       contextOverflow: contextOverflow === 'truncate' ? contextOverflow : undefined,
     };
-    const runIdTag = bench.runIdTag?.(methodName, settings);
+    const runIdTag = bench.runIdTag?.(methodName, options);
     const runId = makeRunId(
       { task: taskName, method: methodName, split: plan.split, model: model.model, shard: plan.shard, tag: runIdTag },
       identity,
     );
-    const { inputs, changed } = inputShas(bench.inputFiles(methodName, settings));
+    const { inputs, changed } = inputShas(bench.inputFiles(methodName, options));
     for (const f of changed)
       io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
     let dir = path.join(resultsDirOf(cfg), runId);
@@ -378,7 +392,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
           identity,
           settings: recordableSettings(settings),
           fidelity: {
-            ...fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(settings)),
+            ...fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(options)),
             ...(contextOverflow === 'truncate' ? { contextOverflow: { mode: contextOverflow, deviation: TRUNCATE_DEVIATION } } : {}),
           },
           inputs,

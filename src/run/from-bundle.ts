@@ -206,11 +206,11 @@ function replayingBenchmark(
             cursor: cursorOf,
           });
       if (prop === 'createMethod')
-        return (name: string, settings: Settings) => replayingMethod(target.createMethod(name, settings), episodes, finals);
+        return (name: string, options: unknown) => replayingMethod(target.createMethod(name, options), episodes, finals);
       // Items that depend on the settings (ALFWorld --games FILE): the same replay over that view.
       if (prop === 'forSettings')
-        return (settings: Settings) =>
-          target.forSettings ? replayingBenchmark(target.forSettings(settings), stored, finals, episodes) : undefined;
+        return (options: unknown) =>
+          target.forSettings ? replayingBenchmark(target.forSettings(options), stored, finals, episodes) : undefined;
       // bound to the plug-in itself, so its own fields (private ones included) stay reachable
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;

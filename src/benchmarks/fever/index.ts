@@ -24,7 +24,7 @@ export function createFeverBenchmark(): Benchmark {
     task: () => createFeverTask(),
     // README "Reliability": ReAct/Act look claims up in the shipped 2017 HotpotQA pages by default, which lack most
     // FEVER evidence pages: say so once, before the run (a --wiki-snapshot of the user's own is not checked).
-    startNotes: ({ method, split, indices, settings }) => {
+    startNotes: ({ method, split, indices, options: settings }) => {
       if ((method !== 'react' && method !== 'act') || !usesSnapshot(settings) || settings.wikiSnapshot !== undefined) return [];
       const note = snapshotNotice(indices, feverDevFile, split);
       return note ? [note] : [];

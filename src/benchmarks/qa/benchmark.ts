@@ -5,7 +5,7 @@ import { UserError } from '../../errors.js';
 import type { Settings } from '../../options.js';
 import { wikiCliOptions } from '../../envs/wikipedia/index.js';
 
-import type { Benchmark, Item, MetricDef, RunStart } from '../types.js';
+import type { CompleteBenchmark, Item, MetricDef, RunStart } from '../types.js';
 import type { QATask } from './base.js';
 import type { Example, TaskName } from './types.js';
 import { createMethod, METHOD_NAMES } from './methods/index.js';
@@ -39,7 +39,7 @@ export function qaItem(e: Example): Item {
   return { index: e.index, id: e.question, input: e.question, gold: e.answer, ...(e.meta ? { meta: e.meta } : {}) };
 }
 
-export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
+export function createQaBenchmark(spec: QaBenchmarkSpec): CompleteBenchmark<Settings> {
   let task: QATask | undefined;
   const t = () => (task ??= spec.task());
   return {

@@ -11,11 +11,11 @@ import { repoRoot } from '../../paths.js';
 import type { RunView } from '../../report/model.js';
 import { sha256 } from '../../util/hash.js';
 import { redactUrl } from '../../util/redact.js';
-import type { Benchmark, EnvHandle, Item, Split } from '../types.js';
+import type { EnvHandle, Item, ParsedBenchmark, Split } from '../types.js';
 import { fetchPage, WebshopEnv, type EnvHandleDeps, type SiteGoalsCheck, type WebshopSiteOptions } from './env.js';
 import { checkGoal, describeTally, expectedGoals, GOALS_FILE, tallyGoals, type GoalCheck } from './goals.js';
 import { WEBSHOP_CONTEXT_CHARS, WEBSHOP_MAX_TURNS, WEBSHOP_STEP_LIMIT, WEBSHOP_STOP, webshopLoop, webshopObserve } from './loop.js';
-import { resolveGoalsMode, resolveWebshopSettings, webshopOptions, type WebshopSettings } from './options.js';
+import { parseWebshopOptions, resolveWebshopSettings, webshopOptions, type WebshopOptions, type WebshopSettings } from './options.js';
 import { pageInstruction } from './page-text.js';
 import { initialState } from './session.js';
 import { buildWebshopTables } from './table4.js';
@@ -157,7 +157,7 @@ function goalChecksOf(run: RunView): { session: string; check: GoalCheck | undef
   return run.records.filter((r) => !r.error).map((r) => ({ session: r.item, check: r.goal_check as GoalCheck | undefined }));
 }
 
-export function createWebshopBenchmark(): Benchmark {
+export function createWebshopBenchmark(): ParsedBenchmark<WebshopOptions> {
   let prompts: Record<'react' | 'act', string> | undefined;
   const loaded = () => (prompts ??= loadPrompts());
   // Pre-run goals checks by site URL, for fidelity() (the runner calls check() before it).
@@ -215,14 +215,15 @@ export function createWebshopBenchmark(): Benchmark {
       return new InteractiveMethod(() => loop, name, description);
     },
 
-    createEnv: async (settings: Settings, hooks) => {
-      const s = resolveWebshopSettings(settings);
+    parseOptions: parseWebshopOptions,
+    createEnv: async (options, hooks) => {
+      const s = resolveWebshopSettings(options);
       const deps = {
         onGoalsChecked: (c: SiteGoalsCheck) => siteChecks.set(s.baseUrl, c),
         ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}),
       };
       return s.baseUrls
-        ? createWebshopPoolHandle(s, deps, (c) => siteChecks.set(String(settings.envUrl).replace(/\/+$/, ''), c), createWebshopEnvHandle)
+        ? createWebshopPoolHandle(s, deps, (c) => siteChecks.set(String(options.envUrl).replace(/\/+$/, ''), c), createWebshopEnvHandle)
         : createWebshopEnvHandle(s, deps);
     },
     observe: webshopObserve,
@@ -237,9 +238,9 @@ export function createWebshopBenchmark(): Benchmark {
       return { score: reward, success: reward === 1 ? 1 : 0 };
     },
     inputFiles: () => [PROMPT_FILE, GOALS_FILE],
-    fidelity: (settings) => {
-      const goalsMode = resolveGoalsMode(settings.webshopGoals);
-      const url = typeof settings.envUrl === 'string' ? settings.envUrl.replace(/\/+$/, '') : undefined;
+    fidelity: (options) => {
+      const goalsMode = options.goals;
+      const url = options.envUrl?.replace(/\/+$/, '');
       const pre = url ? siteChecks.get(url) : undefined;
       return {
         site: "the WebShop Flask site's HTML through the notebook's webshop_text (not AgentGym's [SEP] text)",
@@ -248,7 +249,7 @@ export function createWebshopBenchmark(): Benchmark {
         discardedCall: 'the notebook asks for a 15th completion after the last step and discards it; not requested here',
         invalidAction: '"Invalid action!" (reward 0, not done); any action starting with "think" observes "OK."',
         serverErrors:
-          settings.webshopServerErrors === 'fail'
+          options.serverErrors === 'fail'
             ? 'fail: a persistent HTTP 500 is an environment error'
             : 'observe: a persistent HTTP 500 page is converted like any page (the notebook)',
         notFound: 'a 4xx page (a query with "/", "#" or "?" no longer matches a route) is converted like any page, as the notebook does',
