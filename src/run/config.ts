@@ -9,6 +9,7 @@ import { contextOverflowOf } from './limit-outcomes.js';
 import { parseIndices, parseShard } from './shard.js';
 import { isAutoShard } from './shard-auto.js';
 import { parseResponseLimits, type ResponseLimits } from './response-limits.js';
+import { JsonFields } from '../util/json-fields.js';
 
 export interface RunConfig {
   /** --task (undefined: the first registered benchmark). */
@@ -55,8 +56,8 @@ export function runConfigOf(run: Settings | RunConfig): RunConfig {
   return isParsed(run) ? run : parseRunConfig(run);
 }
 
-function optionalString(settings: Settings, key: string, flag: string): string | undefined {
-  const v = settings[key];
+function optionalString(f: JsonFields, key: string, flag: string): string | undefined {
+  const v = f.get(key);
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return v;
   if (typeof v === 'number') return String(v);
@@ -73,46 +74,52 @@ function stringList(v: unknown, flag: string): string[] | undefined {
     .filter(Boolean);
 }
 
+/** --indices as given: a comma list, one number, or a list (experiment files). */
+function indexList(v: unknown): string | number | (string | number)[] {
+  if (typeof v === 'string' || typeof v === 'number') return v;
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'number' ? x : String(x)));
+  throw new UserError(`--indices: expected a comma-separated list of dataset indices (e.g. 12,40,77)`);
+}
+
 /**
  * The run's own flags from its settings, each checked once with its one message (--limit through
  * parseLimit). The benchmark (unknown --task, a split it lacks, indices out of its range) is checked
  * when the run is planned.
  */
 export function parseRunConfig(settings: Settings): RunConfig {
-  const limit = parseLimit(settings.limit);
-  if (settings.indices !== undefined && settings.split !== undefined) {
+  const f = JsonFields.orEmpty(settings);
+  const limit = parseLimit(f.get('limit'));
+  if (f.get('indices') !== undefined && f.get('split') !== undefined) {
     throw new UserError(
       `--indices and --split exclude each other: --indices runs exactly the items given, --split names a split (give one)`,
     );
   }
-  const rawIndices = settings.indices;
+  const rawIndices = f.get('indices');
   let indices: number[] | undefined;
   if (rawIndices !== undefined && rawIndices !== null) {
-    if (typeof rawIndices !== 'string' && typeof rawIndices !== 'number' && !Array.isArray(rawIndices))
-      throw new UserError(`--indices: expected a comma-separated list of dataset indices (e.g. 12,40,77)`);
-    indices = parseIndices(rawIndices as string | number | (string | number)[]);
+    indices = parseIndices(indexList(rawIndices));
   }
-  const shard = optionalString(settings, 'shard', 'shard');
+  const shard = optionalString(f, 'shard', 'shard');
   if (shard !== undefined && !isAutoShard(shard)) parseShard(shard);
   const responseLimits = parseResponseLimits(settings);
-  const concurrency = Number(settings.concurrency ?? DEFAULT_CONCURRENCY);
+  const concurrency = Number(f.get('concurrency') ?? DEFAULT_CONCURRENCY);
   if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new UserError(`--concurrency: expected a positive integer, got ${String(settings.concurrency)}`);
-  const retryErrors = settings.retryErrors;
+    throw new UserError(`--concurrency: expected a positive integer, got ${String(f.get('concurrency'))}`);
+  const retryErrors = f.get('retryErrors');
   if (retryErrors !== undefined && typeof retryErrors !== 'boolean') throw new UserError(`--retry-errors: expected true or false`);
   const cfg: RunConfig = {
-    task: optionalString(settings, 'task', 'task'),
-    method: optionalString(settings, 'method', 'method'),
-    split: optionalString(settings, 'split', 'split'),
+    task: optionalString(f, 'task', 'task'),
+    method: optionalString(f, 'method', 'method'),
+    split: optionalString(f, 'split', 'split'),
     ...(indices ? { indices } : {}),
     ...(limit !== undefined ? { limit } : {}),
     ...(shard !== undefined ? { shard } : {}),
     concurrency,
-    resultsDir: optionalString(settings, 'resultsDir', 'results-dir'),
-    resume: settings.resume === undefined ? undefined : String(settings.resume),
+    resultsDir: optionalString(f, 'resultsDir', 'results-dir'),
+    resume: f.get('resume') === undefined ? undefined : String(f.get('resume')),
     retryErrors: retryErrors === true,
-    contextOverflow: contextOverflowOf(settings.contextOverflow),
-    fromRuns: stringList(settings.fromRuns, 'from-runs'),
+    contextOverflow: contextOverflowOf(f.get('contextOverflow')),
+    fromRuns: stringList(f.get('fromRuns'), 'from-runs'),
     responseLimits,
     settings,
   };
