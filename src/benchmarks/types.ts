@@ -2,7 +2,7 @@
 // to build its environment, its methods, its scorer and metrics, what the manifest records about its
 // environment, and its report tables. The core (src/llm, src/run, src/report, src/cli) works through
 // this interface only and never names a benchmark.
-import type { Env, StepResult } from '../envs/types.js';
+import type { Env, Observe } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { OptionTable, Settings } from '../options.js';
 import type { AnalysedEpisode, AnalysisLabel, EpisodeResult, Item, MetricDef, Split } from '../run/vocabulary.js';
@@ -155,12 +155,8 @@ export interface EnvironmentFactory<Options = Settings> {
    * lets a run count the environment's retries as they happen.
    */
   createEnv(options: Options, hooks?: EnvHooks): Promise<EnvHandle>;
-  /**
-   * How the benchmark's loops turn an environment step into the observation text, before prompt
-   * assembly (QA: literal "\\n" removed; ALFWorld: think: → "OK."). `env play` prints exactly this.
-   * Default: the step's observation as the environment gave it.
-   */
-  observe?(action: string, step: StepResult): string;
+  /** The observation text of a step (src/envs/types.ts Observe); `env play` prints exactly this. Default: the step's observation. */
+  observe?: Observe;
   /**
    * `env play`: the flags its environment reads (all that env play takes besides --task and
    * --scripts; absent: every flag of `options`), and how an action is written there, where the
