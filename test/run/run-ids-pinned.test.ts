@@ -130,16 +130,16 @@ describe('run ids', () => {
     } finally {
       await house2.close();
     }
-    expect(await runIdOf(['--task', 'alfworld', '--indices', '0', '--cache', 'off', '--env-url', house.url, '--prompt-set', '0,1'])).not.toBe(
-      ref,
-    );
+    expect(
+      await runIdOf(['--task', 'alfworld', '--indices', '0', '--cache', 'off', '--env-url', house.url, '--prompt-set', '0,1']),
+    ).not.toBe(ref);
     const shop = await runIdOf(['--task', 'webshop', '--indices', '0', '--cache', 'off', '--env-url', site.url]);
     expect(shop).toBe('webshop-react-indices-test-model-0168e010');
     const site2 = await startWebshopSite();
     try {
-      expect(await runIdOf(['--task', 'webshop', '--indices', '0', '--cache', 'off', '--env-url', site2.url, '--webshop-timeout', '9'])).toBe(
-        shop,
-      );
+      expect(
+        await runIdOf(['--task', 'webshop', '--indices', '0', '--cache', 'off', '--env-url', site2.url, '--webshop-timeout', '9']),
+      ).toBe(shop);
     } finally {
       await site2.close();
     }

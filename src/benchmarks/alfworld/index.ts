@@ -139,9 +139,7 @@ export function createAlfworldBenchmark(): ParsedBenchmark<AlfworldOptions> {
       promptSet: formatPromptSet(options.promptSet),
       promptSetDefault: '1,0 (the notebook: react_<type>_1 then react_<type>_0)',
       observations:
-        options.obs === 'raw'
-          ? 'raw: cleaned by the adapter (first paragraph dropped, process_ob)'
-          : 'clean: as the server sends them',
+        options.obs === 'raw' ? 'raw: cleaned by the adapter (first paragraph dropped, process_ob)' : 'clean: as the server sends them',
       maxActions: MAX_ACTIONS,
       success: 'won flag (not done)',
       alfworldVersion: '0.3.3 expected on the server (0.4.0 changed the action grammar the prompts use)',

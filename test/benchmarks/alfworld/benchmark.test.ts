@@ -49,8 +49,14 @@ describe('ALFWorld benchmark plug-in', () => {
       'envs/alfworld/alfworld_tasks_suffix.json',
       'envs/alfworld/eval_out_of_distribution_134_games.json',
     ]);
-    expect(bench.inputFiles('react', bench.parseOptions({ games: path.join(repo, 'envs/alfworld/eval_out_of_distribution_134_games.json') }))).not.toContain('envs/alfworld/eval_out_of_distribution_134_games.json');
-    expect(bench.fidelity!(bench.parseOptions({ promptSet: '0,2' }))).toMatchObject({ promptSet: '0,2', maxActions: 49, success: 'won flag (not done)' });
+    expect(
+      bench.inputFiles('react', bench.parseOptions({ games: path.join(repo, 'envs/alfworld/eval_out_of_distribution_134_games.json') })),
+    ).not.toContain('envs/alfworld/eval_out_of_distribution_134_games.json');
+    expect(bench.fidelity!(bench.parseOptions({ promptSet: '0,2' }))).toMatchObject({
+      promptSet: '0,2',
+      maxActions: 49,
+      success: 'won flag (not done)',
+    });
     const m = bench.createMethod('act', bench.parseOptions({ promptSet: '2,1' }));
     expect(m.describe()).toMatchObject({ method: 'act', promptSet: '2,1', maxActions: 49, stop: ['\n'] });
     expect((m.describe().heads as Record<string, { exemplars: string[] }>).cool.exemplars).toEqual(['act_cool_2', 'act_cool_1']);

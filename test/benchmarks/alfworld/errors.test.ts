@@ -144,7 +144,9 @@ describe('ALFWorld adapter errors', () => {
       setTimeout(() => ac.abort(new Error('interrupted')), 50);
       return ' look';
     });
-    const run = bench.createMethod('react', bench.parseOptions({})).run(bench.item(0), { model, makeEnv: handle.makeEnv, signal: ac.signal });
+    const run = bench
+      .createMethod('react', bench.parseOptions({}))
+      .run(bench.item(0), { model, makeEnv: handle.makeEnv, signal: ac.signal });
     const outcome = await Promise.race([
       run.then(
         () => 'resolved',
@@ -194,9 +196,7 @@ describe('ALFWorld adapter errors', () => {
     );
     const notList = path.join(tmp, 'obj.json');
     fs.writeFileSync(notList, '{"a": 1}');
-    await expect(createEnvOf({ envUrl: srv.url, games: notList })).rejects.toThrow(
-      /--games .*obj\.json: expected a non-empty JSON list/,
-    );
+    await expect(createEnvOf({ envUrl: srv.url, games: notList })).rejects.toThrow(/--games .*obj\.json: expected a non-empty JSON list/);
     expect(() => bench.createMethod('react', bench.parseOptions({ promptSet: '1,1' }))).toThrow(/--prompt-set/);
     expect(() => bench.createMethod('cot', bench.parseOptions({}))).toThrow(/--method cot/);
     // A solvable game through createEnv, for completeness.

@@ -27,7 +27,10 @@ describe('declaration', () => {
     expect(bench.options['webshop-goals']).toMatchObject({ choices: ['check', 'strict', 'off'], default: 'check' });
     expect([...bench.methods]).toEqual(['act', 'react']);
     expect(bench.itemRefKey).toBe('session');
-    expect(bench.inputFiles('react', bench.parseOptions({}))).toEqual(['prompts/webshop_prompts.json', 'envs/webshop/webshop.fixed100.json']);
+    expect(bench.inputFiles('react', bench.parseOptions({}))).toEqual([
+      'prompts/webshop_prompts.json',
+      'envs/webshop/webshop.fixed100.json',
+    ]);
   });
 });
 

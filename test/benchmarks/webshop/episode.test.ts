@@ -168,9 +168,9 @@ describe('outages', () => {
     await site.stop();
     try {
       const model = ScriptedModel.sequence([]);
-      await expect(bench.createMethod('act', bench.parseOptions({})).run(bench.item(4), { model, makeEnv: (i) => handle.makeEnv(i) })).rejects.toBeInstanceOf(
-        InfraError,
-      );
+      await expect(
+        bench.createMethod('act', bench.parseOptions({})).run(bench.item(4), { model, makeEnv: (i) => handle.makeEnv(i) }),
+      ).rejects.toBeInstanceOf(InfraError);
       expect(model.requests).toHaveLength(0);
     } finally {
       await site.start();
