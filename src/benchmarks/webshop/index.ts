@@ -6,7 +6,7 @@ import path from 'node:path';
 import { FatalRunError, InfraError, UserError, errorMessage } from '../../errors.js';
 import { PAPER_SAMPLING } from '../../llm/types.js';
 import { InteractiveMethod } from '../../methods/interactive.js';
-import { parseLimit, type Settings } from '../../options.js';
+import { parseLimit } from '../../options.js';
 import { repoRoot } from '../../paths.js';
 import type { RunView } from '../../report/model.js';
 import { sha256 } from '../../util/hash.js';
