@@ -108,9 +108,9 @@ export class OpenAICompatibleModel implements CompletionModel {
     };
   }
 
+  /** The model and how it is asked; not the endpoints, key, timeouts, retries, limits or prices. */
   identity(): Record<string, unknown> {
-    const d = this.describe();
-    return { backend: d.backend, model: d.model, api: d.api, deviations: d.deviations };
+    return { backend: 'openai-compatible', model: this.model, api: this.o.api, deviations: this.o.api === 'chat' ? [CHAT_DEVIATION] : [] };
   }
 
   /** Per-endpoint request counts (for progress and tests). */

@@ -10,6 +10,7 @@ import type { PriceInfo, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 import { responseLimitOptions } from './response-limits.js';
+import { JsonFields } from '../util/json-fields.js';
 
 /**
  * Every option `run` accepts (and an experiment file may set), with their defaults: the run's own,
@@ -105,7 +106,7 @@ export const realDeps: RunDeps = {
     createCompletionModel(resolveModelConfig(settings, process.env), { onRetry: hooks.onRetry, secrets: realDeps.secrets(settings) }),
   secrets: (settings: Settings) => {
     const out: string[] = [];
-    const name = typeof settings.apiKeyEnv === 'string' ? settings.apiKeyEnv : 'OPENAI_API_KEY';
+    const name = JsonFields.orEmpty(settings).str('apiKeyEnv') ?? 'OPENAI_API_KEY';
     for (const n of new Set([name, 'OPENAI_API_KEY'])) {
       const v = process.env[n]?.trim();
       if (v) out.push(v);

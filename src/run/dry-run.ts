@@ -7,6 +7,7 @@
 // (dry-run-estimate.ts), completions at their max_tokens × n (an upper bound). Interactive episodes
 // make one call per turn, each prompt longer than the last: the figures give a range from one call
 // per episode to every episode at its turn limit.
+import { JsonFields } from '../util/json-fields.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CompletionModel, CompletionRequest } from '../llm/types.js';
@@ -138,7 +139,7 @@ export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Prom
     toRun = plan.indices.filter((i) => !records.has(i) || (cfg.retryErrors && records.get(i)?.error));
   }
 
-  const model = captureModel(typeof settings.model === 'string' ? settings.model : 'dry-run');
+  const model = captureModel(JsonFields.orEmpty(settings).str('model') ?? 'dry-run');
   const counter = await tokenCounterFor(modelNameOf(settings));
   let firstPromptTokens = 0;
   let firstCompletionTokensMax = 0;

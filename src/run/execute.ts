@@ -34,6 +34,7 @@ import { priceStatus, settleEarlierSessions, runSpend, type Spend } from './mete
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
+import { JsonFields } from '../util/json-fields.js';
 import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
 /** Callbacks the run passes to the model it creates. */
@@ -570,12 +571,13 @@ function fidelityOf(
   plan: Plan,
   benchmarkFidelity: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
-  const api = modelDesc.api ?? modelDesc.apiMode ?? modelDesc.mode;
+  const d = JsonFields.orEmpty(modelDesc);
+  const api = d.get('api') ?? d.get('apiMode') ?? d.get('mode');
   return {
     method: methodDesc,
     split: { name: plan.split, description: plan.splitDescription },
     api: api ?? null,
-    modelDeviations: modelDesc.deviations ?? [],
+    modelDeviations: d.get('deviations') ?? [],
     // The environment's backend and its deviations (null for methods without an environment).
     environment: envDesc,
     ...(benchmarkFidelity ? { benchmark: benchmarkFidelity } : {}),

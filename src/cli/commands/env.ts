@@ -1,6 +1,7 @@
 // `react-repro env play`: step any benchmark's environment by hand from a script file, printing each
 // observation exactly as the method's loop sees it before prompt assembly (Benchmark.observe). A
 // researcher's way to poke an environment, and a test tool.
+import { JsonFields } from '../../util/json-fields.js';
 import fs from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
@@ -142,9 +143,10 @@ export const envCommand: CommandModule = {
             .epilog(actionsHelp()),
         handler: async (argv: ArgumentsCamelCase) => {
           const given = givenFlags(argv, playOptions());
-          const named = getBenchmark(String(given.task ?? defaultBenchmarkName()));
+          const task = JsonFields.orEmpty(given).get('task');
+          const named = getBenchmark(String(task ?? defaultBenchmarkName()));
           checkPlayFlags(given, named);
-          const settings: Settings = { ...runDefaults(given.task), ...given };
+          const settings: Settings = { ...runDefaults(task), ...given };
           // Parsed once: a bad option value is refused before the scripts are read.
           const options = benchmarkOptions(named, settings);
           const bench = named.forSettings?.(options) ?? named;
