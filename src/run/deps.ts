@@ -38,7 +38,7 @@ export function allRunOptions(): OptionTable {
       ...runOptions.split,
       describe: `Split: ${benches.map((b) => `${b.name} ${b.splitNames().join('|')} (default ${b.defaultSplit})`).join('; ')}`,
     },
-    ...(llmCliOptions as OptionTable),
+    ...llmCliOptions,
     ...responseLimitOptions,
   };
   // A flag several benchmarks declare is listed once, under all their names (HotpotQA / FEVER).
@@ -54,7 +54,7 @@ export function allRunOptions(): OptionTable {
 /** The defaults of a run on one benchmark: the run's and the model's, then that benchmark's own. */
 export function runDefaults(task: unknown): Settings {
   const bench = getBenchmark(typeof task === 'string' ? task : defaultBenchmarkName());
-  return defaultsOf({ ...runOptions, ...(llmCliOptions as OptionTable), ...bench.options });
+  return defaultsOf({ ...runOptions, ...llmCliOptions, ...bench.options });
 }
 
 /** Passwords in the userinfo of URL settings (--wiki-url http://user:KEY@host): secrets too. */

@@ -47,11 +47,11 @@ export interface ResolvedMethodOptions {
   promptsDir?: string;
 }
 
-export const METHOD_DEFAULTS = {
-  maxSteps: 'code' as MaxStepsSpec,
+export const METHOD_DEFAULTS: { maxSteps: MaxStepsSpec; samples: number; scTemperature: number; emptyAction: EmptyActionHandling } = {
+  maxSteps: 'code',
   samples: 21,
   scTemperature: 0.7,
-  emptyAction: 'invalid' as EmptyActionHandling,
+  emptyAction: 'invalid',
 };
 
 export function resolveMaxSteps(spec: MaxStepsSpec, task: TaskName): number {
