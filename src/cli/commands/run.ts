@@ -2,6 +2,7 @@
 // A run never lies (README "Reliability"): the exit status says how it ended (EXIT below, documented in the
 // README), a run with error episodes ends with their count per cause and the exact command that
 // retries them, SIGTERM stops like Ctrl-C, and bad or conflicting flags are one-line errors.
+import { JsonFields } from '../../util/json-fields.js';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { isUserFacing, UserError } from '../../errors.js';
@@ -220,15 +221,20 @@ interface SessionFlags {
 }
 
 export function sessionFlags(argv: Record<string, unknown>): SessionFlags {
-  const maxCost = argv.maxCost as number | undefined;
+  const f = JsonFields.orEmpty(argv);
+  const maxCost = f.get('maxCost');
   if (maxCost !== undefined && (typeof maxCost !== 'number' || !Number.isFinite(maxCost) || maxCost < 0)) {
     throw new UserError(`--max-cost: expected an amount in USD >= 0, got ${JSON.stringify(maxCost)}`);
   }
-  const n = argv.maxConsecutiveFailures as number | undefined;
+  const n = f.get('maxConsecutiveFailures');
   if (n !== undefined && (typeof n !== 'number' || !Number.isInteger(n) || n < 0)) {
     throw new UserError(`--max-consecutive-failures: expected a whole number >= 0 (0: never stop), got ${JSON.stringify(n)}`);
   }
-  return { dryRun: argv.dryRun === true, maxCost, ...(n !== undefined ? { maxConsecutiveFailures: n } : {}) };
+  return {
+    dryRun: f.get('dryRun') === true,
+    ...(maxCost !== undefined ? { maxCost } : {}),
+    ...(n !== undefined ? { maxConsecutiveFailures: n } : {}),
+  };
 }
 
 export const runCommand: CommandModule = {
