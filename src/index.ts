@@ -6,7 +6,7 @@ import { executeRun, type RunDeps, type RunIO, type RunResult } from './run/exec
 import { derivedMethodOf, executeCombination } from './run/combination-run.js';
 import { allRunOptions } from './run/deps.js';
 import { validateSettings } from './run/experiment.js';
-import { resolveRuns } from './run/resolve-runs.js';
+import { resolveRunConfigs } from './run/resolve-runs.js';
 import type { Settings } from './options.js';
 
 // ---- benchmarks: the registry (the built-in ones are registered on import) and the plug-in types
@@ -70,7 +70,7 @@ export async function runExperiment(
   const { experiment, resume, retryErrors, ...rest } = defined;
   // The same checks an experiment file gets (unknown fields, types, choices), naming this function.
   const given = validateSettings('runExperiment()', '', rest, allRunOptions());
-  const runs = resolveRuns({ ...given, resume, retryErrors, experiment });
+  const runs = resolveRunConfigs({ ...given, resume, retryErrors, experiment });
   const { deps: over, ...ioGiven } = options;
   const deps: RunDeps = { ...realDeps, ...over };
   const io: RunIO = { progress: { write: () => {}, isTTY: false }, log: () => {}, ...ioGiven };

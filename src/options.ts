@@ -11,6 +11,11 @@ export interface OptionSpec {
   hidden?: boolean;
   /** Heading the flag is listed under in --help ("Model:", "ALFWorld:"). */
   group?: string;
+  /**
+   * Steers one invocation only (--resume, --retry-errors): not a setting of the run, so never in an
+   * experiment file, a manifest's settings or a bundle.
+   */
+  session?: true;
 }
 
 export type OptionTable = Record<string, OptionSpec>;

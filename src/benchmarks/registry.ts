@@ -1,14 +1,14 @@
 // The benchmark registry: a benchmark plug-in registers itself by name; the core looks it up.
 // Built-in benchmarks are registered by src/benchmarks/builtin.ts, the one file that lists them.
 import { UserError } from '../errors.js';
-import { parseLimit } from '../options.js';
+import { parseLimit, type Settings } from '../options.js';
 import type { Benchmark, BenchmarkDefinition, Item, Split } from './types.js';
 
-const factories = new Map<string, () => BenchmarkDefinition>();
+const factories = new Map<string, () => BenchmarkDefinition<unknown>>();
 const instances = new Map<string, Benchmark>();
 
 /** Registers a benchmark under its name; the factory runs on first use (data loads lazily). */
-export function registerBenchmark(name: string, factory: () => BenchmarkDefinition): void {
+export function registerBenchmark<Options>(name: string, factory: () => BenchmarkDefinition<Options>): void {
   if (factories.has(name)) throw new Error(`benchmark "${name}" is registered twice`);
   factories.set(name, factory);
 }
@@ -44,7 +44,7 @@ export function getBenchmark(name: string): Benchmark {
 const ALL = 'all';
 
 /** A definition with the defaults of its optional members filled in (docs/adding-a-benchmark.md). */
-export function completeBenchmark(def: BenchmarkDefinition): Benchmark {
+export function completeBenchmark(def: BenchmarkDefinition<unknown>): Benchmark {
   const title = def.title ?? def.name;
   const byIndex = (ref: unknown): Item => {
     if (typeof ref !== 'number' || !Number.isInteger(ref))
@@ -76,4 +76,9 @@ export function completeBenchmark(def: BenchmarkDefinition): Benchmark {
     observe: def.observe ?? ((_action, step) => step.observation),
     reportTables: def.reportTables ?? (() => []),
   };
+}
+
+/** A run's options for this benchmark, parsed once (its parseOptions; without one, the settings themselves). */
+export function benchmarkOptions(bench: Pick<Benchmark, 'parseOptions'>, settings: Settings): unknown {
+  return bench.parseOptions ? bench.parseOptions(settings) : settings;
 }

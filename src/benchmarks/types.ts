@@ -2,7 +2,7 @@
 // to build its environment, its methods, its scorer and metrics, what the manifest records about its
 // environment, and its report tables. The core (src/llm, src/run, src/report, src/cli) works through
 // this interface only and never names a benchmark.
-import type { Env, StepResult } from '../envs/types.js';
+import type { Env, Observe } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { OptionTable, Settings } from '../options.js';
 import type { AnalysedEpisode, AnalysisLabel, EpisodeResult, Item, MetricDef, Split } from '../runlog/schema.js';
@@ -16,12 +16,13 @@ export interface EnvHooks {
 }
 
 /** What a run is about to do, for Benchmark.startNotes. */
-export interface RunStart {
+export interface RunStart<Options = Settings> {
   method: string;
   split: string;
   /** The item indices this run covers. */
   indices: readonly number[];
-  settings: Settings;
+  /** The benchmark's options, as its parseOptions returned them. */
+  options: Options;
 }
 
 /** The environment side of a run, built once from the run's options. */
@@ -29,6 +30,11 @@ export interface EnvHandle {
   makeEnv(item: Item): Env;
   /** Secret-free fingerprint for the manifest: backend, snapshot sha256, server version, game list hash. */
   describe(): Record<string, unknown>;
+  /**
+   * The part of describe() that is the run's identity: what the items and observations are, not where
+   * the server is, its timeouts or what changes between its restarts. Absent: the whole description.
+   */
+  identity?(): Record<string, unknown>;
   /** Checks run before the first episode (server reachable, right game list); throws UserError/InfraError. */
   check?(signal?: AbortSignal): Promise<void>;
   /** A pool of servers (src/envs/pool.ts): item index → the member URL that served it (recorded per session). */
@@ -84,8 +90,13 @@ export interface ErrorAnalysis {
  */
 export type ItemRefKey = string;
 
-/** The task: its items and splits, its scorer and metrics, what a run of it reads and records. */
-export interface BenchmarkTask {
+/**
+ * The task: its items and splits, its scorer and metrics, what a run of it reads and records.
+ * `Options` is the benchmark's own typed options: parseOptions reads them once from a run's flat
+ * settings (UserError naming the flag), and every later hook receives that value. A benchmark without
+ * parseOptions receives the settings themselves.
+ */
+export interface BenchmarkTask<Options = Settings> {
   name: string;
   /** Display name ("HotpotQA"); default: the name. */
   title?: string;
@@ -95,6 +106,11 @@ export interface BenchmarkTask {
   metrics: MetricDef[];
   /** Option flags this benchmark adds to `run` and `env play` (src/cli turns them into flags); default none. */
   options?: OptionTable;
+  /**
+   * The typed Options of a run from its settings (flags, experiment file, stored manifest): called once
+   * per run or `env play`, before any hook below; UserError naming the flag for a bad value.
+   */
+  parseOptions?(settings: Settings): Options;
 
   size(): number;
   /** Throws UserError when out of range. */
@@ -111,40 +127,36 @@ export interface BenchmarkTask {
    * The benchmark as a run with these settings sees it, when its items depend on a setting (ALFWorld's
    * --games FILE); absent or returning itself otherwise. Runs and `env play` use it.
    */
-  forSettings?(settings: Settings): Benchmark;
+  forSettings?(options: Options): Benchmark;
 
   /** Scores one episode: a value in [0, 1] for every declared metric. The only scorer. */
   score(item: Item, result: EpisodeResult): Record<string, number>;
   /** Repo-relative files a run of this method reads (hashed into the manifest); default none. */
-  inputFiles?(method: string, settings: Settings): string[];
+  inputFiles?(method: string, options: Options): string[];
   /** The fidelity choices of this benchmark, for the manifest (FEVER sample, step limit, goals check...). */
-  fidelity?(settings: Settings): Record<string, unknown>;
+  fidelity?(options: Options): Record<string, unknown>;
 }
 
 /** The agent loops (methods) a benchmark runs, and the methods computed from other runs. */
-export interface BenchmarkLoops {
+export interface BenchmarkLoops<Options = Settings> {
   /** Methods that run episodes, e.g. ['standard', 'cot', 'cot-sc', 'act', 'react'] or ['act', 'react']. */
   methods: readonly string[];
   /** Default: the first of `methods`. */
   defaultMethod?: string;
-  /** Validates settings once and builds the method (UserError on a bad option or prompt file). */
-  createMethod(name: string, settings: Settings): Method;
+  /** Builds the method (UserError on a bad prompt file). */
+  createMethod(name: string, options: Options): Method;
   derivedMethods?: Record<string, DerivedMethod>;
 }
 
 /** The environment factory: what a run and `env play` step, and how a step reads as an observation. */
-export interface EnvironmentFactory {
+export interface EnvironmentFactory<Options = Settings> {
   /**
    * Builds the environment for a run or `env play`; validates the benchmark's options first. `hooks`
    * lets a run count the environment's retries as they happen.
    */
-  createEnv(settings: Settings, hooks?: EnvHooks): Promise<EnvHandle>;
-  /**
-   * How the benchmark's loops turn an environment step into the observation text, before prompt
-   * assembly (QA: literal "\\n" removed; ALFWorld: think: → "OK."). `env play` prints exactly this.
-   * Default: the step's observation as the environment gave it.
-   */
-  observe?(action: string, step: StepResult): string;
+  createEnv(options: Options, hooks?: EnvHooks): Promise<EnvHandle>;
+  /** The observation text of a step (src/envs/types.ts Observe); `env play` prints exactly this. Default: the step's observation. */
+  observe?: Observe;
   /**
    * `env play`: the flags its environment reads (all that env play takes besides --task and
    * --scripts; absent: every flag of `options`), and how an action is written there, where the
@@ -155,18 +167,18 @@ export interface EnvironmentFactory {
    * A short tag for run ids (after the method) naming a setting that tells runs apart at a glance,
    * e.g. a non-default prompt set; undefined for the default, so default runs keep their ids.
    */
-  runIdTag?(method: string, settings: Settings): string | undefined;
+  runIdTag?(method: string, options: Options): string | undefined;
 }
 
 /** What the run's closing lines and the report draw from a benchmark's runs; every hook optional. */
-export interface ReportHooks {
+export interface ReportHooks<Options = Settings> {
   /** Lines to print after a run's summary (e.g. WebShop's goals check); its records are slim (src/runlog/slim-record.ts: no trajectory text). */
   summaryNotes?(runs: RunView): string[];
   /**
    * One-line notices to print before a run starts (e.g. FEVER on an offline snapshot that lacks the
    * evidence pages of the split); must not write anything.
    */
-  startNotes?(run: RunStart): string[];
+  startNotes?(run: RunStart<Options>): string[];
   /**
    * The paper-style tables of this benchmark (ours beside the paper's numbers). It receives every run
    * being reported and uses those it knows; tables with the same id from two benchmarks (HotpotQA and
@@ -184,7 +196,10 @@ export interface ReportHooks {
  * environment factory and its report hooks. Nine members are required; the registry fills in the
  * defaults of the rest (completeBenchmark) so the core always sees a whole `Benchmark`.
  */
-export type BenchmarkDefinition = BenchmarkTask & BenchmarkLoops & EnvironmentFactory & ReportHooks;
+export type BenchmarkDefinition<Options = Settings> = BenchmarkTask<Options> &
+  BenchmarkLoops<Options> &
+  EnvironmentFactory<Options> &
+  ReportHooks<Options>;
 
 type Defaulted =
   | 'title'
@@ -200,5 +215,15 @@ type Defaulted =
   | 'observe'
   | 'reportTables';
 
-/** A benchmark as the core uses it: a definition with its defaults filled in. */
-export type Benchmark = BenchmarkDefinition & Required<Pick<BenchmarkDefinition, Defaulted>>;
+/**
+ * A benchmark as the core uses it: a definition with its defaults filled in, its Options erased (the
+ * core passes what parseOptions returned to the hooks, never looking inside). The hooks are declared
+ * as methods, so a BenchmarkDefinition<WebshopOptions> is assignable to it.
+ */
+export type Benchmark = CompleteBenchmark<unknown>;
+
+/** A definition with every defaulted member present, its Options still typed (what a plug-in's factory may return). */
+export type CompleteBenchmark<Options> = BenchmarkDefinition<Options> & Required<Pick<BenchmarkDefinition<Options>, Defaulted>>;
+
+/** A whole definition with a parser of its own typed Options (WebShop, ALFWorld). */
+export type ParsedBenchmark<Options> = CompleteBenchmark<Options> & Required<Pick<BenchmarkDefinition<Options>, 'parseOptions'>>;

@@ -124,6 +124,8 @@ export interface EpisodeCursor {
 export interface ReplayEnvOptions {
   /** What describe() returns: the recorded run's environment fingerprint (it is part of the run id). */
   describe: Record<string, unknown>;
+  /** What identity() returns: the recorded run's environment identity (the manifest's identity.environment); default: describe. */
+  identity?: Record<string, unknown>;
   /** Per-episode position shared with the model replay (for step numbers in messages). */
   cursor?(item: Item): EpisodeCursor;
 }
@@ -137,6 +139,7 @@ export function replayEnvHandle(recording: ReadonlyMap<number, readonly EnvEvent
   return {
     makeEnv: (item) => new ReplayEnv(item, recording.get(item.index) ?? [], opts.cursor?.(item) ?? { steps: 0, envCalls: 0 }),
     describe: () => structuredClone(opts.describe),
+    identity: () => structuredClone(opts.identity ?? opts.describe),
   };
 }
 

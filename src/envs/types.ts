@@ -28,3 +28,10 @@ export interface Env<Obs = string, Action = string> {
   /** Frees server-side state (ALFWorld's /close); never throws. */
   close?(): Promise<void>;
 }
+
+/**
+ * How a benchmark turns an environment step into the observation text, before prompt assembly (QA:
+ * literal "\\n" removed; ALFWorld: think: → "OK."). Declared once, here: the benchmark's environment
+ * factory owns it (Benchmark.observe), and its loops and `env play` use that same function.
+ */
+export type Observe = (action: string, step: StepResult) => string;

@@ -349,6 +349,11 @@ export class CachedCompletionModel implements CompletionModel {
     return { ...this.inner.describe(), cache: { mode: this.o.mode, path: this.o.mode === 'off' ? null : this.o.path } };
   }
 
+  /** The cache serves the model's answers; it is not part of what a run computes. */
+  identity(): Record<string, unknown> {
+    return this.inner.identity?.() ?? this.inner.describe();
+  }
+
   async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
     try {
       let r: CompletionResult;

@@ -12,6 +12,7 @@ import { cacheDirName, checkOutputFile, checkWritableDir } from '../util/safe-pa
 import type { ApiMode } from './openai-model.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 import { Secret } from './secret.js';
+import { JsonFields } from '../util/json-fields.js';
 
 /** No endpoint, key or embedded model is configured at all (a dry run can still price a known model). */
 export class NoEndpointError extends ConfigError {}
@@ -181,13 +182,23 @@ const SPEC: Record<keyof LlmSettings, { kind: Kind; choices?: string[]; min?: nu
 
 export const LLM_SETTING_KEYS = Object.keys(SPEC) as Array<keyof LlmSettings>;
 
+const CACHE_MODES: readonly CacheMode[] = ['rw', 'off', 'replay'];
+const API_MODES: readonly ApiMode[] = ['completions', 'chat'];
+const BALANCE_POLICIES: readonly BalancePolicy[] = ['round-robin', 'least-busy'];
+
+/** A validated choice as its type (validateSettings checked it against the same list), or the default. */
+function oneOf<T extends string>(choices: readonly T[], v: string | undefined, fallback: T): T {
+  return choices.find((c) => c === v) ?? fallback;
+}
+
 const kebab = (k: string) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** Checks types and ranges; `where(key)` names the flag or file field in the one-line error. */
-function validateSettings(raw: Record<string, unknown>, where: (key: string) => string): LlmSettings {
+function validateSettings(raw: object, where: (key: string) => string): LlmSettings {
+  const fields = JsonFields.orEmpty(raw);
   const out: Record<string, unknown> = {};
   for (const key of LLM_SETTING_KEYS) {
-    const v = raw[key];
+    const v = fields.get(key);
     if (v === undefined || v === null) continue;
     const spec = SPEC[key];
     const name = where(key);
@@ -231,7 +242,7 @@ export function llmSettingsFromExperiment(obj: Record<string, unknown>, file: st
 export function mergeLlmSettings(fromFile: LlmSettings, fromFlags: LlmSettings | Record<string, unknown>): LlmSettings {
   const out: Record<string, unknown> = { ...fromFile };
   for (const k of LLM_SETTING_KEYS) {
-    const v = (fromFlags as Record<string, unknown>)[k];
+    const v = JsonFields.orEmpty(fromFlags).get(k);
     if (v !== undefined) out[k] = v;
   }
   return out;
@@ -305,9 +316,9 @@ function parseLlamaSpec(spec: string): string {
  * else a key in the environment plus --model → api.openai.com; else a ConfigError naming the three ways.
  */
 export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ModelConfig {
-  const s = validateSettings(flags as Record<string, unknown>, (k) => `--${kebab(k)}`);
+  const s = validateSettings(flags, (k) => `--${kebab(k)}`);
   const cache = {
-    mode: (s.cache ?? 'rw') as CacheMode,
+    mode: oneOf(CACHE_MODES, s.cache, 'rw'),
     path: path.resolve(s.cachePath ?? path.join(cacheDir(), 'completions.sqlite')),
   };
   // Checked now, before any run folder exists (a path under /proc would hang a recursive mkdir).
@@ -319,7 +330,7 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
     typeof s.apiKeyEnv === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s.apiKeyEnv) && !s.apiKeyEnv.startsWith('sk-')
       ? s.apiKeyEnv
       : DEFAULT_API_KEY_ENV;
-  const flagURLs = s.baseUrl ? splitURLs(s.baseUrl as string[], '--base-url', keyEnvName) : [];
+  const flagURLs = s.baseUrl ? splitURLs(Array.isArray(s.baseUrl) ? s.baseUrl : [s.baseUrl], '--base-url', keyEnvName) : [];
 
   if (s.llm) {
     if (flagURLs.length) throw new UserError('--llm and --base-url exclude each other: use one model backend');
@@ -369,10 +380,10 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
     kind: 'openai',
     model: s.model,
     baseURLs,
-    api: (s.api ?? 'completions') as ApiMode,
+    api: oneOf(API_MODES, s.api, 'completions'),
     apiKeyEnv,
     apiKey: keyValue ? new Secret(keyValue) : undefined,
-    balance: (s.balance ?? 'least-busy') as BalancePolicy,
+    balance: oneOf(BALANCE_POLICIES, s.balance, 'least-busy'),
     requestTimeoutMs: Math.round((s.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_S) * 1000),
     retry: {
       ...DEFAULT_RETRY,

@@ -158,6 +158,11 @@ async function replayOnlyLlama(cfg: LlamaModelConfig): Promise<CompletionModel> 
   return {
     model: path.basename(cfg.modelPath),
     describe: () => ({ ...describeModelConfig(cfg), sha256, loaded: false }),
+    // As the loaded model's identity would be, from the configuration (cache and loading left out).
+    identity: () => {
+      const { cache: _cache, ...rest } = describeModelConfig(cfg);
+      return { ...rest, sha256 };
+    },
     complete: () => Promise.reject(new FatalRunError('--cache replay makes no model calls')),
   };
 }
@@ -169,6 +174,7 @@ function localBackend(inner: CompletionModel, acc: LlmAccumulator): CompletionMo
       return inner.model;
     },
     describe: () => inner.describe(),
+    identity: () => inner.identity?.() ?? inner.describe(),
     async complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult> {
       acc.add({ inFlight: 1 });
       try {

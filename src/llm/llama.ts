@@ -214,6 +214,12 @@ class LlamaCppCompletionModel implements LlamaCompletionModel {
     };
   }
 
+  identity(): Record<string, unknown> {
+    // The file's sha256 names the weights; modelPath (its basename) does not.
+    const { modelPath: _path, ...rest } = this.describe();
+    return rest;
+  }
+
   tokenize(text: string): number[] {
     return [...this.p.model.tokenize(text, false)];
   }

@@ -108,6 +108,11 @@ export class OpenAICompatibleModel implements CompletionModel {
     };
   }
 
+  /** The model and how it is asked; not the endpoints, key, timeouts, retries, limits or prices. */
+  identity(): Record<string, unknown> {
+    return { backend: 'openai-compatible', model: this.model, api: this.o.api, deviations: this.o.api === 'chat' ? [CHAT_DEVIATION] : [] };
+  }
+
   /** Per-endpoint request counts (for progress and tests). */
   endpointStats(): Array<{ endpoint: string; sent: number; inFlight: number }> {
     return this.pool.endpoints.map((e) => ({ endpoint: e.label, sent: e.sent, inFlight: e.inFlight }));

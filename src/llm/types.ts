@@ -61,6 +61,12 @@ export interface CompletionModel {
   readonly model: string;
   /** Secret-free description for the run manifest (backend kind, endpoint host names, api mode...). */
   describe(): Record<string, unknown>;
+  /**
+   * The part of describe() that says what a run computes (its run id and --resume's check). How it is
+   * served (endpoints, cache, retries, limits, prices, timeouts) is left out, so a run resumed on
+   * another server or cache is the same run. Absent: the whole description.
+   */
+  identity?(): Record<string, unknown>;
   complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult>;
   close?(): Promise<void>;
   /** The api part of this model's completion-cache keys, when it is cached (src/llm/cache.ts). */

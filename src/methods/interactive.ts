@@ -3,7 +3,7 @@
 // What differs between benchmarks is declared in a LoopDefinition: how the opening and each step are
 // written into the prompt, how a turn is asked for, how the action is sent and the observation read,
 // what is sent as context, and what happens at the limit (HotpotQA/FEVER: a forced finish[]).
-import type { Env, ResetResult, StepResult } from '../envs/types.js';
+import type { Env, Observe, ResetResult, StepResult } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
 import type { ContextOverflow, EpisodeResult, Method, MethodContext, StepRecord } from './types.js';
 import { CallLedger } from './episode.js';
@@ -43,8 +43,8 @@ export interface LoopDefinition {
   turn(ctx: TurnContext): Promise<Turn>;
   /** The action as sent to the environment; default: as written. */
   envAction?(turn: Turn): string;
-  /** The observation text from a step (the benchmark's observe()). */
-  observe(action: string, step: StepResult): string;
+  /** The observation text from a step: the benchmark's own Observe (Benchmark.observe), never another. */
+  observe: Observe;
   /** What is appended to the history after a step. */
   stepText(i: number, turn: Turn, observation: string): string;
   /** After maxTurns without done: one more step that is not written into the prompt (QA's finish[]). */

@@ -6,7 +6,7 @@
 import { UserError } from '../errors.js';
 import type { OptionTable, Settings } from '../options.js';
 import { validateSettings } from './experiment.js';
-import { optionIndex, SESSION_ONLY } from './options.js';
+import { isSessionOnly, optionIndex } from './options.js';
 
 /** Settings that name files or folders on the machine that made the bundle: never taken from a bundle. */
 export const PATH_SETTINGS = new Set(['cachePath', 'resultsDir', 'wikiSnapshot', 'fromRuns', 'games', 'llm', 'labels', 'labelSheet']);
@@ -30,7 +30,7 @@ export function bundleSettings(raw: unknown, table: OptionTable, where: string):
   const plain: Settings = {};
   const lists: Settings = {};
   for (const [key, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (v === undefined || v === null || SESSION_ONLY.has(key)) continue;
+    if (v === undefined || v === null || isSessionOnly(key)) continue;
     // a repeatable string flag (--base-url A --base-url B) is stored as a list of strings
     if (Array.isArray(v) && index.get(key)?.opt.type === 'string' && v.every((x) => typeof x === 'string') && key !== 'indices')
       lists[key] = v;

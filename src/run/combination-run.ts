@@ -34,6 +34,7 @@ import { limitLinesOf } from './limit-outcomes.js';
 import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, type EpisodeRecord } from '../runlog/schema.js';
+import { runConfigOf, type RunConfig } from './config.js';
 
 interface BaseRun {
   dir: string;
@@ -46,17 +47,14 @@ function readBase(dir: string): BaseRun {
   return readRun(dir);
 }
 
-function listOf(v: unknown): string[] {
-  return (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter(Boolean);
-}
-
-/** The derived method a run's settings name, or null when --method names an ordinary method. */
+/** The derived method a run names, or null when --method names an ordinary method. */
 export function derivedMethodOf(
-  settings: Settings,
+  run: Settings | RunConfig,
   deps: Pick<RunDeps, 'getBenchmark'>,
 ): { bench: Benchmark; derived: DerivedMethod } | null {
-  const bench = benchmarkOf(settings, deps);
-  const derived = bench.derivedMethods?.[String(settings.method ?? bench.defaultMethod)];
+  const cfg = runConfigOf(run);
+  const bench = benchmarkOf(cfg, deps);
+  const derived = bench.derivedMethods?.[cfg.method ?? bench.defaultMethod];
   return derived ? { bench, derived } : null;
 }
 
@@ -112,14 +110,16 @@ function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, ba
   return { ...recordFromResult(item, result, bench.score(item, result), 0, null), ...accounting };
 }
 
-export async function executeCombination(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {
-  const found = derivedMethodOf(settings, deps);
+export async function executeCombination(run: Settings | RunConfig, deps: RunDeps, io: RunIO): Promise<RunResult> {
+  const cfg = runConfigOf(run);
+  const settings = cfg.settings;
+  const found = derivedMethodOf(cfg, deps);
   if (!found) throw new Error('executeCombination: --method is not a derived method');
   const { bench, derived } = found;
   const name = derived.name;
   let bases: BaseRun[];
-  if (settings.fromRuns !== undefined) {
-    const given = listOf(settings.fromRuns).map((d) => readBase(path.resolve(d)));
+  if (cfg.fromRuns !== undefined) {
+    const given = cfg.fromRuns.map((d) => readBase(path.resolve(d)));
     bases = derived.bases.map((m) => given.filter((b) => b.manifest.method === m)).flatMap((xs) => (xs.length === 1 ? xs : []));
     if (given.length !== derived.bases.length || bases.length !== derived.bases.length) {
       throw new UserError(
@@ -127,7 +127,7 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
       );
     }
   } else {
-    checkResultsDir(settings);
+    checkResultsDir(cfg);
     const ran: RunResult[] = [];
     for (const method of derived.bases) {
       const res = await executeRun(derived.baseSettings(settings, method), deps, io);
@@ -156,8 +156,8 @@ export async function executeCombination(settings: Settings, deps: RunDeps, io: 
   };
   const shard = m0.shard ? { k: Number(m0.shard.split('/')[0]), n: Number(m0.shard.split('/')[1]) } : null;
   const runId = makeRunId({ task: bench.name, method: name, split: m0.split, model, shard }, identity);
-  const dir = path.join(resultsDirOf(settings), runId);
-  ensureResultsDir(settings);
+  const dir = path.join(resultsDirOf(cfg), runId);
+  ensureResultsDir(cfg);
   makeRunFolder(dir);
 
   const records = new Map<number, EpisodeRecord>();

@@ -11,6 +11,7 @@ import type { PriceInfo, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 import { responseLimitOptions } from './response-limits.js';
+import { JsonFields } from '../util/json-fields.js';
 
 /**
  * Every option `run` accepts (and an experiment file may set), with their defaults: the run's own,
@@ -38,7 +39,7 @@ export function allRunOptions(): OptionTable {
       ...runOptions.split,
       describe: `Split: ${benches.map((b) => `${b.name} ${b.splitNames().join('|')} (default ${b.defaultSplit})`).join('; ')}`,
     },
-    ...(llmCliOptions as OptionTable),
+    ...llmCliOptions,
     ...responseLimitOptions,
   };
   // A flag several benchmarks declare is listed once, under all their names (HotpotQA / FEVER).
@@ -54,7 +55,7 @@ export function allRunOptions(): OptionTable {
 /** The defaults of a run on one benchmark: the run's and the model's, then that benchmark's own. */
 export function runDefaults(task: unknown): Settings {
   const bench = getBenchmark(typeof task === 'string' ? task : defaultBenchmarkName());
-  return defaultsOf({ ...runOptions, ...(llmCliOptions as OptionTable), ...bench.options });
+  return defaultsOf({ ...runOptions, ...llmCliOptions, ...bench.options });
 }
 
 /** Passwords in the userinfo of URL settings (--wiki-url http://user:KEY@host): secrets too. */
@@ -106,7 +107,7 @@ export const realDeps: RunDeps = {
     createCompletionModel(resolveModelConfig(settings, process.env), { onRetry: hooks.onRetry, secrets: realDeps.secrets(settings) }),
   secrets: (settings: Settings) => {
     const out: string[] = [];
-    const name = typeof settings.apiKeyEnv === 'string' ? settings.apiKeyEnv : 'OPENAI_API_KEY';
+    const name = JsonFields.orEmpty(settings).str('apiKeyEnv') ?? 'OPENAI_API_KEY';
     for (const n of new Set([name, 'OPENAI_API_KEY'])) {
       const v = process.env[n]?.trim();
       if (v) out.push(v);

@@ -4,6 +4,7 @@
 // whenever the model is known, key or no key; interactive methods (ReAct, Act) as a range from one
 // call per episode to the turn limit (docs/protocol.md §4 turns i = 1..7, §8, §9); combinations make
 // no calls; and a total over the runs of an experiment.
+import { JsonFields } from '../util/json-fields.js';
 import { BUILTIN_PRICES } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { usd as formatUsd } from '../util/money.js';
@@ -99,11 +100,13 @@ async function loadCounter(model: string): Promise<TokenCounter> {
 
 /** The model name a run's settings give (null: an embedded GGUF model or none). */
 export function modelNameOf(settings: Settings): string | null {
-  return typeof settings.model === 'string' && settings.model !== '' && settings.llm === undefined ? settings.model : null;
+  const f = JsonFields.orEmpty(settings);
+  const model = f.str('model');
+  return model !== undefined && model !== '' && f.get('llm') === undefined ? model : null;
 }
 
 const officialOnly = (settings: Settings): boolean => {
-  const urls = ([] as unknown[]).concat(settings.baseUrl ?? []).flatMap((u) => String(u).split(','));
+  const urls = ([] as unknown[]).concat(JsonFields.orEmpty(settings).get('baseUrl') ?? []).flatMap((u) => String(u).split(','));
   return urls.every(isOfficialOpenAI);
 };
 
@@ -116,7 +119,7 @@ export function dryRunPrices(settings: Settings, resolved: PriceInfo | null, env
   const model = modelNameOf(settings);
   const listed = model ? BUILTIN_PRICES[model] : undefined;
   const unresolved = !resolved || 'error' in resolved || resolved.source.startsWith('no price');
-  if (listed && unresolved && officialOnly(settings) && (settings.baseUrl !== undefined || !env.OPENAI_BASE_URL?.trim())) {
+  if (listed && unresolved && officialOnly(settings) && (JsonFields.orEmpty(settings).has('baseUrl') || !env.OPENAI_BASE_URL?.trim())) {
     return { promptPerM: listed.promptPerM, completionPerM: listed.completionPerM, source: `list price of ${model}`, model };
   }
   return resolved;

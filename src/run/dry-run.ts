@@ -7,6 +7,7 @@
 // (dry-run-estimate.ts), completions at their max_tokens × n (an upper bound). Interactive episodes
 // make one call per turn, each prompt longer than the last: the figures give a range from one call
 // per episode to every episode at its turn limit.
+import { JsonFields } from '../util/json-fields.js';
 import type { CompletionModel, CompletionRequest } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
@@ -14,6 +15,7 @@ import { derivedMethodOf } from './combination-run.js';
 import { readRecords } from '../runlog/store.js';
 import { planEpisodes, resumeDir, type PriceInfo, type RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
+import { runConfigOf, type RunConfig } from './config.js';
 import { checkFirstCalls, readContextWindow, windowLines, type WindowCheck } from './window-check.js';
 import { costLine, dryRunPrices, interactiveLine, modelNameOf, runCost, tokenCounterFor, totalLines } from './dry-run-estimate.js';
 
@@ -90,11 +92,13 @@ export function turnLimitOf(desc: unknown): number | null {
   return best;
 }
 
-export async function planDryRun(settings: Settings, deps: RunDeps): Promise<DryRunPlan> {
-  const plan = planEpisodes(settings, deps);
+export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Promise<DryRunPlan> {
+  const cfg = runConfigOf(run);
+  const settings = cfg.settings;
+  const plan = planEpisodes(cfg, deps);
   const bench = plan.benchmark;
-  const methodName = String(settings.method ?? bench.defaultMethod);
-  const derived = derivedMethodOf(settings, deps);
+  const methodName = cfg.method ?? bench.defaultMethod;
+  const derived = derivedMethodOf(cfg, deps);
   if (derived) {
     // A combination makes no model call of its own: it runs (or reuses) its base runs, planned as theirs.
     return {
@@ -117,22 +121,22 @@ export async function planDryRun(settings: Settings, deps: RunDeps): Promise<Dry
       ],
     };
   }
-  const method = bench.createMethod(methodName, settings);
-  const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? [];
+  const method = bench.createMethod(methodName, plan.options);
+  const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, options: plan.options }) ?? [];
 
   let toRun = plan.indices;
   let recorded: DryRunPlan['recorded'] = null;
-  if (settings.resume !== undefined) {
+  if (cfg.resume !== undefined) {
     // Read-only: the run's log is loaded without repairing it (nothing is written).
-    const dir = resumeDir(settings);
+    const dir = resumeDir(cfg);
     const records = readRecords(dir);
     const done = plan.indices.filter((i) => records.has(i));
     const errors = done.filter((i) => records.get(i)?.error);
     recorded = { done: done.length, errors: errors.length };
-    toRun = plan.indices.filter((i) => !records.has(i) || (settings.retryErrors === true && records.get(i)?.error));
+    toRun = plan.indices.filter((i) => !records.has(i) || (cfg.retryErrors && records.get(i)?.error));
   }
 
-  const model = captureModel(typeof settings.model === 'string' ? settings.model : 'dry-run');
+  const model = captureModel(JsonFields.orEmpty(settings).str('model') ?? 'dry-run');
   const counter = await tokenCounterFor(modelNameOf(settings));
   let firstPromptTokens = 0;
   let firstCompletionTokensMax = 0;

@@ -11,30 +11,31 @@ import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
 import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError, errorMessage, errorCode } from '../errors.js';
-import { parseLimit } from '../options.js';
-import { defaultBenchmarkName } from '../benchmarks/registry.js';
+import { benchmarkOptions, defaultBenchmarkName } from '../benchmarks/registry.js';
 import { defaultResultsDir } from '../paths.js';
 import { toDiskError } from '../util/durable.js';
 import { redactUrlsIn } from '../util/redact.js';
 import { executeEpisodes, Interrupt } from './runner.js';
 import { RunStore, isRunFolder, manifestIfAny, readManifest, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from '../runlog/store.js';
 import { makeRunId } from './run-id.js';
-import { applyShard, formatShard, parseIndices, parseShard, type Shard } from './shard.js';
+import { applyShard, formatShard, parseShard, type Shard } from './shard.js';
 import { isAutoShard, resolveAutoShard } from './shard-auto.js';
 import { orderedRecords, summarize, summaryCsv } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo } from './manifest.js';
-import { OPERATIONAL, SESSION_ONLY } from './options.js';
+import { isSessionOnly } from './options.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
 import { pricesOf, type Budget, type BudgetStop } from './budget.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
-import { contextOverflowOf, limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
+import { limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
 import { priceStatus, settleEarlierSessions, runSpend, SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
 import type { RunSummary, RunManifest, SessionInfo, EpisodeRecord } from '../runlog/schema.js';
+import { JsonFields } from '../util/json-fields.js';
+import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
 /** Callbacks the run passes to the model it creates. */
 export interface ModelHooks {
@@ -103,24 +104,24 @@ export interface RunResult {
   price?: 'known' | 'unknown' | 'free';
 }
 
-export function resultsDirOf(settings: Settings): string {
-  return typeof settings.resultsDir === 'string' ? path.resolve(settings.resultsDir) : defaultResultsDir();
+export function resultsDirOf(cfg: Pick<RunConfig, 'resultsDir'>): string {
+  return cfg.resultsDir !== undefined ? path.resolve(cfg.resultsDir) : defaultResultsDir();
 }
 
 /** How messages name the results folder: the flag when it was given. */
-function resultsDirName(settings: Settings): string {
-  return typeof settings.resultsDir === 'string'
-    ? `--results-dir ${settings.resultsDir}`
-    : `the results folder ${resultsDirOf(settings)} (choose another with --results-dir)`;
+function resultsDirName(cfg: Pick<RunConfig, 'resultsDir'>): string {
+  return cfg.resultsDir !== undefined
+    ? `--results-dir ${cfg.resultsDir}`
+    : `the results folder ${resultsDirOf(cfg)} (choose another with --results-dir)`;
 }
 
 /**
  * Checks, without writing anything, that the results folder can hold run folders: it is a folder (or
  * can be created under the nearest existing folder), and that folder is writable. UserError otherwise.
  */
-export function checkResultsDir(settings: Settings): void {
-  const dir = resultsDirOf(settings);
-  const name = resultsDirName(settings);
+export function checkResultsDir(cfg: Pick<RunConfig, 'resultsDir'>): void {
+  const dir = resultsDirOf(cfg);
+  const name = resultsDirName(cfg);
   refusePseudo(dir, name);
   for (let p = dir; ;) {
     let st: fs.Stats | undefined;
@@ -153,8 +154,8 @@ export function checkResultsDir(settings: Settings): void {
  * Creates the results folder one level at a time. (fs.mkdirSync with recursive: true never returns
  * for a path such as /proc/1/x, where mkdir answers ENOENT under an existing folder.)
  */
-export function ensureResultsDir(settings: Settings): string {
-  const dir = resultsDirOf(settings);
+export function ensureResultsDir(cfg: Pick<RunConfig, 'resultsDir'>): string {
+  const dir = resultsDirOf(cfg);
   const missing: string[] = [];
   for (let p = dir; !fs.existsSync(p); p = path.dirname(p)) {
     missing.unshift(p);
@@ -168,7 +169,7 @@ export function ensureResultsDir(settings: Settings): string {
       if (code === 'EEXIST' && fs.statSync(p).isDirectory()) continue;
       const d = toDiskError(e, p, 'creating the folder');
       throw new UserError(
-        `${resultsDirName(settings)}: ${d instanceof Error && d !== e ? d.message : `cannot create ${p} (${code ?? errorMessage(e)})`}`,
+        `${resultsDirName(cfg)}: ${d instanceof Error && d !== e ? d.message : `cannot create ${p} (${code ?? errorMessage(e)})`}`,
       );
     }
   }
@@ -177,6 +178,8 @@ export function ensureResultsDir(settings: Settings): string {
 
 export interface Plan {
   benchmark: Benchmark;
+  /** The benchmark's options for this run (Benchmark.parseOptions), parsed once. */
+  options: unknown;
   split: string;
   splitDescription: string;
   /** Indices before sharding (the whole selection). */
@@ -186,27 +189,30 @@ export interface Plan {
   indices: number[];
 }
 
-/** The benchmark a run's settings name (--task; default: the first registered). */
-export function benchmarkOf(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
-  const bench = deps.getBenchmark(String(settings.task ?? defaultBenchmarkName()));
-  return bench.forSettings?.(settings) ?? bench;
+/** The benchmark a run names (--task; default: the first registered) and its options, parsed once. */
+export function runBenchmark(
+  cfg: Pick<RunConfig, 'task' | 'settings'>,
+  deps: Pick<RunDeps, 'getBenchmark'>,
+): { benchmark: Benchmark; options: unknown } {
+  const bench = deps.getBenchmark(cfg.task ?? defaultBenchmarkName());
+  const options = benchmarkOptions(bench, cfg.settings);
+  return { benchmark: bench.forSettings?.(options) ?? bench, options };
+}
+
+export function benchmarkOf(cfg: Pick<RunConfig, 'task' | 'settings'>, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
+  return runBenchmark(cfg, deps).benchmark;
 }
 
 /** Which item indices a run covers: --indices or a split, then --limit, then --shard. */
-export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
-  const benchmark = benchmarkOf(settings, deps);
+export function planEpisodes(cfg: RunConfig, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
+  const { benchmark, options } = runBenchmark(cfg, deps);
   const taskName = benchmark.name;
-  const limit = parseLimit(settings.limit);
-  if (settings.indices !== undefined && settings.split !== undefined) {
-    throw new UserError(
-      `--indices and --split exclude each other: --indices runs exactly the items given, --split names a split (give one)`,
-    );
-  }
+  const limit = cfg.limit;
   let split: string;
   let splitDescription: string;
   let selection: number[];
-  if (settings.indices !== undefined) {
-    selection = parseIndices(settings.indices as string | number[]);
+  if (cfg.indices !== undefined) {
+    selection = cfg.indices;
     const size = benchmark.size();
     for (const i of selection) {
       if (i >= size) throw new UserError(`--indices: ${i} is out of range for ${taskName} (0..${size - 1})`);
@@ -215,32 +221,28 @@ export function planEpisodes(settings: Settings, deps: Pick<RunDeps, 'getBenchma
     split = 'indices';
     splitDescription = `dataset indices given with --indices (${selection.length})`;
   } else {
-    split = (settings.split as string | undefined) ?? benchmark.defaultSplit;
+    split = cfg.split ?? benchmark.defaultSplit;
     const sp = benchmark.split(split, limit !== undefined ? { limit } : {});
     selection = sp.indices;
     splitDescription = sp.description;
   }
   // --shard auto / auto/N: the job array's task (shard-auto.ts).
-  const shardText =
-    settings.shard !== undefined && isAutoShard(String(settings.shard)) ? resolveAutoShard(String(settings.shard)).spec : settings.shard;
-  const shard = shardText !== undefined ? parseShard(String(shardText)) : null;
+  const shardText = cfg.shard !== undefined && isAutoShard(cfg.shard) ? resolveAutoShard(cfg.shard).spec : cfg.shard;
+  const shard = shardText !== undefined ? parseShard(shardText) : null;
   const indices = applyShard(selection, shard);
-  return { benchmark, split, splitDescription, selection, shard, indices };
+  // Every item the run covers exists for the benchmark as these options see it (ALFWorld --games FILE
+  // lists its own games): checked before anything is written.
+  for (const i of indices) benchmark.item(i);
+  return { benchmark, options, split, splitDescription, selection, shard, indices };
 }
 
 /**
- * Model and environment description fields that do not change what a run computes (limits, cache,
- * retries, where the server is, our User-Agent, page checks) or that change between server restarts
- * without changing the items (WebShop's goals check: its price clauses are redrawn at every start).
- * They stay in the manifest; they are not part of the run's identity, so such a run still resumes.
+ * The part of a model's or environment's description that is the run's identity, as the backend
+ * declares it (identity() beside describe(): not where it is served, its cache, retries, limits or
+ * prices, nor what changes between server restarts). Such a run still resumes on another server.
  */
-const OPERATIONAL_MODEL_KEY =
-  /cache|rpm|tpm|rate|retr|timeout|concurren|limit|price|pricing|cost|balanc|stats|endpoint|url|apikey|path|loaded|^attempts$|^userAgent$|^pageCheck$|^goals$/i;
-
-export function filterIdentity(desc: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(desc)) if (!OPERATIONAL_MODEL_KEY.test(k)) out[k] = v;
-  return out;
+export function identityOf(part: { describe(): Record<string, unknown>; identity?(): Record<string, unknown> }): Record<string, unknown> {
+  return part.identity?.() ?? part.describe();
 }
 
 /**
@@ -253,7 +255,7 @@ export function recordableSettings(settings: Settings): Settings {
   // redactUrlsIn: a comma-separated pool (--env-url A,B) has a userinfo per URL.
   const clean = (v: unknown): unknown =>
     typeof v === 'string' && v.includes('://') ? redactUrlsIn(v) : Array.isArray(v) ? v.map(clean) : v;
-  for (const [k, v] of Object.entries(settings)) if (!SESSION_ONLY.has(k) && v !== undefined) out[k] = clean(v);
+  for (const [k, v] of Object.entries(settings)) if (!isSessionOnly(k) && v !== undefined) out[k] = clean(v);
   return out;
 }
 
@@ -264,41 +266,43 @@ export function redactedSettingKeys(settings: Settings): string[] {
 }
 
 /** Where --resume <id> points; it must hold a run. */
-export function resumeDir(settings: Settings): string {
-  const id = String(settings.resume);
+export function resumeDir(cfg: Pick<RunConfig, 'resume' | 'resultsDir'>): string {
+  const id = String(cfg.resume);
   if (!id || id.includes('/') || id.includes('\\') || id === '.' || id === '..') {
     throw new UserError(`--resume: expected a run id (a folder name under the results folder), got "${id}"`);
   }
-  const dir = path.join(resultsDirOf(settings), id);
+  const dir = path.join(resultsDirOf(cfg), id);
   if (!isRunFolder(dir)) throw new UserError(`--resume ${id}: no run at ${dir} (no ${MANIFEST_FILE})`);
   return dir;
 }
 
-export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): Promise<RunResult> {
-  const plan = planEpisodes(settings, deps);
-  if (plan.shard && isAutoShard(String(settings.shard))) {
+/** One run: its settings are parsed here unless the caller handed over a parsed RunConfig. */
+export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: RunIO): Promise<RunResult> {
+  let cfg = runConfigOf(run);
+  const plan = planEpisodes(cfg, deps);
+  if (plan.shard && cfg.shard !== undefined && isAutoShard(cfg.shard)) {
     // The run records (and a resume or a bundle replays) the shard it ran, not "auto".
-    io.log(`--shard ${String(settings.shard)}: shard ${formatShard(plan.shard)} (${resolveAutoShard(String(settings.shard)).source})`);
-    settings = { ...settings, shard: formatShard(plan.shard) };
+    io.log(`--shard ${cfg.shard}: shard ${formatShard(plan.shard)} (${resolveAutoShard(cfg.shard).source})`);
+    cfg = withSettings(cfg, { shard: formatShard(plan.shard) });
   }
+  const settings = cfg.settings;
   const bench = plan.benchmark;
-  applyResponseLimits(settings);
+  applyResponseLimits(cfg.responseLimits);
   // Checked before the run folder is created: bad input must leave nothing half-written.
-  const concurrency = Number(settings.concurrency ?? 8);
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new UserError(`--concurrency: expected a positive integer, got ${settings.concurrency}`);
-  checkResultsDir(settings);
+  const concurrency = cfg.concurrency;
+  checkResultsDir(cfg);
   const taskName = bench.name;
-  const methodName = String(settings.method ?? bench.defaultMethod);
-  if (settings.fromRuns !== undefined) {
+  const methodName = cfg.method ?? bench.defaultMethod;
+  if (cfg.fromRuns !== undefined) {
     const derived = Object.keys(bench.derivedMethods ?? {});
     throw new UserError(
       `--from-runs: only a combination method${derived.length ? ` (${derived.join(', ')})` : ''} reads existing runs; --method ${methodName} runs its own episodes`,
     );
   }
-  const method = bench.createMethod(methodName, settings);
-  const contextOverflow = contextOverflowOf(settings.contextOverflow);
-  for (const note of bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, settings }) ?? []) io.log(note);
+  const options = plan.options;
+  const method = bench.createMethod(methodName, options);
+  const contextOverflow = cfg.contextOverflow;
+  for (const note of bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, options }) ?? []) io.log(note);
   // Retries happen from the first request on (the model list, the environment check): counted from here.
   let retries = 0;
   let progress: Progress | undefined;
@@ -310,7 +314,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
   let env: EnvHandle | undefined;
   try {
     if (method.needsEnv) {
-      env = await bench.createEnv(settings, { onRetry });
+      env = await bench.createEnv(options, { onRetry });
       await env.check?.(io.signal);
     }
     const methodDesc = method.describe();
@@ -320,35 +324,35 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       task: taskName,
       method: methodName,
       split: plan.split,
-      selection: settings.indices !== undefined ? plan.selection : undefined,
-      limit: settings.limit,
+      selection: cfg.indices !== undefined ? plan.selection : undefined,
+      limit: cfg.limit,
       shard: plan.shard ? formatShard(plan.shard) : undefined,
-      model: filterIdentity(modelDesc),
+      model: identityOf(model),
       methodOptions: methodDesc,
-      environment: envDesc ? filterIdentity(envDesc) : undefined,
+      environment: env ? identityOf(env) : undefined,
       // Only the deviation names itself: runs with the default keep their ids.
       contextOverflow: contextOverflow === 'truncate' ? contextOverflow : undefined,
     };
-    const runIdTag = bench.runIdTag?.(methodName, settings);
+    const runIdTag = bench.runIdTag?.(methodName, options);
     const runId = makeRunId(
       { task: taskName, method: methodName, split: plan.split, model: model.model, shard: plan.shard, tag: runIdTag },
       identity,
     );
-    const { inputs, changed } = inputShas(bench.inputFiles(methodName, settings));
+    const { inputs, changed } = inputShas(bench.inputFiles(methodName, options));
     for (const f of changed)
       io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
-    let dir = path.join(resultsDirOf(settings), runId);
-    if (settings.resume !== undefined) {
-      const rdir = resumeDir(settings);
+    let dir = path.join(resultsDirOf(cfg), runId);
+    if (cfg.resume !== undefined) {
+      const rdir = resumeDir(cfg);
       if (path.basename(rdir) !== runId) {
-        checkResumeSettings(readManifest(rdir).settings, settings, String(settings.resume));
+        checkResumeSettings(readManifest(rdir).settings, settings, cfg.resume);
         assertSameRun(readManifest(rdir), { identity, inputs, indices: plan.indices }, rdir);
-        throw new UserError(`--resume ${settings.resume}: these settings name run ${runId}, not ${settings.resume}`);
+        throw new UserError(`--resume ${cfg.resume}: these settings name run ${runId}, not ${cfg.resume}`);
       }
       dir = rdir;
     }
 
-    ensureResultsDir(settings);
+    ensureResultsDir(cfg);
     const store = RunStore.open(dir);
     let recorder: RunRecorder | undefined;
     try {
@@ -363,7 +367,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
         const nErrors = plan.indices.filter((i) => store.records.get(i)?.error).length;
         if (nErrors > 0) {
           io.log(
-            settings.retryErrors === true
+            cfg.retryErrors
               ? `re-running the ${nErrors} episode${nErrors === 1 ? '' : 's'} of this run recorded as errors (--retry-errors)`
               : `${nErrors} episode${nErrors === 1 ? ' of this run is' : 's of this run are'} recorded as errors; --retry-errors re-runs them`,
           );
@@ -385,7 +389,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
           identity,
           settings: recordableSettings(settings),
           fidelity: {
-            ...fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(settings)),
+            ...fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(options)),
             ...(contextOverflow === 'truncate' ? { contextOverflow: { mode: contextOverflow, deviation: TRUNCATE_DEVIATION } } : {}),
           },
           inputs,
@@ -407,7 +411,7 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
       const session: SessionInfo = {
         startedAt: now,
         status: 'running',
-        ...(settings.retryErrors ? { retryErrors: true } : {}),
+        ...(cfg.retryErrors ? { retryErrors: true } : {}),
         ...(maxFailures !== undefined ? { maxConsecutiveFailures: maxFailures } : {}),
       };
       manifest.sessions.push(session);
@@ -419,14 +423,14 @@ export async function executeRun(settings: Settings, deps: RunDeps, io: RunIO): 
 
       const todoIdx = plan.indices.filter((i) => {
         const r = store.records.get(i);
-        return !r || (settings.retryErrors === true && r.error !== null);
+        return !r || (cfg.retryErrors && r.error !== null);
       });
       const items = todoIdx.map((i) => bench.item(i));
       const metricKeys = bench.metrics.map((m) => m.key);
       const primary = bench.metrics[0];
       const meta = { runId, task: taskName, method: methodName, split: plan.split, model: model.model, shard: manifest.shard };
       // Records about to be re-run (--retry-errors) are not yet "done".
-      const kept = orderedRecords(store.records, plan.indices).filter((r) => !(settings.retryErrors === true && r.error !== null));
+      const kept = orderedRecords(store.records, plan.indices).filter((r) => !(cfg.retryErrors && r.error !== null));
       const short = `${taskName} ${methodName}${runIdTag ? ` ${runIdTag}` : ''}${plan.shard ? ` ${formatShard(plan.shard)}` : ''}`;
       progress = await Progress.create(
         { id: runId, short, position: io.position },
@@ -567,16 +571,15 @@ function fidelityOf(
   plan: Plan,
   benchmarkFidelity: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
-  const api = modelDesc.api ?? modelDesc.apiMode ?? modelDesc.mode;
+  const d = JsonFields.orEmpty(modelDesc);
+  const api = d.get('api') ?? d.get('apiMode') ?? d.get('mode');
   return {
     method: methodDesc,
     split: { name: plan.split, description: plan.splitDescription },
     api: api ?? null,
-    modelDeviations: modelDesc.deviations ?? [],
+    modelDeviations: d.get('deviations') ?? [],
     // The environment's backend and its deviations (null for methods without an environment).
     environment: envDesc,
     ...(benchmarkFidelity ? { benchmark: benchmarkFidelity } : {}),
   };
 }
-
-export { OPERATIONAL };

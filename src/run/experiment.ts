@@ -6,7 +6,7 @@ import type { OptionTable } from '../options.js';
 import { UserError } from '../errors.js';
 import { readJsonFile } from '../runlog/store.js';
 import { isJsonObject, JsonFields } from '../util/json-fields.js';
-import { camelCase, layerSettings, optionIndex, SESSION_ONLY } from './options.js';
+import { camelCase, layerSettings, optionIndex } from './options.js';
 
 export type { Settings } from '../options.js';
 import type { Settings } from '../options.js';
@@ -39,7 +39,7 @@ export function validateSettings(file: string, where: string, value: unknown, ta
     const v = fields.get(key);
     const field = where ? `${where}.${key}` : key;
     const entry = index.get(key);
-    if (!entry || SESSION_ONLY.has(key)) {
+    if (!entry || entry.opt.session) {
       const hint = index.has(camelCase(key)) ? ` (fields are camelCase: ${camelCase(key)})` : '';
       throw new UserError(`${file}: unknown field "${field}"${hint}`);
     }

@@ -160,6 +160,8 @@ function bundleModel(stored: RunManifest, cache: ReadonlyMap<string, CacheEntry>
     model: stored.model,
     // The recorded description (it is part of the run id); the cache field says where answers come from.
     describe: () => ({ ...stored.modelDescription, cache: { mode: 'bundle', bundle: path.basename(b.file), sha256: b.sha256 } }),
+    // The recorded run's identity: the re-run names the same run.
+    identity: () => recordedIdentity(stored, 'model'),
     async complete(req, opts?: TaggedOptions) {
       opts?.signal?.throwIfAborted();
       const ep = opts?.[EPISODE];
@@ -167,6 +169,12 @@ function bundleModel(stored: RunManifest, cache: ReadonlyMap<string, CacheEntry>
       return ep.answer(req, cache);
     },
   };
+}
+
+/** One part of the recorded run's identity (model or environment), as its manifest stores it. */
+function recordedIdentity(stored: RunManifest, part: 'model' | 'environment'): Record<string, unknown> {
+  const v = stored.identity[part];
+  return isJsonObject(v) ? structuredClone(v) : {};
 }
 
 /** The method with each episode's replay state attached to its model calls. */
@@ -204,13 +212,19 @@ function replayingBenchmark(
   const cursorOf = (item: Item) => episodes.get(item.index)?.cursor ?? { steps: 0, envCalls: 0 };
   return new Proxy(real, {
     get(target, prop) {
-      if (prop === 'createEnv') return async () => replayEnvHandle(envTraces, { describe: stored.environment ?? {}, cursor: cursorOf });
+      if (prop === 'createEnv')
+        return async () =>
+          replayEnvHandle(envTraces, {
+            describe: stored.environment ?? {},
+            identity: recordedIdentity(stored, 'environment'),
+            cursor: cursorOf,
+          });
       if (prop === 'createMethod')
-        return (name: string, settings: Settings) => replayingMethod(target.createMethod(name, settings), episodes, finals);
+        return (name: string, options: unknown) => replayingMethod(target.createMethod(name, options), episodes, finals);
       // Items that depend on the settings (ALFWorld --games FILE): the same replay over that view.
       if (prop === 'forSettings')
-        return (settings: Settings) =>
-          target.forSettings ? replayingBenchmark(target.forSettings(settings), stored, finals, episodes) : undefined;
+        return (options: unknown) =>
+          target.forSettings ? replayingBenchmark(target.forSettings(options), stored, finals, episodes) : undefined;
       // bound to the plug-in itself, so its own fields (private ones included) stay reachable
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;

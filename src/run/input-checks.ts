@@ -2,14 +2,16 @@
 // together, and a --resume whose flags name another run.
 import { UserError } from '../errors.js';
 import type { Settings } from '../options.js';
-import { kebabCase, OPERATIONAL, SESSION_ONLY } from './options.js';
+import { kebabCase } from './options.js';
+import { JsonFields } from '../util/json-fields.js';
 
 /**
  * Flags given together that contradict each other. `--env-url` stands for a Wikipedia site in the
  * Wikipedia benchmarks (live); with an explicit `--wiki snapshot` the run would silently be live.
  */
 export function checkGivenFlags(given: Settings): void {
-  if (given.envUrl !== undefined && given.wiki === 'snapshot') {
+  const f = JsonFields.orEmpty(given);
+  if (f.get('envUrl') !== undefined && f.get('wiki') === 'snapshot') {
     throw new UserError(
       '--env-url and --wiki snapshot contradict each other: --env-url names a live site, --wiki snapshot the offline pages (give one)',
     );
@@ -36,13 +38,15 @@ const WHAT_RUNS = new Set(['task', 'method', 'split']);
  */
 export function checkResumeSettings(stored: Settings | undefined, now: Settings, runId: string): void {
   if (!stored) return;
+  const was = JsonFields.orEmpty(stored);
   for (const [key, v] of Object.entries(now)) {
-    if (v === undefined || !WHAT_RUNS.has(key) || OPERATIONAL.has(key) || SESSION_ONLY.has(key)) continue;
-    if (JSON.stringify(v) === JSON.stringify(stored[key])) continue;
+    if (v === undefined || !WHAT_RUNS.has(key)) continue;
+    const old = was.get(key);
+    if (JSON.stringify(v) === JSON.stringify(old)) continue;
     // recorded without the credentials of its URL: not a difference
-    if (typeof stored[key] === 'string' && /:\/\/\*\*\*@/.test(stored[key])) continue;
+    if (typeof old === 'string' && /:\/\/\*\*\*@/.test(old)) continue;
     throw new UserError(
-      `--resume ${runId}: --${kebabCase(key)} is ${show(v)} here but ${show(stored[key])} in that run: drop --${kebabCase(key)} to resume it, or leave out --resume to start a new run`,
+      `--resume ${runId}: --${kebabCase(key)} is ${show(v)} here but ${show(old)} in that run: drop --${kebabCase(key)} to resume it, or leave out --resume to start a new run`,
     );
   }
 }

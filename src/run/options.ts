@@ -23,8 +23,8 @@ export const runOptions: OptionTable = {
   },
   concurrency: { type: 'number', default: 8, describe: 'Episodes run at once' },
   'results-dir': { type: 'string', describe: 'Folder for run folders (default ./results)' },
-  resume: { type: 'string', describe: 'Resume this run id (its manifest supplies the settings you do not give)' },
-  'retry-errors': { type: 'boolean', describe: 'Re-run only the episodes recorded with an infrastructure error' },
+  resume: { type: 'string', session: true, describe: 'Resume this run id (its manifest supplies the settings you do not give)' },
+  'retry-errors': { type: 'boolean', session: true, describe: 'Re-run only the episodes recorded with an infrastructure error' },
   'context-overflow': {
     type: 'string',
     choices: ['fail', 'truncate'],
@@ -37,10 +37,10 @@ export const runOptions: OptionTable = {
   },
 };
 
-/** Flags that steer one invocation but are not settings of the run (never in an experiment file). */
-export const SESSION_ONLY = new Set(['resume', 'retryErrors']);
-/** Settings that do not change what a run computes: excluded from identity comparisons. */
-export const OPERATIONAL = new Set(['concurrency', 'resultsDir', 'resume', 'retryErrors', 'fromRuns']);
+/** Whether a settings key is a flag of one invocation (OptionSpec.session), not a setting of the run. */
+export function isSessionOnly(key: string): boolean {
+  return runOptions[kebabCase(key)]?.session === true;
+}
 
 export function camelCase(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());

@@ -10,6 +10,8 @@ import { manifestIfAny } from '../runlog/store.js';
 import { loadExperiment, type Settings } from './experiment.js';
 import { givenFlags, kebabCase, layerSettings } from './options.js';
 import { checkGivenFlags } from './input-checks.js';
+import { parseRunConfig, type RunConfig } from './config.js';
+import { JsonFields } from '../util/json-fields.js';
 
 /** experiments/<name>.json of the package when the path given does not exist. */
 export function resolveExperimentPath(p: string): string {
@@ -26,23 +28,31 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
   const given = givenFlags(argv, table);
   checkGivenFlags(given);
   // Defaults are those of the run's own benchmark (and the core's), never another benchmark's.
-  const withDefaults = (s: Settings): Settings => ({ ...runDefaults(s.task), ...s });
-  if (typeof argv.experiment === 'string') {
-    if (given.resume !== undefined)
+  const withDefaults = (s: Settings): Settings => ({ ...runDefaults(JsonFields.orEmpty(s).get('task')), ...s });
+  const experiment = JsonFields.orEmpty(argv).str('experiment');
+  const g = JsonFields.orEmpty(given);
+  const resume = g.get('resume');
+  if (experiment !== undefined) {
+    if (resume !== undefined)
       throw new UserError('--resume: give a run id without an experiment file (re-running the experiment resumes its runs)');
-    const exp = loadExperiment(resolveExperimentPath(argv.experiment), table);
+    const exp = loadExperiment(resolveExperimentPath(experiment), table);
     return exp.runs.map((r) => withDefaults(layerSettings(r, given)));
   }
-  if (given.resume !== undefined) {
-    const stored = manifestIfAny(resumeDir(withDefaults(given)))?.settings ?? {};
+  if (resume !== undefined) {
+    const stored = manifestIfAny(resumeDir(parseRunConfig(withDefaults(given))))?.settings ?? {};
     // URLs with credentials are recorded without them: such a flag must be given again.
-    const missing = redactedSettingKeys(stored).filter((k) => given[k] === undefined);
+    const missing = redactedSettingKeys(stored).filter((k) => !g.has(k));
     if (missing.length) {
       throw new UserError(
-        `--resume ${given.resume}: --${kebabCase(missing[0])} had credentials in its URL, which runs never record: give --${kebabCase(missing[0])} again`,
+        `--resume ${String(resume)}: --${kebabCase(missing[0])} had credentials in its URL, which runs never record: give --${kebabCase(missing[0])} again`,
       );
     }
     return [withDefaults(layerSettings(stored, given))];
   }
   return [withDefaults(given)];
+}
+
+/** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */
+export function resolveRunConfigs(argv: Record<string, unknown>): RunConfig[] {
+  return resolveRuns(argv).map(parseRunConfig);
 }

@@ -4,6 +4,7 @@
 import { UserError } from '../errors.js';
 import type { OptionTable, Settings } from '../options.js';
 import { DEFAULT_RESPONSE_LIMITS, setResponseLimits } from '../envs/http/request.js';
+import { JsonFields } from '../util/json-fields.js';
 
 export const responseLimitOptions: OptionTable = {
   'env-deadline': {
@@ -28,12 +29,23 @@ function positive(v: unknown, flag: string, min: number, max: number, integer: b
   return n;
 }
 
-/** Checks the two settings and makes them the limits of every later environment request. */
-export function applyResponseLimits(settings: Settings): void {
-  const deadline = positive(settings.envDeadline, 'env-deadline', 0.001, MAX_DEADLINE_S, false);
-  const maxBytes = positive(settings.envMaxBytes, 'env-max-bytes', 1024, MAX_BYTES, true);
-  setResponseLimits({
+/** The limits the two settings give (only those given), checked. */
+export interface ResponseLimits {
+  deadlineMs?: number;
+  maxBytes?: number;
+}
+
+export function parseResponseLimits(settings: Settings): ResponseLimits {
+  const f = JsonFields.orEmpty(settings);
+  const deadline = positive(f.get('envDeadline'), 'env-deadline', 0.001, MAX_DEADLINE_S, false);
+  const maxBytes = positive(f.get('envMaxBytes'), 'env-max-bytes', 1024, MAX_BYTES, true);
+  return {
     ...(deadline !== undefined ? { deadlineMs: Math.round(deadline * 1000) } : {}),
     ...(maxBytes !== undefined ? { maxBytes } : {}),
-  });
+  };
+}
+
+/** Makes them the limits of every later environment request. */
+export function applyResponseLimits(limits: ResponseLimits): void {
+  setResponseLimits(limits);
 }

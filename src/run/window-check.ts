@@ -3,6 +3,7 @@
 // else the published size of a known OpenAI model, else the embedded model's --llm-context-size; then
 // how many of the run's first prompts (plus the completion they ask for) already do not fit. No model
 // is called: the two GETs read the server's description only, with a short timeout.
+import { JsonFields } from '../util/json-fields.js';
 import { NoEndpointError, resolveModelConfig } from '../llm/config.js';
 import { errorMessage } from '../errors.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
@@ -52,7 +53,7 @@ export async function readContextWindow(
   } catch (e) {
     if (!(e instanceof NoEndpointError)) return { unknown: errorMessage(e) };
     // No endpoint configured (a dry run needs no key): a known OpenAI model still has its published size.
-    const named = typeof settings.model === 'string' ? settings.model : '';
+    const named = JsonFields.orEmpty(settings).str('model') ?? '';
     const published = knownWindow(named);
     if (published) return { tokens: published, source: `published size of ${named}` };
     return { unknown: 'no model endpoint is configured (see run --help: --base-url, OPENAI_API_KEY or --llm)' };

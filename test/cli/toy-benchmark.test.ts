@@ -11,6 +11,7 @@ import type { BenchmarkDefinition, Item } from '../../src/benchmarks/types.js';
 import type { Env, StepResult } from '../../src/envs/types.js';
 import { InteractiveMethod, type LoopDefinition } from '../../src/methods/interactive.js';
 import { main } from '../../src/cli/main.js';
+import { UserError } from '../../src/errors.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 
 // ---- the benchmark: count the letters of a word, by asking a letter-counting environment ----
@@ -35,27 +36,42 @@ class LetterEnv implements Env {
   }
 }
 
-const toyLoop = (item: Item): LoopDefinition => ({
-  name: 'act',
-  loop: 'toy act loop',
-  stop: { action: ['\n'] },
-  head: 'Count the letters of the word, then answer.\n',
-  maxTurns: 4,
-  opening: (reset) => `${reset.observation}\n>`,
-  turn: async ({ prompt, ledger }) => ({ action: (await ledger.llm(prompt, ['\n'])).trim() }),
-  observe: (_action, step) => step.observation,
-  stepText: (_i, turn, obs) => ` ${turn.action}\n${obs}\n>`,
-  recordReset: () => ({ word: item.input }),
-});
+const toyLoop =
+  (maxTurns: number) =>
+  (item: Item): LoopDefinition => ({
+    name: 'act',
+    loop: 'toy act loop',
+    stop: { action: ['\n'] },
+    head: 'Count the letters of the word, then answer.\n',
+    maxTurns,
+    opening: (reset) => `${reset.observation}\n>`,
+    turn: async ({ prompt, ledger }) => ({ action: (await ledger.llm(prompt, ['\n'])).trim() }),
+    observe: (_action, step) => step.observation,
+    stepText: (_i, turn, obs) => ` ${turn.action}\n${obs}\n>`,
+    recordReset: () => ({ word: item.input }),
+  });
 
-const toy: BenchmarkDefinition = {
+/** The toy's own options, parsed once per run from its flags (--toy-turns). */
+interface ToyOptions {
+  maxTurns: number;
+}
+
+const toy: BenchmarkDefinition<ToyOptions> = {
   name: 'toy',
   metrics: [{ key: 'correct', label: 'Correct' }],
+  options: { 'toy-turns': { type: 'number', default: 4, describe: 'Model turns per episode at most' } },
+  parseOptions: (settings) => {
+    const n = settings.toyTurns ?? 4;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+      throw new UserError(`--toy-turns: expected a positive integer, got ${JSON.stringify(n)}`);
+    return { maxTurns: n };
+  },
   size: () => WORDS.length,
   item: (index) => ({ index, id: WORDS[index], input: WORDS[index], gold: String(WORDS[index].length) }),
   score: (_item, result) => ({ correct: result.done && result.reward === 1 ? 1 : 0 }),
   methods: ['act'],
-  createMethod: (name) => new InteractiveMethod(toyLoop, name, { loop: 'toy act loop', maxTurns: 4 }),
+  createMethod: (name, options) =>
+    new InteractiveMethod(toyLoop(options.maxTurns), name, { loop: 'toy act loop', maxTurns: options.maxTurns }),
   createEnv: async () => ({ makeEnv: (item) => new LetterEnv(item.input), describe: () => ({ backend: 'in-process letter counter' }) }),
 };
 registerBenchmark('toy', () => toy);
@@ -129,6 +145,14 @@ describe('a toy benchmark registered in a test', () => {
     );
     const manifest = JSON.parse(fs.readFileSync(path.join(results(), dir, 'manifest.json'), 'utf8'));
     expect(manifest).toMatchObject({ task: 'toy', method: 'act', split: 'all', environment: { backend: 'in-process letter counter' } });
+  });
+
+  it('refuses a bad value of its own flag once, naming it, before anything is written', async () => {
+    const r = await cli(['run', '--task', 'toy', '--toy-turns', '0', ...model(), '--results-dir', path.join(tmp, 'refused')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--toy-turns: expected a positive integer, got 0/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(fs.existsSync(path.join(tmp, 'refused'))).toBe(false);
   });
 
   it('resumes: a second run of the same settings finds everything recorded and calls nothing', async () => {

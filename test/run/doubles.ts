@@ -2,7 +2,7 @@
 // model, wired through RunDeps.
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import type { EpisodeResult, Method, MethodContext } from '../../src/methods/types.js';
-import type { Benchmark, Item, Split } from '../../src/benchmarks/types.js';
+import type { Benchmark, CompleteBenchmark, Item, Split } from '../../src/benchmarks/types.js';
 import type { Settings } from '../../src/options.js';
 import { InfraError, UserError } from '../../src/errors.js';
 import type { RunDeps } from '../../src/run/execute.js';
@@ -65,7 +65,7 @@ export type FakeDeps = RunDeps & {
   createMethod: (name: string, settings: Settings) => Method;
 };
 
-export function fakeBenchmark(name: string, deps: Pick<FakeDeps, 'createMethod'>, size = 30): Benchmark {
+export function fakeBenchmark(name: string, deps: Pick<FakeDeps, 'createMethod'>, size = 30): CompleteBenchmark<Settings> {
   const item = (i: number): Item => {
     if (!Number.isInteger(i) || i < 0 || i >= size) throw new UserError(`${name}: index ${i} is out of range`);
     return { index: i, id: `question ${i}?`, input: `question ${i}?`, gold: `answer${i}` };

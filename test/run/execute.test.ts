@@ -195,18 +195,14 @@ describe('executeRun', () => {
 
 describe('run identity', () => {
   it('leaves out what changes between server restarts or versions without changing the items', async () => {
-    const { filterIdentity } = await import('../../src/run/execute.js');
-    // WebShop's goals check (price clauses redrawn at every site start) and live Wikipedia's User-Agent/page check.
-    const web = { backend: 'webshop-site', goalsMode: 'check', serverErrors: 'observe', goals: { checked: 100, instructionsSha256: 'x' } };
-    expect(filterIdentity(web)).toEqual({ backend: 'webshop-site', goalsMode: 'check', serverErrors: 'observe' });
-    const wiki = {
-      kind: 'live',
-      userAgent: 'react-repro/0.1.0',
-      pageCheck: 'rule',
-      attempts: 10,
-      parser: 'bs4',
-      env: { cleanStrErrors: 'keep' },
-    };
-    expect(filterIdentity(wiki)).toEqual({ kind: 'live', parser: 'bs4', env: { cleanStrErrors: 'keep' } });
+    const { identityOf } = await import('../../src/run/execute.js');
+    const { LiveHtmlBackend } = await import('../../src/envs/wikipedia/live-backend.js');
+    // Live Wikipedia's User-Agent, page check, attempts, timeout and URL are how it is served.
+    const wiki = new LiveHtmlBackend({ baseUrl: 'http://127.0.0.1:1', userAgent: 'react-repro/0.1.0' });
+    expect(wiki.describe()).toMatchObject({ userAgent: 'react-repro/0.1.0', attempts: 10 });
+    expect(identityOf(wiki)).toEqual({ kind: 'live', parser: wiki.describe().parser });
+    // Without a declaration, the whole description is the identity.
+    const plain = { describe: () => ({ backend: 'x', url: 'http://h' }) };
+    expect(identityOf(plain)).toEqual({ backend: 'x', url: 'http://h' });
   });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/benchmarks/builtin.js';
 import { realDeps } from '../../src/run/deps.js';
-import { filterIdentity } from '../../src/run/execute.js';
+import { identityOf } from '../../src/run/execute.js';
 import type { Settings } from '../../src/options.js';
 
 let tmp: string;
@@ -29,7 +29,7 @@ const base: Settings = { task: 'hotpotqa', method: 'react', baseUrl: 'http://127
 async function modelIdentity(extra: Settings): Promise<Record<string, unknown>> {
   const m = await realDeps.createModel({ ...base, ...extra });
   try {
-    return filterIdentity(m.describe());
+    return identityOf(m);
   } finally {
     await m.close?.();
   }

@@ -6,10 +6,10 @@
 // byte for byte (same items, split and run ids).
 import path from 'node:path';
 import { UserError } from '../../errors.js';
-import type { Settings } from '../../options.js';
-import type { Benchmark, Item, Split } from '../types.js';
+import { parseLimit } from '../../options.js';
+import type { Benchmark, Item, ParsedBenchmark, Split } from '../types.js';
 import { paperGameList, paperGoals, taskTypeOf } from './games.js';
-import { resolveGameList, type GameList } from './options.js';
+import type { AlfworldOptions, GameList } from './options.js';
 
 /** The split name of a game file: its file name without .json, in run-id-safe characters. */
 export function gameFileSplitName(file: string, taken: readonly string[]): string {
@@ -22,9 +22,9 @@ export function gameFileSplitName(file: string, taken: readonly string[]): strin
 }
 
 /** The benchmark for these settings: the paper's, or one whose items include the --games file's games. */
-export function alfworldForSettings(base: Benchmark, settings: Settings): Benchmark {
-  if (settings.games === undefined || settings.games === null || settings.games === '') return base;
-  const list: GameList = resolveGameList(settings.games);
+export function alfworldForSettings<B extends Benchmark | ParsedBenchmark<AlfworldOptions>>(base: B, options: AlfworldOptions): B {
+  if (options.games === undefined) return base;
+  const list: GameList = options.gameList;
   const paper = paperGameList();
   const paperSet = new Set(paper);
   if (list.games.length === paper.length && list.games.every((g) => paperSet.has(g))) return base;
@@ -38,9 +38,15 @@ export function alfworldForSettings(base: Benchmark, settings: Settings): Benchm
   const at = new Map(all.map((g, i) => [g, i]));
   const name = gameFileSplitName(list.source, base.splitNames());
   const fileIndices = list.games.map((g) => at.get(g)!);
+  const listed = new Set(fileIndices);
   const makeItem = (index: number): Item => {
     if (!Number.isInteger(index) || index < 0 || index >= all.length)
       throw new UserError(`ALFWorld game index ${index}: expected an integer in 0..${all.length - 1}`);
+    // The server has only the file's games: another item is bad input, refused when the run is planned.
+    if (!listed.has(index))
+      throw new UserError(
+        `--indices: ${index} is not one of the ${list.games.length} games of ${list.listName} (its items: ${fileIndices.slice(0, 10).join(', ')}${fileIndices.length > 10 ? ', ...' : ''})`,
+      );
     const id = all[index];
     return { index, id, input: paperGoals().get(id) ?? '', meta: { task_type: taskTypeOf(id)! } };
   };
@@ -52,9 +58,7 @@ export function alfworldForSettings(base: Benchmark, settings: Settings): Benchm
     defaultSplit: name,
     split: (splitName, opts = {}): Split => {
       if (splitName !== name) return base.split(splitName, opts);
-      const { limit } = opts;
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-        throw new UserError(`--limit ${limit}: expected a positive integer`);
+      const limit = parseLimit(opts.limit);
       return {
         benchmark: base.name,
         name,

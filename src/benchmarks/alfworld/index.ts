@@ -2,19 +2,19 @@
 // valid_unseen games, ReAct and Act over an agentenv-alfworld HTTP server, success = the game's won
 // flag, and Table 3 in the report.
 import { UserError } from '../../errors.js';
-import { parseLimit, type Settings } from '../../options.js';
+import { parseLimit } from '../../options.js';
 import { redactUrl } from '../../util/redact.js';
-import type { Benchmark, EnvHandle, EnvHooks, Item, Split } from '../types.js';
+import type { EnvHandle, EnvHooks, Item, ParsedBenchmark, Split } from '../types.js';
 import { AlfworldClient } from './client.js';
 import { AlfworldEnv, gameRef } from './env.js';
 import { EnvIdPool } from './env-pool.js';
 import { GAMES_FILE, OPENINGS_FILE, paperGameList, paperGoals, taskTypeOf } from './games.js';
 import { createAlfworldMethod, MAX_ACTIONS, observeAlfworld } from './loop.js';
-import { alfworldOptions, resolveEnvSettings, resolveGameList, resolvePromptSet, type AlfworldEnvSettings } from './options.js';
+import { alfworldOptions, envSettingsOf, parseAlfworldOptions, type AlfworldEnvSettings, type AlfworldOptions } from './options.js';
 import { formatPromptSet, loadPrompts, NOTEBOOK_PROMPT_SET, PROMPT_FILE } from './prompt.js';
 import { buildAlfworldTables } from './table3.js';
 import { alfworldForSettings } from './game-set.js';
-import { checkAlfworldServer, createAlfworldPoolHandle } from './server-pool.js';
+import { alfworldIdentity, checkAlfworldServer, createAlfworldPoolHandle, observationsOf } from './server-pool.js';
 
 export const SPLIT = 'valid_unseen';
 const METHODS = ['act', 'react'] as const;
@@ -49,14 +49,12 @@ export function createAlfworldEnvHandle(
       // What the game ids mean (in the run's identity); where the list was read from is not.
       games: { vendored: s.gameList.vendored, n: s.gameList.games.length, sha256: s.gameList.sha256 },
       gamesPath: s.gameList.source,
-      observations:
-        s.obs === 'clean'
-          ? 'clean (the server drops the banner and "You arrive at loc N. ")'
-          : 'raw (the adapter cleans them as the notebook does)',
+      observations: observationsOf(s.obs),
       // GET /info of envs/alfworld/server.py (alfworld version, game-list sha256); null: none (agentenv-alfworld).
       server: serverInfo ?? null,
       timeoutMs: s.timeoutMs,
     }),
+    identity: () => alfworldIdentity(s, serverInfo ?? null),
     // The server answers; where it describes itself (our server.py), its games and text mode match ours.
     check: async (signal) => {
       serverInfo = await checkAlfworldServer(client, s, signal);
@@ -66,7 +64,7 @@ export function createAlfworldEnvHandle(
   };
 }
 
-export function createAlfworldBenchmark(): Benchmark {
+export function createAlfworldBenchmark(): ParsedBenchmark<AlfworldOptions> {
   let prompts: Record<string, string> | undefined;
   const loaded = () => (prompts ??= loadPrompts());
   return {
@@ -91,9 +89,10 @@ export function createAlfworldBenchmark(): Benchmark {
         indices: limit === undefined ? all : all.slice(0, limit),
       };
     },
+    parseOptions: parseAlfworldOptions,
     // --games FILE with other games than the paper's 134: its games are the run's items (game-set.ts).
-    forSettings(settings) {
-      return alfworldForSettings(this, settings);
+    forSettings(options) {
+      return alfworldForSettings(this, options);
     },
     itemRefKey: 'game',
     itemByRef: (ref) => {
@@ -108,36 +107,20 @@ export function createAlfworldBenchmark(): Benchmark {
 
     methods: METHODS,
     defaultMethod: 'react',
-    createMethod: (name, settings: Settings) => {
+    createMethod: (name, options) => {
       if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: ALFWorld runs ${METHODS.join(' or ')}`);
-      return createAlfworldMethod(name, loaded(), resolvePromptSet(settings));
+      return createAlfworldMethod(name, loaded(), options.promptSet);
     },
 
-    // Checked before the run folder exists: an item the --games file does not have is bad input.
-    // Checked before the run folder exists: with --games FILE, an item the file does not list is bad
-    // input (the server has only the file's games).
-    startNotes({ indices, settings }) {
-      if (settings.games === undefined || settings.games === null || settings.games === '') return [];
-      const view = this.forSettings?.(settings) ?? this;
-      const listed = new Set(view.split(view.defaultSplit).indices);
-      const out = indices.find((i) => !listed.has(i));
-      if (out !== undefined) {
-        const list = resolveGameList(settings.games);
-        throw new UserError(
-          `--indices: ${out} is not one of the ${list.games.length} games of ${list.listName} (its items: ${[...listed].slice(0, 10).join(', ')}${listed.size > 10 ? ', ...' : ''})`,
-        );
-      }
-      return [];
-    },
-    createEnv: async (settings, hooks) => {
-      const s = { ...resolveEnvSettings(settings), ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}) };
+    createEnv: async (options, hooks) => {
+      const s = { ...envSettingsOf(options), ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}) };
       return s.envUrls ? createAlfworldPoolHandle(s) : createAlfworldEnvHandle(s);
     },
     observe: observeAlfworld,
     // Table 3's six prompt-set runs are told apart by their ids ("alfworld-react-ps0.2-..."); the
     // notebook's set 1,0 adds nothing, so default runs keep the ids they always had.
-    runIdTag: (_method, settings) => {
-      const set = formatPromptSet(resolvePromptSet(settings));
+    runIdTag: (_method, options) => {
+      const set = formatPromptSet(options.promptSet);
       return set === formatPromptSet(NOTEBOOK_PROMPT_SET) ? undefined : `ps${set.replace(',', '.')}`;
     },
     play: {
@@ -147,18 +130,16 @@ export function createAlfworldBenchmark(): Benchmark {
     },
     // alfworld_run returns info['won'] of the step that said done; 0 when 49 actions never ended it.
     score: (_item, result) => ({ success: result.done === true && result.finalInfo?.won === true ? 1 : 0 }),
-    inputFiles: (_method, settings) => {
+    inputFiles: (_method, options) => {
       const files = [PROMPT_FILE, OPENINGS_FILE];
-      if (settings.games === undefined || settings.games === null || settings.games === '') files.push(GAMES_FILE);
+      if (options.games === undefined) files.push(GAMES_FILE);
       return files;
     },
-    fidelity: (settings) => ({
-      promptSet: formatPromptSet(resolvePromptSet(settings)),
+    fidelity: (options) => ({
+      promptSet: formatPromptSet(options.promptSet),
       promptSetDefault: '1,0 (the notebook: react_<type>_1 then react_<type>_0)',
       observations:
-        settings.alfworldObs === 'raw'
-          ? 'raw: cleaned by the adapter (first paragraph dropped, process_ob)'
-          : 'clean: as the server sends them',
+        options.obs === 'raw' ? 'raw: cleaned by the adapter (first paragraph dropped, process_ob)' : 'clean: as the server sends them',
       maxActions: MAX_ACTIONS,
       success: 'won flag (not done)',
       alfworldVersion: '0.3.3 expected on the server (0.4.0 changed the action grammar the prompts use)',

@@ -5,6 +5,7 @@ import type { OptionTable, Settings } from '../../options.js';
 import { GAMES_FILE, gamesSha256, loadGameListFile, paperGameList } from './games.js';
 import { parsePromptSet, type PromptSet } from './prompt.js';
 import type { ObsMode } from './env.js';
+import { JsonFields } from '../../util/json-fields.js';
 
 export const DEFAULT_ENV_TIMEOUT_S = 120;
 
@@ -108,19 +109,50 @@ export function resolveTimeoutMs(v: unknown): number {
   return Math.round(v * 1000);
 }
 
-/** All of the environment's flags, validated (the prompt set is the method's). */
-export function resolveEnvSettings(settings: Settings): AlfworldEnvSettings {
-  const obs = resolveObsMode(settings.alfworldObs);
-  const timeoutMs = resolveTimeoutMs(settings.envTimeout);
-  const gameList = resolveGameList(settings.games);
-  if (typeof settings.envUrl === 'string' && settings.envUrl.includes(',')) {
-    const envUrls = splitUrlList(settings.envUrl, '--env-url').map(resolveEnvUrl);
-    return { envUrl: envUrls[0], envUrls, obs, timeoutMs, gameList };
-  }
-  const envUrl = resolveEnvUrl(settings.envUrl);
-  return { envUrl, obs, timeoutMs, gameList };
+/** A run's ALFWorld options, parsed once from its settings (parseAlfworldOptions). */
+export interface AlfworldOptions {
+  /** --env-url as given (one URL or a comma list), checked when the environment is built: a dry run needs none. */
+  envUrl?: string;
+  obs: ObsMode;
+  timeoutMs: number;
+  /** --games FILE as given; absent: the paper's 134 games. */
+  games?: string;
+  /** The games of --games FILE, or the paper's list (read once). */
+  gameList: GameList;
+  promptSet: PromptSet;
 }
 
-export function resolvePromptSet(settings: Settings): PromptSet {
-  return parsePromptSet(settings.promptSet);
+/** Every ALFWorld flag of a run's settings, each checked once (UserError naming it). */
+export function parseAlfworldOptions(settings: Settings): AlfworldOptions {
+  const f = JsonFields.orEmpty(settings);
+  const obs = resolveObsMode(f.get('alfworldObs'));
+  const timeoutMs = resolveTimeoutMs(f.get('envTimeout'));
+  const games = f.get('games');
+  const gameList = resolveGameList(games);
+  const envUrl = f.get('envUrl');
+  if (envUrl !== undefined && envUrl !== null && typeof envUrl !== 'string')
+    throw new UserError(`--env-url: expected a URL, got ${JSON.stringify(envUrl)}`);
+  return {
+    ...(typeof envUrl === 'string' && envUrl !== '' ? { envUrl } : {}),
+    obs,
+    timeoutMs,
+    ...(typeof games === 'string' && games !== '' ? { games } : {}),
+    gameList,
+    promptSet: parsePromptSet(f.get('promptSet')),
+  };
+}
+
+/** The environment's settings from a run's options: --env-url is required here. */
+export function envSettingsOf(o: AlfworldOptions): AlfworldEnvSettings {
+  const { obs, timeoutMs, gameList } = o;
+  if (o.envUrl !== undefined && o.envUrl.includes(',')) {
+    const envUrls = splitUrlList(o.envUrl, '--env-url').map(resolveEnvUrl);
+    return { envUrl: envUrls[0], envUrls, obs, timeoutMs, gameList };
+  }
+  return { envUrl: resolveEnvUrl(o.envUrl), obs, timeoutMs, gameList };
+}
+
+/** All of the environment's flags from settings, validated (tests and scripts that build a handle directly). */
+export function resolveEnvSettings(settings: Settings): AlfworldEnvSettings {
+  return envSettingsOf(parseAlfworldOptions(settings));
 }

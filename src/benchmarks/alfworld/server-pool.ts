@@ -18,6 +18,24 @@ interface Member {
 
 const stderrWarn = (m: string) => process.stderr.write(`warning: ${m}\n`);
 
+/** What a run's ALFWorld environment is: the games, the text mode, the server's own description; not where it runs. */
+export function alfworldIdentity(
+  s: Pick<AlfworldEnvSettings, 'gameList' | 'obs'>,
+  server: Record<string, unknown> | null,
+): Record<string, unknown> {
+  return {
+    kind: 'agentenv-alfworld HTTP',
+    games: { vendored: s.gameList.vendored, n: s.gameList.games.length, sha256: s.gameList.sha256 },
+    observations: observationsOf(s.obs),
+    server,
+  };
+}
+
+export const observationsOf = (obs: AlfworldEnvSettings['obs']): string =>
+  obs === 'clean'
+    ? 'clean (the server drops the banner and "You arrive at loc N. ")'
+    : 'raw (the adapter cleans them as the notebook does)';
+
 export function createAlfworldPoolHandle(
   s: AlfworldEnvSettings & { onRetry?: EnvHooks['onRetry'] },
   deps: { warn?: (m: string) => void; makeClient?: (url: string) => AlfworldClient } = {},
@@ -47,19 +65,16 @@ export function createAlfworldPoolHandle(
       ),
     describe: () => ({
       kind: 'agentenv-alfworld HTTP',
-      // Operational (not in the run's identity): a resumed run may use other servers.
       url: pool.members.map((m) => m.shown).join(', '),
       games: { vendored: s.gameList.vendored, n: s.gameList.games.length, sha256: s.gameList.sha256 },
       gamesPath: s.gameList.source,
-      observations:
-        s.obs === 'clean'
-          ? 'clean (the server drops the banner and "You arrive at loc N. ")'
-          : 'raw (the adapter cleans them as the notebook does)',
+      observations: observationsOf(s.obs),
       // Every member's /info says the same about games and text (checked at start); the first one's.
       server: pool.members.find((m) => m.healthy && m.ctx.info)?.ctx.info ?? null,
       timeoutMs: s.timeoutMs,
       poolUrls: pool.members.map((m) => ({ url: m.shown, healthy: m.healthy, ...(m.downReason ? { leftOut: m.downReason } : {}) })),
     }),
+    identity: () => alfworldIdentity(s, pool.members.find((m) => m.healthy && m.ctx.info)?.ctx.info ?? null),
     check: (runSignal) =>
       pool.check(async (m, signal) => {
         // The whole /info (games, text mode, alfworld and TextWorld versions, step limit): it is part of

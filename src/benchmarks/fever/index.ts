@@ -1,13 +1,13 @@
 // FEVER (paper §3, Table 1): 9999 dev claims, accuracy = EM of the label (F1 equals EM, as in the
 // released FeverWrapper, which has no token F1).
-import { createQaBenchmark } from '../qa/benchmark.js';
-import type { Benchmark } from '../types.js';
+import { createQaBenchmark, type QaOptions } from '../qa/benchmark.js';
+import type { ParsedBenchmark } from '../types.js';
 import { createFeverTask } from './data.js';
 import { usesSnapshot, WIKI_SNAPSHOT_FILE } from '../qa/wiki-env.js';
 import { feverDevFile } from '../qa/datasets.js';
 import { snapshotNotice } from './offline.js';
 
-export function createFeverBenchmark(): Benchmark {
+export function createFeverBenchmark(): ParsedBenchmark<QaOptions> {
   return createQaBenchmark({
     name: 'fever',
     title: 'FEVER',
@@ -24,8 +24,8 @@ export function createFeverBenchmark(): Benchmark {
     task: () => createFeverTask(),
     // README "Reliability": ReAct/Act look claims up in the shipped 2017 HotpotQA pages by default, which lack most
     // FEVER evidence pages: say so once, before the run (a --wiki-snapshot of the user's own is not checked).
-    startNotes: ({ method, split, indices, settings }) => {
-      if ((method !== 'react' && method !== 'act') || !usesSnapshot(settings) || settings.wikiSnapshot !== undefined) return [];
+    startNotes: ({ method, split, indices, options }) => {
+      if ((method !== 'react' && method !== 'act') || !usesSnapshot(options.wiki) || options.wiki['wiki-snapshot'] !== undefined) return [];
       const note = snapshotNotice(indices, feverDevFile, split);
       return note ? [note] : [];
     },

@@ -1,9 +1,9 @@
 // HotpotQA (paper §3, Table 1): 7405 dev questions, EM and F1 against the gold answer.
-import { createQaBenchmark } from '../qa/benchmark.js';
-import type { Benchmark } from '../types.js';
+import { createQaBenchmark, type QaOptions } from '../qa/benchmark.js';
+import type { ParsedBenchmark } from '../types.js';
 import { createHotpotQATask } from './data.js';
 
-export function createHotpotQABenchmark(): Benchmark {
+export function createHotpotQABenchmark(): ParsedBenchmark<QaOptions> {
   return createQaBenchmark({
     name: 'hotpotqa',
     title: 'HotpotQA',

@@ -3,16 +3,17 @@
 // Table 1 / Figure 2 for the report.
 import { UserError } from '../../errors.js';
 import type { Settings } from '../../options.js';
-import { wikiCliOptions } from '../../envs/wikipedia/index.js';
+import { wikiCliOptions, type WikiArgv } from '../../envs/wikipedia/index.js';
 
-import type { Benchmark, Item, MetricDef, RunStart } from '../types.js';
+import type { Item, MetricDef, ParsedBenchmark, RunStart } from '../types.js';
 import type { QATask } from './base.js';
 import type { Example, TaskName } from './types.js';
 import { createMethod, METHOD_NAMES } from './methods/index.js';
-import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv } from './methods/options.js';
+import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv, type MethodOptions } from './methods/options.js';
 import { PROMPT_FILES } from './methods/prompts.js';
 import { qaObservation } from './methods/loop.js';
-import { createWikiEnvHandle, usesSnapshot, WIKI_SNAPSHOT_FILE } from './wiki-env.js';
+import { createWikiEnvHandle, usesSnapshot, wikiArgv, WIKI_SNAPSHOT_FILE } from './wiki-env.js';
+import { JsonFields } from '../../util/json-fields.js';
 import { qaDerivedMethods } from './derived.js';
 import { buildTable1 } from './report/table1.js';
 import { buildSweepFigures } from './report/sweep.js';
@@ -32,14 +33,34 @@ export interface QaBenchmarkSpec {
   splitFiles?: Record<string, string[]>;
   task(): QATask;
   /** Notices before a run starts (FEVER on a snapshot that lacks its evidence pages). */
-  startNotes?(run: RunStart): string[];
+  startNotes?(run: RunStart<QaOptions>): string[];
+}
+
+/** A HotpotQA/FEVER run's options, read once from its settings. */
+export interface QaOptions {
+  /** The methods' flags (their ranges are checked when the method is built). */
+  method: MethodOptions;
+  /** The Wikipedia flags, --env-url folded in (checked when the environment is built). */
+  wiki: WikiArgv;
+  /** The split the run covers, or null with --indices (a split's own files are inputs of the run). */
+  split: string | null;
+}
+
+export function parseQaOptions(settings: Settings, defaultSplit: string): QaOptions {
+  const f = JsonFields.orEmpty(settings);
+  const split = f.get('split');
+  return {
+    method: methodOptionsFromArgv(settings),
+    wiki: wikiArgv(settings),
+    split: f.get('indices') !== undefined ? null : typeof split === 'string' ? split : defaultSplit,
+  };
 }
 
 export function qaItem(e: Example): Item {
   return { index: e.index, id: e.question, input: e.question, gold: e.answer, ...(e.meta ? { meta: e.meta } : {}) };
 }
 
-export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
+export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOptions> {
   let task: QATask | undefined;
   const t = () => (task ??= spec.task());
   return {
@@ -61,9 +82,10 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
     },
     methods: METHOD_NAMES,
     defaultMethod: 'react',
-    createMethod: (name, settings) => createMethod(name, t(), methodOptionsFromArgv(settings)),
+    parseOptions: (settings) => parseQaOptions(settings, spec.defaultSplit),
+    createMethod: (name, options) => createMethod(name, t(), options.method),
     derivedMethods: qaDerivedMethods({ name: spec.name, score: (p, g) => t().score(p, g) }),
-    createEnv: (settings, hooks) => createWikiEnvHandle(settings, t(), hooks),
+    createEnv: (options, hooks) => createWikiEnvHandle(options.wiki, t(), hooks),
     observe: qaObservation,
     play: {
       flags: [...Object.keys(wikiCliOptions), 'env-url'],
@@ -76,11 +98,11 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): Benchmark {
       const s = t().score(result.answer, item.gold ?? '');
       return { em: s.em, f1: s.f1 };
     },
-    inputFiles: (method, settings: Settings) => {
+    inputFiles: (method, options) => {
       const files = [...spec.promptFiles, spec.dataFile];
       if (method !== 'react') files.push(`prompts/${PROMPT_FILES.framings}`);
-      if ((method === 'react' || method === 'act') && usesSnapshot(settings)) files.push(WIKI_SNAPSHOT_FILE);
-      if (settings.indices === undefined) files.push(...(spec.splitFiles?.[String(settings.split ?? spec.defaultSplit)] ?? []));
+      if ((method === 'react' || method === 'act') && usesSnapshot(options.wiki)) files.push(WIKI_SNAPSHOT_FILE);
+      if (options.split !== null) files.push(...(spec.splitFiles?.[options.split] ?? []));
       return [...new Set(files)];
     },
     reportTables: (runs) => {

@@ -1,5 +1,6 @@
 // The paper's combinations (§5) as derived methods: ReAct→CoT-SC and CoT-SC→ReAct are computed from
 // one CoT-SC run and one ReAct run of the same items, with no model calls.
+import { JsonFields } from '../../util/json-fields.js';
 import { UserError } from '../../errors.js';
 import type { Settings } from '../../options.js';
 import type { DerivedMethod, Item, StoredEpisode } from '../types.js';
@@ -15,8 +16,11 @@ const MEANING = {
 };
 
 function reactStepLimit(settings: Settings, task: TaskName): number | undefined {
-  return settings.maxSteps !== undefined ? resolveMaxSteps(parseMaxSteps(settings.maxSteps), task) : undefined;
+  const maxSteps = JsonFields.orEmpty(settings).get('maxSteps');
+  return maxSteps !== undefined ? resolveMaxSteps(parseMaxSteps(maxSteps), task) : undefined;
 }
+
+const majorityRuleOf = (settings: Settings) => parseMajorityRule(JsonFields.orEmpty(settings).get('majorityRule'));
 
 export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<CombinationName, DerivedMethod> {
   const make = (name: CombinationName): DerivedMethod => ({
@@ -25,7 +29,7 @@ export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<Com
     bases: ['cot-sc', 'react'],
     baseSettings: (settings, base) => ({ ...settings, method: base }),
     describe: (settings) => {
-      const rule = parseMajorityRule(settings.majorityRule);
+      const rule = majorityRuleOf(settings);
       return {
         combination: name,
         majorityRule: rule,
@@ -41,7 +45,7 @@ export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<Com
       const out = combine(
         name,
         { react: { answer: react.answer, forcedFinish, steps: react.steps }, cotSc: { samples }, task, gold: item.gold ?? '' },
-        { rule: parseMajorityRule(settings.majorityRule), reactStepLimit: reactStepLimit(settings, task.name) },
+        { rule: majorityRuleOf(settings), reactStepLimit: reactStepLimit(settings, task.name) },
       );
       return {
         answer: out.answer,

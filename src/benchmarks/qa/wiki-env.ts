@@ -3,6 +3,8 @@
 import { WikiEnv, describeWikiEnv, type WikiEnvOptions } from '../../envs/wikipedia/wiki-env.js';
 import { wikiBackendFromArgv, wikiEnvOptionsFromArgv, type WikiArgv } from '../../envs/wikipedia/index.js';
 import type { Settings } from '../../options.js';
+import { UserError } from '../../errors.js';
+import { JsonFields } from '../../util/json-fields.js';
 import type { EnvHandle, EnvHooks } from '../types.js';
 import { QAEpisodeEnv } from './episode-env.js';
 import type { Task } from './types.js';
@@ -16,29 +18,39 @@ export const WIKI_SNAPSHOT_FILE = 'envs/wikipedia/hotpotqa-2017/pages.jsonl';
  * offline snapshot into --wiki live.
  */
 export function wikiArgv(settings: Settings): WikiArgv {
-  const envUrl = settings.envUrl as string | undefined;
-  let wiki = settings.wiki as string | undefined;
+  const f = JsonFields.orEmpty(settings);
+  const str = (key: string, flag: string): string | undefined => {
+    const v = f.get(key);
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') throw new UserError(`--${flag}: expected a string, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const envUrl = str('envUrl', 'env-url');
+  let wiki = str('wiki', 'wiki');
   if (envUrl !== undefined && (wiki === undefined || wiki === 'snapshot')) wiki = 'live';
+  const timeout = f.get('wikiTimeout');
+  if (timeout !== undefined && timeout !== null && typeof timeout !== 'number')
+    throw new UserError(`--wiki-timeout: expected a number of seconds, got ${JSON.stringify(timeout)}`);
   return {
     wiki,
-    'wiki-url': (settings.wikiUrl as string | undefined) ?? envUrl,
-    'wiki-snapshot': settings.wikiSnapshot as string | undefined,
-    'wiki-timeout': settings.wikiTimeout as number | undefined,
-    'wiki-query': settings.wikiQuery as string | undefined,
-    'clean-str-errors': settings.cleanStrErrors as string | undefined,
+    'wiki-url': str('wikiUrl', 'wiki-url') ?? envUrl,
+    'wiki-snapshot': str('wikiSnapshot', 'wiki-snapshot'),
+    'wiki-timeout': timeout ?? undefined,
+    'wiki-query': str('wikiQuery', 'wiki-query'),
+    'clean-str-errors': str('cleanStrErrors', 'clean-str-errors'),
   };
 }
 
-export function usesSnapshot(settings: Settings): boolean {
-  return (wikiArgv(settings).wiki ?? 'snapshot') === 'snapshot';
+/** Whether these Wikipedia flags read the offline snapshot (the default). */
+export function usesSnapshot(argv: WikiArgv): boolean {
+  return (argv.wiki ?? 'snapshot') === 'snapshot';
 }
 
 export async function createWikiEnvHandle(
-  settings: Settings,
+  argv: WikiArgv,
   task: Pick<Task, 'observationLabel' | 'score'>,
   hooks: EnvHooks = {},
 ): Promise<EnvHandle> {
-  const argv = wikiArgv(settings);
   // validated before the backend exists: a bad value must not first build a snapshot or open a file
   const envOptions: WikiEnvOptions = wikiEnvOptionsFromArgv(argv);
   // hooks.onRetry: the run's progress line counts Wikipedia retries (README "Reliability")
@@ -47,6 +59,7 @@ export async function createWikiEnvHandle(
     makeEnv: (item) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, item),
     // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).
     describe: () => ({ ...backend.describe(), env: describeWikiEnv(envOptions) }),
+    identity: () => ({ ...(backend.identity?.() ?? backend.describe()), env: describeWikiEnv(envOptions) }),
     close: async () => backend.close?.(),
   };
 }

@@ -6,16 +6,16 @@ import path from 'node:path';
 import { FatalRunError, InfraError, UserError, errorMessage } from '../../errors.js';
 import { PAPER_SAMPLING } from '../../llm/types.js';
 import { InteractiveMethod } from '../../methods/interactive.js';
-import { parseLimit, type Settings } from '../../options.js';
+import { parseLimit } from '../../options.js';
 import { repoRoot } from '../../paths.js';
 import type { RunView } from '../../report/model.js';
 import { sha256 } from '../../util/hash.js';
 import { redactUrl } from '../../util/redact.js';
-import type { Benchmark, EnvHandle, Item, Split } from '../types.js';
+import type { EnvHandle, Item, ParsedBenchmark, Split } from '../types.js';
 import { fetchPage, WebshopEnv, type EnvHandleDeps, type SiteGoalsCheck, type WebshopSiteOptions } from './env.js';
 import { checkGoal, describeTally, expectedGoals, GOALS_FILE, tallyGoals, goalCheckOf, type GoalCheck } from './goals.js';
 import { WEBSHOP_CONTEXT_CHARS, WEBSHOP_MAX_TURNS, WEBSHOP_STEP_LIMIT, WEBSHOP_STOP, webshopLoop, webshopObserve } from './loop.js';
-import { resolveGoalsMode, resolveWebshopSettings, webshopOptions, type WebshopSettings } from './options.js';
+import { parseWebshopOptions, resolveWebshopSettings, webshopOptions, type WebshopOptions, type WebshopSettings } from './options.js';
 import { pageInstruction } from './page-text.js';
 import { initialState } from './session.js';
 import { buildWebshopTables } from './table4.js';
@@ -27,6 +27,7 @@ export const N_SESSIONS = 500;
 const METHODS = ['act', 'react'] as const;
 /** Start pages fetched at once by the pre-run goals check. */
 const CHECK_CONCURRENCY = 8;
+const KIND = "WebShop Flask site (web_agent_site/app.py) with the notebook's HTML→text conversion and session state machine";
 
 export function sessionId(index: number): string {
   return `fixed_${index}`;
@@ -115,7 +116,7 @@ export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps =
       }),
     describe: () => ({
       backend: 'webshop-site',
-      kind: "WebShop Flask site (web_agent_site/app.py) with the notebook's HTML→text conversion and session state machine",
+      kind: KIND,
       siteUrl: shownUrl,
       timeoutMs: s.timeoutMs,
       serverErrors: s.serverErrors,
@@ -123,6 +124,8 @@ export function createWebshopEnvHandle(s: WebshopSettings, deps: EnvHandleDeps =
       // The goals the site served for fixed_0..fixed_99 before the run (null: not checked).
       goals,
     }),
+    // Not the site's URL or timeout, nor its goals: their price clauses are redrawn at every site start.
+    identity: () => ({ backend: 'webshop-site', kind: KIND, serverErrors: s.serverErrors, goalsMode: s.goals }),
     check: async (signal) => {
       // Reachable and a WebShop site: an outage is an InfraError, another server a UserError.
       const first = await startInstruction(sessionId(0), signal);
@@ -154,7 +157,7 @@ function goalChecksOf(run: RunView): { session: string; check: GoalCheck | undef
   return run.records.filter((r) => !r.error).map((r) => ({ session: r.item, check: goalCheckOf(r) }));
 }
 
-export function createWebshopBenchmark(): Benchmark {
+export function createWebshopBenchmark(): ParsedBenchmark<WebshopOptions> {
   let prompts: Record<'react' | 'act', string> | undefined;
   const loaded = () => (prompts ??= loadPrompts());
   // Pre-run goals checks by site URL, for fidelity() (the runner calls check() before it).
@@ -212,14 +215,15 @@ export function createWebshopBenchmark(): Benchmark {
       return new InteractiveMethod(() => loop, name, description);
     },
 
-    createEnv: async (settings: Settings, hooks) => {
-      const s = resolveWebshopSettings(settings);
+    parseOptions: parseWebshopOptions,
+    createEnv: async (options, hooks) => {
+      const s = resolveWebshopSettings(options);
       const deps = {
         onGoalsChecked: (c: SiteGoalsCheck) => siteChecks.set(s.baseUrl, c),
         ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}),
       };
       return s.baseUrls
-        ? createWebshopPoolHandle(s, deps, (c) => siteChecks.set(String(settings.envUrl).replace(/\/+$/, ''), c), createWebshopEnvHandle)
+        ? createWebshopPoolHandle(s, deps, (c) => siteChecks.set(String(options.envUrl).replace(/\/+$/, ''), c), createWebshopEnvHandle)
         : createWebshopEnvHandle(s, deps);
     },
     observe: webshopObserve,
@@ -234,9 +238,9 @@ export function createWebshopBenchmark(): Benchmark {
       return { score: reward, success: reward === 1 ? 1 : 0 };
     },
     inputFiles: () => [PROMPT_FILE, GOALS_FILE],
-    fidelity: (settings) => {
-      const goalsMode = resolveGoalsMode(settings.webshopGoals);
-      const url = typeof settings.envUrl === 'string' ? settings.envUrl.replace(/\/+$/, '') : undefined;
+    fidelity: (options) => {
+      const goalsMode = options.goals;
+      const url = options.envUrl?.replace(/\/+$/, '');
       const pre = url ? siteChecks.get(url) : undefined;
       return {
         site: "the WebShop Flask site's HTML through the notebook's webshop_text (not AgentGym's [SEP] text)",
@@ -245,7 +249,7 @@ export function createWebshopBenchmark(): Benchmark {
         discardedCall: 'the notebook asks for a 15th completion after the last step and discards it; not requested here',
         invalidAction: '"Invalid action!" (reward 0, not done); any action starting with "think" observes "OK."',
         serverErrors:
-          settings.webshopServerErrors === 'fail'
+          options.serverErrors === 'fail'
             ? 'fail: a persistent HTTP 500 is an environment error'
             : 'observe: a persistent HTTP 500 page is converted like any page (the notebook)',
         notFound: 'a 4xx page (a query with "/", "#" or "?" no longer matches a route) is converted like any page, as the notebook does',

@@ -7,6 +7,7 @@ import { UserError } from '../../errors.js';
 import { splitUrlList } from '../../envs/pool.js';
 import type { OptionTable, Settings } from '../../options.js';
 import { GOALS_MODES, type GoalsMode } from './goals.js';
+import { JsonFields } from '../../util/json-fields.js';
 
 export const DEFAULT_ENV_TIMEOUT_S = 60;
 export const SERVER_ERROR_MODES = ['observe', 'fail'] as const;
@@ -39,6 +40,15 @@ export const webshopOptions = {
   },
 } as const satisfies OptionTable;
 
+/** A run's WebShop options, parsed once from its settings (parseWebshopOptions). */
+export interface WebshopOptions {
+  /** --env-url as given (one URL or a comma list), checked when the environment is built: a dry run needs none. */
+  envUrl?: string;
+  timeoutS: number;
+  goals: GoalsMode;
+  serverErrors: ServerErrorMode;
+}
+
 export interface WebshopSettings {
   /** The notebook's WEBSHOP_URL (no trailing slash). */
   baseUrl: string;
@@ -51,23 +61,43 @@ export interface WebshopSettings {
 
 export function resolveGoalsMode(v: unknown): GoalsMode {
   if (v === undefined || v === null) return 'check';
-  if (typeof v !== 'string' || !(GOALS_MODES as readonly string[]).includes(v)) {
-    throw new UserError(`--webshop-goals ${JSON.stringify(v)}: expected one of ${GOALS_MODES.join(', ')}`);
-  }
-  return v as GoalsMode;
+  const mode = GOALS_MODES.find((m) => m === v);
+  if (mode === undefined) throw new UserError(`--webshop-goals ${JSON.stringify(v)}: expected one of ${GOALS_MODES.join(', ')}`);
+  return mode;
 }
 
-export function resolveWebshopSettings(settings: Settings): WebshopSettings {
+/** The WebShop options of a run's settings, each flag checked once (UserError naming it). */
+export function parseWebshopOptions(settings: Settings): WebshopOptions {
+  const f = JsonFields.orEmpty(settings);
+  const envUrl = f.get('envUrl');
+  if (envUrl !== undefined && envUrl !== null && typeof envUrl !== 'string')
+    throw new UserError(`--env-url: expected a URL, got ${JSON.stringify(envUrl)}`);
+  const timeout = f.get('webshopTimeout') ?? DEFAULT_ENV_TIMEOUT_S;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
+    throw new UserError(`--webshop-timeout: expected a positive number of seconds, got ${JSON.stringify(timeout)}`);
+  }
+  const se = f.get('webshopServerErrors') ?? 'observe';
+  const serverErrors = SERVER_ERROR_MODES.find((m) => m === se);
+  if (serverErrors === undefined) throw new UserError(`--webshop-server-errors ${JSON.stringify(se)}: expected observe or fail`);
+  return {
+    ...(typeof envUrl === 'string' && envUrl !== '' ? { envUrl } : {}),
+    timeoutS: timeout,
+    goals: resolveGoalsMode(f.get('webshopGoals')),
+    serverErrors,
+  };
+}
+
+/** The site (or pool of sites) of a run: --env-url is required here. */
+export function resolveWebshopSettings(options: WebshopOptions): WebshopSettings {
   // --env-url A,B,...: a pool of sites (src/envs/pool.ts), each URL validated as a single one.
-  if (typeof settings.envUrl === 'string' && settings.envUrl.includes(',')) {
-    const each = splitUrlList(settings.envUrl, '--env-url').map((u) => resolveWebshopSettings({ ...settings, envUrl: u }));
+  if (options.envUrl !== undefined && options.envUrl.includes(',')) {
+    const each = splitUrlList(options.envUrl, '--env-url').map((u) => resolveWebshopSettings({ ...options, envUrl: u }));
     return { ...each[0], baseUrls: each.map((e) => e.baseUrl) };
   }
-  const raw = settings.envUrl;
-  if (raw === undefined || raw === null || raw === '') {
+  const raw = options.envUrl;
+  if (raw === undefined || raw === '') {
     throw new UserError('--env-url: the WebShop site is required (e.g. --env-url http://127.0.0.1:3000; see envs/webshop/README.md)');
   }
-  if (typeof raw !== 'string') throw new UserError(`--env-url: expected a URL, got ${JSON.stringify(raw)}`);
   let url: URL;
   try {
     url = new URL(raw);
@@ -77,17 +107,11 @@ export function resolveWebshopSettings(settings: Settings): WebshopSettings {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UserError(`--env-url: expected an http:// or https:// URL, got ${url.protocol}`);
   if (/[?#]/.test(raw)) throw new UserError('--env-url: expected the site\'s base URL without "?" or "#"');
-  const timeout = settings.webshopTimeout ?? DEFAULT_ENV_TIMEOUT_S;
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
-    throw new UserError(`--webshop-timeout: expected a positive number of seconds, got ${JSON.stringify(timeout)}`);
-  }
-  const se = settings.webshopServerErrors ?? 'observe';
-  if (se !== 'observe' && se !== 'fail') throw new UserError(`--webshop-server-errors ${JSON.stringify(se)}: expected observe or fail`);
   return {
     // The notebook formats f'{WEBSHOP_URL}/{session}': a trailing slash would double it.
     baseUrl: raw.replace(/\/+$/, ''),
-    timeoutMs: Math.round(timeout * 1000),
-    goals: resolveGoalsMode(settings.webshopGoals),
-    serverErrors: se,
+    timeoutMs: Math.round(options.timeoutS * 1000),
+    goals: options.goals,
+    serverErrors: options.serverErrors,
   };
 }

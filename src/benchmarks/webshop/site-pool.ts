@@ -62,10 +62,13 @@ export function createWebshopPoolHandle(
       const first = pool.members.find((m) => m.healthy) ?? pool.members[0];
       return {
         ...first.ctx.handle.describe(),
-        // Operational (not in the run's identity): a resumed run may use other sites.
         siteUrl: pool.members.map((m) => m.shown).join(', '),
         poolUrls: pool.members.map((m) => ({ url: m.shown, healthy: m.healthy, ...(m.downReason ? { leftOut: m.downReason } : {}) })),
       };
+    },
+    identity: () => {
+      const first = pool.members.find((m) => m.healthy) ?? pool.members[0];
+      return first.ctx.handle.identity?.() ?? first.ctx.handle.describe();
     },
     check: async (runSignal) => {
       await pool.check(async (m, signal) => {

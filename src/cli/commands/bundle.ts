@@ -1,5 +1,6 @@
 // `react-repro bundle RUN_DIR... --out FILE`, and `run --from-bundle FILE` (dispatched here from
 // run.ts): publishable runs that anyone re-runs offline, byte for byte (README "Publishable runs and exports").
+import { JsonFields } from '../../util/json-fields.js';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
@@ -72,28 +73,26 @@ const SESSION_FLAGS = ['dryRun', 'maxCost', 'maxConsecutiveFailures'];
 
 /** `run --from-bundle FILE [--results-dir DIR]` (run.ts calls this before anything else). */
 export async function runFromBundleCommand(argv: Record<string, unknown>): Promise<void> {
-  const file = argv.fromBundle;
+  const a = JsonFields.orEmpty(argv);
+  const file = a.get('fromBundle');
   if (typeof file !== 'string' || file === '')
     throw new UserError('--from-bundle: expected the path of a bundle file (react-repro bundle ... --out FILE)');
-  if (argv.experiment !== undefined)
+  if (a.get('experiment') !== undefined)
     throw new UserError('--from-bundle: give no experiment file (the bundle holds the settings of its runs)');
   const given = givenFlags(argv, allRunOptions());
-  const extra = [...Object.keys(given).filter((k) => k !== 'resultsDir'), ...SESSION_FLAGS.filter((k) => argv[k] !== undefined)];
+  const extra = [...Object.keys(given).filter((k) => k !== 'resultsDir'), ...SESSION_FLAGS.filter((k) => a.get(k) !== undefined)];
   if (extra.length)
     throw new UserError(
       `--from-bundle re-runs the bundle's runs with their recorded settings: it takes only --results-dir (not --${kebabCase(extra[0])})`,
     );
+  const resultsDir = JsonFields.orEmpty(given).str('resultsDir');
   await withInterrupts(async (scope) => {
     const io: RunIO = {
       progress: process.stderr,
       log: (l) => process.stderr.write(`react-repro: ${forTerminal(l, { oneLine: true })}\n`),
       signal: scope.signal,
     };
-    const runs = await runFromBundle(
-      file,
-      { options: allRunOptions(), ...(typeof given.resultsDir === 'string' ? { resultsDir: given.resultsDir } : {}) },
-      io,
-    );
+    const runs = await runFromBundle(file, { options: allRunOptions(), ...(resultsDir !== undefined ? { resultsDir } : {}) }, io);
     for (const r of runs) {
       const s = r.summary;
       const scores = scoresText(s, readManifest(r.dir).metrics);

@@ -1,10 +1,11 @@
 // `react-repro env play`: step any benchmark's environment by hand from a script file, printing each
 // observation exactly as the method's loop sees it before prompt assembly (Benchmark.observe). A
 // researcher's way to poke an environment, and a test tool.
+import { JsonFields } from '../../util/json-fields.js';
 import fs from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
-import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../../benchmarks/registry.js';
+import { benchmarkNames, benchmarkOptions, defaultBenchmarkName, getBenchmark } from '../../benchmarks/registry.js';
 import type { Benchmark, ItemRefKey } from '../../benchmarks/types.js';
 import type { Env } from '../../envs/types.js';
 import type { OptionTable, Settings } from '../../options.js';
@@ -142,10 +143,13 @@ export const envCommand: CommandModule = {
             .epilog(actionsHelp()),
         handler: async (argv: ArgumentsCamelCase) => {
           const given = givenFlags(argv, playOptions());
-          const named = getBenchmark(String(given.task ?? defaultBenchmarkName()));
+          const task = JsonFields.orEmpty(given).get('task');
+          const named = getBenchmark(String(task ?? defaultBenchmarkName()));
           checkPlayFlags(given, named);
-          const settings: Settings = { ...runDefaults(given.task), ...given };
-          const bench = named.forSettings?.(settings) ?? named;
+          const settings: Settings = { ...runDefaults(task), ...given };
+          // Parsed once: a bad option value is refused before the scripts are read.
+          const options = benchmarkOptions(named, settings);
+          const bench = named.forSettings?.(options) ?? named;
           const file = String(argv.scripts);
           let data: unknown;
           try {
@@ -159,7 +163,7 @@ export const envCommand: CommandModule = {
           const scripts = parseScripts(data, file, bench.itemRefKey);
           const items = scripts.map((s) => bench.itemByRef(s.ref)); // unknown items fail before any request
           await withInterrupts(async (scope) => {
-            const handle = await bench.createEnv(settings);
+            const handle = await bench.createEnv(options);
             try {
               await handle.check?.(scope.signal);
               for (let i = 0; i < scripts.length; i++) {

@@ -2,6 +2,7 @@
 // A run never lies (README "Reliability"): the exit status says how it ended (EXIT below, documented in the
 // README), a run with error episodes ends with their count per cause and the exact command that
 // retries them, SIGTERM stops like Ctrl-C, and bad or conflicting flags are one-line errors.
+import { JsonFields } from '../../util/json-fields.js';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { isUserFacing, UserError } from '../../errors.js';
@@ -61,7 +62,8 @@ export const sessionOptions: OptionTable = {
   },
 };
 
-import { resolveRuns } from '../../run/resolve-runs.js';
+import { resolveRunConfigs } from '../../run/resolve-runs.js';
+import type { RunConfig } from '../../run/config.js';
 
 export function resultLine(r: RunResult): string {
   const s = r.summary;
@@ -75,7 +77,7 @@ export function resultLine(r: RunResult): string {
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
-export async function runAll(runs: Settings[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<RunResult[]> {
+export async function runAll(runs: (Settings | RunConfig)[], deps: RunDeps, io: RunIO, out: (line: string) => void): Promise<RunResult[]> {
   const results: RunResult[] = [];
   for (const [i, settings] of runs.entries()) {
     const runIo = runs.length > 1 ? { ...io, position: { k: i + 1, n: runs.length } } : io;
@@ -220,15 +222,20 @@ interface SessionFlags {
 }
 
 export function sessionFlags(argv: Record<string, unknown>): SessionFlags {
-  const maxCost = argv.maxCost as number | undefined;
+  const f = JsonFields.orEmpty(argv);
+  const maxCost = f.get('maxCost');
   if (maxCost !== undefined && (typeof maxCost !== 'number' || !Number.isFinite(maxCost) || maxCost < 0)) {
     throw new UserError(`--max-cost: expected an amount in USD >= 0, got ${JSON.stringify(maxCost)}`);
   }
-  const n = argv.maxConsecutiveFailures as number | undefined;
+  const n = f.get('maxConsecutiveFailures');
   if (n !== undefined && (typeof n !== 'number' || !Number.isInteger(n) || n < 0)) {
     throw new UserError(`--max-consecutive-failures: expected a whole number >= 0 (0: never stop), got ${JSON.stringify(n)}`);
   }
-  return { dryRun: argv.dryRun === true, maxCost, ...(n !== undefined ? { maxConsecutiveFailures: n } : {}) };
+  return {
+    dryRun: f.get('dryRun') === true,
+    ...(maxCost !== undefined ? { maxCost } : {}),
+    ...(n !== undefined ? { maxConsecutiveFailures: n } : {}),
+  };
 }
 
 export const runCommand: CommandModule = {
@@ -269,7 +276,7 @@ export const runCommand: CommandModule = {
     checkRepeatedFlags(process.argv.slice(2), { ...allRunOptions(), ...sessionOptions });
     checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });
     const session = sessionFlags(raw);
-    const runs = resolveRuns(raw);
+    const runs = resolveRunConfigs(raw);
     if (session.dryRun) {
       const plans = [];
       for (const s of runs) {

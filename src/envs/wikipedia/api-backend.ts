@@ -75,6 +75,10 @@ export function notAnApiAnswer(kind: ApiCall, v: unknown): string | undefined {
   return text ? undefined : 'no parse.text in a parse answer';
 }
 
+const ANSWER_CHECK =
+  'JSON with the fields each call reads (query.pages, parse.text, query.search) or an API error; anything else is retried, then an error';
+const QUERY = 'the term the notebook URL makes the site see (AT&T → AT)';
+
 export class ApiBackend implements WikiBackend {
   readonly kind = 'api';
   readonly baseUrl: string;
@@ -141,9 +145,14 @@ export class ApiBackend implements WikiBackend {
       userAgent: this.opts.userAgent ?? WIKI_USER_AGENT,
       timeoutMs: this.opts.timeoutMs ?? 30_000,
       retry: wikiRetryPolicy(this.opts),
-      answerCheck: 'JSON with the fields each call reads (query.pages, parse.text, query.search) or an API error; anything else is retried, then an error',
+      answerCheck: ANSWER_CHECK,
       searchLimit: this.opts.searchLimit ?? 20,
-      query: 'the term the notebook URL makes the site see (AT&T → AT)',
+      query: QUERY,
     };
+  }
+
+  /** What is asked and how answers are read; not where from, how patiently, with which User-Agent. */
+  identity(): Record<string, unknown> {
+    return { kind: this.kind, answerCheck: ANSWER_CHECK, query: QUERY };
   }
 }

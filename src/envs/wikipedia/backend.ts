@@ -15,5 +15,7 @@ export interface WikiBackend {
   search(entity: string, opts?: { signal?: AbortSignal }): Promise<SearchOutcome>;
   /** Secret-free description for the run manifest (base URL, snapshot path and sha256...). */
   describe(): Record<string, unknown>;
+  /** The part of describe() that is a run's identity (not where the site is, its timeouts, retries, User-Agent); absent: all of it. */
+  identity?(): Record<string, unknown>;
   close?(): Promise<void>;
 }

@@ -38,6 +38,8 @@ export function notAWikiPage(html: string): string | undefined {
   return undefined;
 }
 
+const PARSER = 'BeautifulSoup html.parser rules on htmlparser2 tokenizer';
+
 export class LiveHtmlBackend implements WikiBackend {
   readonly kind: string = 'live';
   readonly baseUrl: string;
@@ -64,8 +66,13 @@ export class LiveHtmlBackend implements WikiBackend {
       timeoutMs: this.opts.timeoutMs ?? 30_000,
       attempts: retry.maxAttempts,
       retry,
-      parser: 'BeautifulSoup html.parser rules on htmlparser2 tokenizer',
+      parser: PARSER,
       pageCheck: 'a 200 without <div id="mw-content-text"> (empty, garbage, an error page) is retried, then an error',
     };
+  }
+
+  /** What the pages are read as; not where from, how patiently, or with which User-Agent. */
+  identity(): Record<string, unknown> {
+    return { kind: this.kind, parser: PARSER };
   }
 }

@@ -51,8 +51,12 @@ export class PooledWikiBackend implements WikiBackend {
   }
 
   describe(): Record<string, unknown> {
-    // baseUrl is operational (not in a run's identity): a resumed run may use other mirrors.
     return { ...this.pool.members[0].ctx.describe(), baseUrl: this.pool.members.map((m) => m.shown).join(', ') };
+  }
+
+  identity(): Record<string, unknown> {
+    const first = this.pool.members[0].ctx;
+    return first.identity?.() ?? first.describe();
   }
 
   async close(): Promise<void> {

@@ -67,6 +67,10 @@ export class RecordingBackend implements WikiBackend {
   describe(): Record<string, unknown> {
     return { ...this.live.describe(), kind: this.kind, file: path.resolve(this.file) };
   }
+
+  identity(): Record<string, unknown> {
+    return { ...(this.live.identity?.() ?? this.live.describe()), kind: this.kind, file: path.resolve(this.file) };
+  }
 }
 
 function isOutcome(o: unknown): o is SearchOutcome {
@@ -114,5 +118,9 @@ export class ReplayBackend implements WikiBackend {
 
   describe(): Record<string, unknown> {
     return { kind: this.kind, file: path.resolve(this.file), recorded: this.recorded, entities: this.answers.size };
+  }
+
+  identity(): Record<string, unknown> {
+    return this.describe();
   }
 }

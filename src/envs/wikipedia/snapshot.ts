@@ -556,6 +556,12 @@ export class SnapshotBackend implements WikiBackend {
     };
   }
 
+  /** The pages (by their sources' sha256) and how they are searched; not where the database file is. */
+  identity(): Record<string, unknown> {
+    const { path: _path, ...rest } = this.describe();
+    return rest;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

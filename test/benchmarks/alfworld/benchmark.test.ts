@@ -44,14 +44,20 @@ describe('ALFWorld benchmark plug-in', () => {
     expect(bench.defaultMethod).toBe('react');
     expect(Object.keys(bench.options)).toEqual(['env-url', 'games', 'alfworld-obs', 'prompt-set', 'env-timeout']);
     expect(bench.options['alfworld-obs'].choices).toEqual(['clean', 'raw']);
-    expect(bench.inputFiles('react', {})).toEqual([
+    expect(bench.inputFiles('react', bench.parseOptions({}))).toEqual([
       'prompts/alfworld_3prompts.json',
       'envs/alfworld/alfworld_tasks_suffix.json',
       'envs/alfworld/eval_out_of_distribution_134_games.json',
     ]);
-    expect(bench.inputFiles('react', { games: '/tmp/x.json' })).not.toContain('envs/alfworld/eval_out_of_distribution_134_games.json');
-    expect(bench.fidelity!({ promptSet: '0,2' })).toMatchObject({ promptSet: '0,2', maxActions: 49, success: 'won flag (not done)' });
-    const m = bench.createMethod('act', { promptSet: '2,1' });
+    expect(
+      bench.inputFiles('react', bench.parseOptions({ games: path.join(repo, 'envs/alfworld/eval_out_of_distribution_134_games.json') })),
+    ).not.toContain('envs/alfworld/eval_out_of_distribution_134_games.json');
+    expect(bench.fidelity!(bench.parseOptions({ promptSet: '0,2' }))).toMatchObject({
+      promptSet: '0,2',
+      maxActions: 49,
+      success: 'won flag (not done)',
+    });
+    const m = bench.createMethod('act', bench.parseOptions({ promptSet: '2,1' }));
     expect(m.describe()).toMatchObject({ method: 'act', promptSet: '2,1', maxActions: 49, stop: ['\n'] });
     expect((m.describe().heads as Record<string, { exemplars: string[] }>).cool.exemplars).toEqual(['act_cool_2', 'act_cool_1']);
   });
@@ -86,7 +92,7 @@ describe('ALFWorld benchmark plug-in', () => {
           .sort(),
       ).toEqual(['0,1', '0,2', '1,0', '1,2', '2,0', '2,1']);
     }
-    for (const r of runs) expect(() => bench.createMethod(r.method, r)).not.toThrow();
+    for (const r of runs) expect(() => bench.createMethod(r.method, bench.parseOptions(r))).not.toThrow();
     const nb = JSON.parse(fs.readFileSync(path.join(repo, 'experiments/alfworld-notebook.json'), 'utf8'));
     expect(nb).toMatchObject({ task: 'alfworld', method: 'react', promptSet: '1,0' });
   });

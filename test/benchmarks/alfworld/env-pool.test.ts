@@ -11,7 +11,7 @@ import { ScriptedModel } from '../../support/scripted-model.js';
 import { paperGames, solution, startAlfworldServer, type AlfworldServer } from '../../servers/alfworld-server.js';
 
 const bench = createAlfworldBenchmark();
-const method = bench.createMethod('react', {});
+const method = bench.createMethod('react', bench.parseOptions({}));
 
 let servers: AlfworldServer[] = [];
 beforeAll(() => {

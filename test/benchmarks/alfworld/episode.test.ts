@@ -31,7 +31,7 @@ afterAll(async () => {
 async function play(srv: AlfworldServer, item: Item, completions: string[], settings: Record<string, unknown> = {}) {
   const model = ScriptedModel.sequence(completions);
   const handle = createAlfworldEnvHandle(resolveEnvSettings({ envUrl: srv.url, ...settings }));
-  const method = bench.createMethod((settings.method as string) ?? 'react', settings);
+  const method = bench.createMethod((settings.method as string) ?? 'react', bench.parseOptions(settings));
   const result: EpisodeResult = await method.run(item, { model, makeEnv: handle.makeEnv });
   return { result, model, score: bench.score(item, result), handle };
 }
@@ -150,7 +150,7 @@ describe('alfworld_run through runInteractive', () => {
 
   it('a server without /close (agentenv-alfworld): its 404 is ignored and not asked again', async () => {
     const handle = createAlfworldEnvHandle(resolveEnvSettings({ envUrl: noClose.url }));
-    const method = bench.createMethod('react', {});
+    const method = bench.createMethod('react', bench.parseOptions({}));
     // Two episodes at once hold two env ids; both are free when the handle closes.
     const results = await Promise.all(
       [2, 3].map((idx) =>

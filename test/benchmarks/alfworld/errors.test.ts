@@ -14,6 +14,8 @@ import { ScriptedModel } from '../../support/scripted-model.js';
 import { paperGames, solution, startAlfworldServer, type AlfworldServer } from '../../servers/alfworld-server.js';
 
 const bench = createAlfworldBenchmark();
+/** createEnv as a run reaches it: its options parsed first (a bad value rejects). */
+const createEnvOf = async (settings: Record<string, unknown>) => bench.createEnv(bench.parseOptions(settings));
 let tmp: string;
 let srv: AlfworldServer;
 beforeAll(async () => {
@@ -97,7 +99,7 @@ describe('ALFWorld adapter errors', () => {
     const { handle } = handleFor(srv.url);
     srv.enqueueFault({ route: 'step', kind: 'error-body' });
     const err = await bench
-      .createMethod('react', {})
+      .createMethod('react', bench.parseOptions({}))
       .run(bench.item(0), { model: ScriptedModel.sequence([' look']), makeEnv: handle.makeEnv })
       .catch((e) => e);
     expect(err).toBeInstanceOf(InfraError);
@@ -142,7 +144,9 @@ describe('ALFWorld adapter errors', () => {
       setTimeout(() => ac.abort(new Error('interrupted')), 50);
       return ' look';
     });
-    const run = bench.createMethod('react', {}).run(bench.item(0), { model, makeEnv: handle.makeEnv, signal: ac.signal });
+    const run = bench
+      .createMethod('react', bench.parseOptions({}))
+      .run(bench.item(0), { model, makeEnv: handle.makeEnv, signal: ac.signal });
     const outcome = await Promise.race([
       run.then(
         () => 'resolved',
@@ -182,25 +186,23 @@ describe('ALFWorld adapter errors', () => {
   });
 
   it('options: --env-url is required, --games must be a game list, other values are checked', async () => {
-    await expect(bench.createEnv({})).rejects.toThrow(UserError);
-    await expect(bench.createEnv({})).rejects.toThrow(/^--env-url: /);
-    await expect(bench.createEnv({ envUrl: 'ftp://x' })).rejects.toThrow(/--env-url ftp:\/\/x: expected an http/);
-    await expect(bench.createEnv({ envUrl: srv.url, alfworldObs: 'cooked' })).rejects.toThrow(/--alfworld-obs "cooked"/);
-    await expect(bench.createEnv({ envUrl: srv.url, envTimeout: 0 })).rejects.toThrow(/--env-timeout 0/);
-    await expect(bench.createEnv({ envUrl: srv.url, games: path.join(tmp, 'missing.json') })).rejects.toThrow(
+    await expect(createEnvOf({})).rejects.toThrow(UserError);
+    await expect(createEnvOf({})).rejects.toThrow(/^--env-url: /);
+    await expect(createEnvOf({ envUrl: 'ftp://x' })).rejects.toThrow(/--env-url ftp:\/\/x: expected an http/);
+    await expect(createEnvOf({ envUrl: srv.url, alfworldObs: 'cooked' })).rejects.toThrow(/--alfworld-obs "cooked"/);
+    await expect(createEnvOf({ envUrl: srv.url, envTimeout: 0 })).rejects.toThrow(/--env-timeout 0/);
+    await expect(createEnvOf({ envUrl: srv.url, games: path.join(tmp, 'missing.json') })).rejects.toThrow(
       /--games .*missing\.json: cannot read it/,
     );
     const notList = path.join(tmp, 'obj.json');
     fs.writeFileSync(notList, '{"a": 1}');
-    await expect(bench.createEnv({ envUrl: srv.url, games: notList })).rejects.toThrow(
-      /--games .*obj\.json: expected a non-empty JSON list/,
-    );
-    expect(() => bench.createMethod('react', { promptSet: '1,1' })).toThrow(/--prompt-set/);
-    expect(() => bench.createMethod('cot', {})).toThrow(/--method cot/);
+    await expect(createEnvOf({ envUrl: srv.url, games: notList })).rejects.toThrow(/--games .*obj\.json: expected a non-empty JSON list/);
+    expect(() => bench.createMethod('react', bench.parseOptions({ promptSet: '1,1' }))).toThrow(/--prompt-set/);
+    expect(() => bench.createMethod('cot', bench.parseOptions({}))).toThrow(/--method cot/);
     // A solvable game through createEnv, for completeness.
-    const h = await bench.createEnv({ envUrl: srv.url });
+    const h = await createEnvOf({ envUrl: srv.url });
     const r = await bench
-      .createMethod('act', {})
+      .createMethod('act', bench.parseOptions({}))
       .run(bench.item(7), { model: ScriptedModel.sequence(solution(paperGames[7])), makeEnv: h.makeEnv });
     expect(bench.score(bench.item(7), r).success).toBe(1);
   });

@@ -86,11 +86,11 @@ describe('--games FILE as the item set', () => {
 
   it('without --games, or with the paper games in a server order, the benchmark is the paper one', () => {
     const b = createAlfworldBenchmark();
-    expect(b.forSettings!({})).toBe(b);
+    expect(b.forSettings!(b.parseOptions({}))).toBe(b);
     const reordered = path.join(tmp, 'served.json');
     fs.writeFileSync(reordered, JSON.stringify([...paperGames].reverse()));
-    expect(b.forSettings!({ games: reordered })).toBe(b);
-    const v = b.forSettings!({ games: file });
+    expect(b.forSettings!(b.parseOptions({ games: reordered }))).toBe(b);
+    const v = b.forSettings!(b.parseOptions({ games: file }));
     expect(v.size()).toBe(135);
     expect(v.item(134).id).toBe(EXTRA);
     expect(v.splitNames()).toEqual(['valid_train_mini', 'valid_unseen']);
@@ -101,7 +101,8 @@ describe('--games FILE as the item set', () => {
   it('a game without a known task-type prefix: one line naming the file and the game', () => {
     const bad = path.join(tmp, 'bad.json');
     fs.writeFileSync(bad, JSON.stringify(['make_coffee-Mug-1/trial_1']));
-    expect(() => createAlfworldBenchmark().forSettings!({ games: bad })).toThrow(
+    const b = createAlfworldBenchmark();
+    expect(() => b.forSettings!(b.parseOptions({ games: bad }))).toThrow(
       /--games .*bad\.json: game "make_coffee-Mug-1\/trial_1" has no known task-type prefix/,
     );
   });

@@ -146,7 +146,7 @@ describe.skipIf(!hasPython)(
       expect(handle.describe().server).toMatchObject({ alfworld_version: '0.3.3', games_sha256: gamesSha256(paperGames) });
       const item = bench.item(12);
       const result = await bench
-        .createMethod('react', {})
+        .createMethod('react', bench.parseOptions({}))
         .run(item, { model: ScriptedModel.sequence([' go to desk 1', ' think: now win', ' win the game']), makeEnv: handle.makeEnv });
       expect(bench.score(item, result)).toEqual({ success: 1 });
       expect(
@@ -161,7 +161,7 @@ describe.skipIf(!hasPython)(
       const rawHandle = createAlfworldEnvHandle(resolveEnvSettings({ envUrl: raw.url, alfworldObs: 'raw' }));
       await rawHandle.check!();
       const r2 = await bench
-        .createMethod('act', {})
+        .createMethod('act', bench.parseOptions({}))
         .run(item, { model: ScriptedModel.sequence([' go to desk 1', ' win the game']), makeEnv: rawHandle.makeEnv });
       expect(r2.steps.map((s) => s.observation)).toEqual(['On the desk 1, you see nothing.', 'You win.']);
       expect(bench.score(item, r2)).toEqual({ success: 1 });

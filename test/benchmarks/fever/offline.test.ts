@@ -81,17 +81,28 @@ describe('the FEVER offline split', () => {
   it('react500 on the snapshot: the notice says how few claims it covers, once, before a ReAct/Act run; nothing for offline, live or CoT', () => {
     const react500 = fever.split('react500').indices;
     expect(coverageOf(react500, loadClaimEvidence(feverDevFile), snapshotTitles())).toEqual({ checkable: 321, covered: 18, nei: 179 });
-    const notes = fever.startNotes!({ method: 'react', split: 'react500', indices: react500, settings: {} });
+    const notes = fever.startNotes!({ method: 'react', split: 'react500', indices: react500, options: fever.parseOptions!({}) });
     expect(notes).toEqual([
       "notice: FEVER react500 on the offline 2017 HotpotQA Wikipedia snapshot: the evidence pages of 18 of its 321 SUPPORTS/REFUTES claims are all in it (its 179 NOT ENOUGH INFO claims name none), so its scores do not measure the paper's task; use --split offline (the 345 claims whose pages are all there) or --wiki live",
     ]);
-    expect(fever.startNotes!({ method: 'act', split: 'react500', indices: react500, settings: { wiki: 'snapshot' } })).toHaveLength(1);
-    expect(fever.startNotes!({ method: 'react', split: 'offline', indices: fever.split('offline').indices, settings: {} })).toEqual([]);
-    expect(fever.startNotes!({ method: 'react', split: 'react500', indices: react500, settings: { wiki: 'live' } })).toEqual([]);
     expect(
-      fever.startNotes!({ method: 'react', split: 'react500', indices: react500, settings: { wikiSnapshot: '/my/fever.sqlite' } }),
+      fever.startNotes!({ method: 'act', split: 'react500', indices: react500, options: fever.parseOptions!({ wiki: 'snapshot' }) }),
+    ).toHaveLength(1);
+    expect(
+      fever.startNotes!({ method: 'react', split: 'offline', indices: fever.split('offline').indices, options: fever.parseOptions!({}) }),
     ).toEqual([]);
-    expect(fever.startNotes!({ method: 'cot', split: 'react500', indices: react500, settings: {} })).toEqual([]);
+    expect(
+      fever.startNotes!({ method: 'react', split: 'react500', indices: react500, options: fever.parseOptions!({ wiki: 'live' }) }),
+    ).toEqual([]);
+    expect(
+      fever.startNotes!({
+        method: 'react',
+        split: 'react500',
+        indices: react500,
+        options: fever.parseOptions!({ wikiSnapshot: '/my/fever.sqlite' }),
+      }),
+    ).toEqual([]);
+    expect(fever.startNotes!({ method: 'cot', split: 'react500', indices: react500, options: fever.parseOptions!({}) })).toEqual([]);
     expect(getBenchmark('hotpotqa').startNotes).toBeUndefined();
   });
 });

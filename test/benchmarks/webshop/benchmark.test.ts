@@ -27,7 +27,10 @@ describe('declaration', () => {
     expect(bench.options['webshop-goals']).toMatchObject({ choices: ['check', 'strict', 'off'], default: 'check' });
     expect([...bench.methods]).toEqual(['act', 'react']);
     expect(bench.itemRefKey).toBe('session');
-    expect(bench.inputFiles('react', {})).toEqual(['prompts/webshop_prompts.json', 'envs/webshop/webshop.fixed100.json']);
+    expect(bench.inputFiles('react', bench.parseOptions({}))).toEqual([
+      'prompts/webshop_prompts.json',
+      'envs/webshop/webshop.fixed100.json',
+    ]);
   });
 });
 
@@ -52,7 +55,7 @@ describe('items and splits', () => {
 
 describe('methods', () => {
   it('act and react with the notebook prompts; others refused', () => {
-    const m = bench.createMethod('react', {});
+    const m = bench.createMethod('react', bench.parseOptions({}));
     expect(m.needsEnv).toBe(true);
     expect(m.describe()).toMatchObject({
       method: 'react',
@@ -67,8 +70,8 @@ describe('methods', () => {
       contextChars: 6400,
       stop: ['\n'],
     });
-    expect(bench.createMethod('act', {}).describe()).toMatchObject({ prompt: { notebookName: 'prompt1_actonly' } });
-    expect(() => bench.createMethod('cot', {})).toThrow(/--method cot: WebShop runs act or react/);
+    expect(bench.createMethod('act', bench.parseOptions({})).describe()).toMatchObject({ prompt: { notebookName: 'prompt1_actonly' } });
+    expect(() => bench.createMethod('cot', bench.parseOptions({}))).toThrow(/--method cot: WebShop runs act or react/);
   });
 
   it('observe: refusals, thinks, pages', () => {
@@ -98,16 +101,17 @@ describe('methods', () => {
 
 describe('environment', () => {
   it('--env-url is required; bad values are UserErrors naming the flag', async () => {
-    await expect(bench.createEnv({})).rejects.toThrow(/^--env-url: the WebShop site is required/);
-    await expect(bench.createEnv({ envUrl: 'ftp://x' })).rejects.toThrow(/^--env-url: expected an http/);
-    await expect(bench.createEnv({ envUrl: 'not a url' })).rejects.toThrow(UserError);
-    await expect(bench.createEnv({ envUrl: site.url, webshopTimeout: 0 })).rejects.toThrow(/^--webshop-timeout/);
-    await expect(bench.createEnv({ envUrl: site.url, webshopGoals: 'maybe' })).rejects.toThrow(/^--webshop-goals "maybe"/);
+    await expect(bench.createEnv(bench.parseOptions({}))).rejects.toThrow(/^--env-url: the WebShop site is required/);
+    await expect(bench.createEnv(bench.parseOptions({ envUrl: 'ftp://x' }))).rejects.toThrow(/^--env-url: expected an http/);
+    await expect(bench.createEnv(bench.parseOptions({ envUrl: 'not a url' }))).rejects.toThrow(UserError);
+    // Option values are checked once, when the run's options are parsed.
+    expect(() => bench.parseOptions({ envUrl: site.url, webshopTimeout: 0 })).toThrow(/^--webshop-timeout/);
+    expect(() => bench.parseOptions({ envUrl: site.url, webshopGoals: 'maybe' })).toThrow(/^--webshop-goals "maybe"/);
   });
 
   it('describe() shows the site without userinfo; fidelity() carries the pre-run goals check', async () => {
     const secret = site.url.replace('http://', 'http://user:s3cr3t@');
-    const h = await bench.createEnv({ envUrl: secret + '/', webshopGoals: 'check' });
+    const h = await bench.createEnv(bench.parseOptions({ envUrl: secret + '/', webshopGoals: 'check' }));
     const d = h.describe();
     expect(JSON.stringify(d)).not.toContain('s3cr3t');
     expect(d).toMatchObject({
@@ -118,9 +122,9 @@ describe('environment', () => {
     });
     await h.check!();
     expect(h.describe().goals).toMatchObject({ checked: 100, instructionMatched: 100, priceMatched: 100 });
-    const f = bench.fidelity!({ envUrl: secret + '/', webshopGoals: 'check' });
+    const f = bench.fidelity!(bench.parseOptions({ envUrl: secret + '/', webshopGoals: 'check' }));
     expect(f.goals).toMatchObject({ mode: 'check', check: { checked: 100, instructionMatched: 100, priceMatched: 100, mismatched: [] } });
-    expect(bench.fidelity!({ envUrl: 'http://elsewhere:1' }).goals).toMatchObject({ mode: 'check', check: null });
+    expect(bench.fidelity!(bench.parseOptions({ envUrl: 'http://elsewhere:1' })).goals).toMatchObject({ mode: 'check', check: null });
   });
 });
 

@@ -51,7 +51,7 @@ describe('Act', () => {
       'click[3 ounce (pack of 1)]\n',
       ' click[Buy Now]',
     ]);
-    const method = bench.createMethod('act', {});
+    const method = bench.createMethod('act', bench.parseOptions({}));
     const item = bench.item(0);
     const res = await method.run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
     const history =
@@ -89,7 +89,7 @@ describe('Act', () => {
   it('a wrong purchase scores its partial reward and is no success', async () => {
     const model = ScriptedModel.sequence(['search[deodorant]', 'click[B000DEO001]', 'click[calming lavender]', 'click[Buy Now]']);
     const item = bench.item(1);
-    const res = await bench.createMethod('act', {}).run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
+    const res = await bench.createMethod('act', bench.parseOptions({})).run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
     expect(res).toMatchObject({ reward: 0.5, done: true });
     expect(bench.score(item, res)).toEqual({ score: 0.5, success: 0 });
   });
@@ -108,7 +108,7 @@ describe('ReAct', () => {
       'click[Buy Now]',
     ]);
     const item = bench.item(2);
-    const res = await bench.createMethod('react', {}).run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
+    const res = await bench.createMethod('react', bench.parseOptions({})).run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
     const start =
       "\nWebShop \nInstruction:  \ni'm looking for hair treatments that are sulfate and paraben free and are of high quality too. i need it in bottle for with 60 capsules, and price lower than 50.00 dollars \n[Search] ";
     const history =
@@ -136,7 +136,7 @@ describe('ReAct', () => {
       ...Array.from({ length: 12 }, (_, i) => cycle[i % 2]),
     ]);
     const item = bench.item(3);
-    const res = await bench.createMethod('react', {}).run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
+    const res = await bench.createMethod('react', bench.parseOptions({})).run(item, { model, makeEnv: (i) => handle.makeEnv(i) });
     expect(res.n_calls).toBe(14);
     expect(res.steps).toHaveLength(14);
     expect(res.done).toBe(false);
@@ -168,9 +168,9 @@ describe('outages', () => {
     await site.stop();
     try {
       const model = ScriptedModel.sequence([]);
-      await expect(bench.createMethod('act', {}).run(bench.item(4), { model, makeEnv: (i) => handle.makeEnv(i) })).rejects.toBeInstanceOf(
-        InfraError,
-      );
+      await expect(
+        bench.createMethod('act', bench.parseOptions({})).run(bench.item(4), { model, makeEnv: (i) => handle.makeEnv(i) }),
+      ).rejects.toBeInstanceOf(InfraError);
       expect(model.requests).toHaveLength(0);
     } finally {
       await site.start();
@@ -179,7 +179,7 @@ describe('outages', () => {
 
   it('the site failing mid-episode is an InfraError too', async () => {
     const model = ScriptedModel.sequence(['search[deodorant]', 'click[B000DEO001]']);
-    const run = bench.createMethod('act', {}).run(bench.item(5), {
+    const run = bench.createMethod('act', bench.parseOptions({})).run(bench.item(5), {
       model,
       makeEnv: (i) => {
         const env = handle.makeEnv(i);

@@ -47,7 +47,7 @@ describe('Wikipedia CLI switches', () => {
 
   it('a run passes both switches to the environment it describes (the manifest), and checks them before opening a backend', async () => {
     const bench = createHotpotQABenchmark();
-    const f = await bench.createEnv({ wiki: 'snapshot', wikiQuery: 'verbatim', cleanStrErrors: 'throw' });
+    const f = await bench.createEnv(bench.parseOptions({ wiki: 'snapshot', wikiQuery: 'verbatim', cleanStrErrors: 'throw' }));
     try {
       const d = f.describe();
       expect(d.query).toBe('verbatim entity');
@@ -56,7 +56,7 @@ describe('Wikipedia CLI switches', () => {
       await f.close?.();
     }
     // the bad value is named, not the missing replay file the backend would have opened first
-    await expect(bench.createEnv({ wiki: 'replay:/nonexistent/rec.jsonl', cleanStrErrors: 'ignore' })).rejects.toThrow(
+    await expect(bench.createEnv(bench.parseOptions({ wiki: 'replay:/nonexistent/rec.jsonl', cleanStrErrors: 'ignore' }))).rejects.toThrow(
       /^--clean-str-errors ignore: expected keep or throw$/,
     );
   });

@@ -2,6 +2,7 @@
 import type { OptionTable } from '../../../options.js';
 import { UserError } from '../../../errors.js';
 import type { TaskName } from '../types.js';
+import { JsonFields } from '../../../util/json-fields.js';
 
 /**
  * Step limit of ReAct/Act (§4): 'code' = 7 for both tasks (the released notebooks, default);
@@ -46,11 +47,11 @@ export interface ResolvedMethodOptions {
   promptsDir?: string;
 }
 
-export const METHOD_DEFAULTS = {
-  maxSteps: 'code' as MaxStepsSpec,
+export const METHOD_DEFAULTS: { maxSteps: MaxStepsSpec; samples: number; scTemperature: number; emptyAction: EmptyActionHandling } = {
+  maxSteps: 'code',
   samples: 21,
   scTemperature: 0.7,
-  emptyAction: 'invalid' as EmptyActionHandling,
+  emptyAction: 'invalid',
 };
 
 export function resolveMaxSteps(spec: MaxStepsSpec, task: TaskName): number {
@@ -148,16 +149,37 @@ export const combinationCliOptions = {
   },
 } satisfies OptionTable;
 
-/** Maps parsed yargs arguments to MethodOptions (validation happens in resolveMethodOptions). */
+/** A number flag's value, or undefined when absent; UserError naming the flag for another type. */
+function num(v: unknown, flag: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number') throw new UserError(`--${flag}: expected a number, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** A string flag's value, or undefined when absent; UserError naming the flag for another type. */
+function str(v: unknown, flag: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new UserError(`--${flag}: expected a string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Maps a run's settings (camelCase, or yargs' kebab-case too) to MethodOptions (ranges are checked in resolveMethodOptions). */
 export function methodOptionsFromArgv(argv: Record<string, unknown>): MethodOptions {
+  const f = JsonFields.orEmpty(argv);
+  const either = (camel: string, kebab: string) => f.get(kebab) ?? f.get(camel);
+  const emptyAction = str(either('emptyAction', 'empty-action'), 'empty-action');
+  if (emptyAction !== undefined && emptyAction !== 'invalid') throw new UserError(`--empty-action: expected invalid, got ${emptyAction}`);
+  const task = str(f.get('task'), 'task');
+  if (task !== undefined && task !== 'hotpotqa' && task !== 'fever')
+    throw new UserError(`--task: expected hotpotqa or fever for this method, got ${task}`);
   return {
-    maxSteps: parseMaxSteps(argv['max-steps'] ?? argv.maxSteps),
-    samples: argv.samples as number | undefined,
-    scTemperature: (argv['sc-temperature'] ?? argv.scTemperature) as number | undefined,
-    framing: argv.framing as string | undefined,
-    emptyAction: (argv['empty-action'] ?? argv.emptyAction) as EmptyActionHandling | undefined,
-    exemplars: argv.exemplars as number | undefined,
-    task: argv.task as TaskName | undefined,
+    maxSteps: parseMaxSteps(either('maxSteps', 'max-steps')),
+    samples: num(f.get('samples'), 'samples'),
+    scTemperature: num(either('scTemperature', 'sc-temperature'), 'sc-temperature'),
+    framing: str(f.get('framing'), 'framing'),
+    emptyAction,
+    exemplars: num(f.get('exemplars'), 'exemplars'),
+    task,
   };
 }
 
