@@ -127,7 +127,9 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
           // Dropped when interrupted, stopped (a FatalRunError, the budget) or restarted; a DiskError
           // stops the run before anything else is written.
           if (!(e instanceof DiskError))
-            await recording?.end(!runAbort.signal.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e));
+            await recording?.end(
+              !runAbort.signal.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e),
+            );
           // Its env server left the pool mid-episode (src/envs/pool.ts): the episode starts again from
           // reset on another member; the lost attempt is never recorded. Its model calls stay in what the
           // episode spent (spent_*: the bill); the call counts and limit notes describe the attempt kept.
