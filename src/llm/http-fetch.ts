@@ -36,6 +36,7 @@ export const httpFetch: typeof fetch = (input, init) => {
     return fetch(input, init);
   }
   const signal = init?.signal ?? undefined;
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- fetch rejects with the signal's reason, whatever it is
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   const headers: Record<string, string> = {};
   new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
@@ -47,6 +48,7 @@ export const httpFetch: typeof fetch = (input, init) => {
     let fail: (e: unknown) => void = (e) => {
       if (settled) return;
       settled = true;
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's reason, as fetch rejects
       reject(e);
     };
     const onAbort = () => {
