@@ -11,9 +11,12 @@ import https from 'node:https';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 
+// An idle connection is closed after 4 s, as undici's fetch does without a server hint: servers close
+// theirs after about 5 s (uvicorn, Node), and a request sent on a connection the server is closing
+// would fail and be retried. (The agent's timeout drops idle sockets only, never one in use.)
 const agents = {
-  'http:': new http.Agent({ keepAlive: true }),
-  'https:': new https.Agent({ keepAlive: true }),
+  'http:': new http.Agent({ keepAlive: true, timeout: 4000 }),
+  'https:': new https.Agent({ keepAlive: true, timeout: 4000 }),
 };
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
