@@ -16,6 +16,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 import { redact, Secret } from './secret.js';
 import { LlmAccumulator } from './stats.js';
 import { boundedFetch, DEFAULT_LLM_MAX_BYTES } from './bounded-fetch.js';
+import { httpFetch } from './http-fetch.js';
 
 export type ApiMode = 'completions' | 'chat';
 
@@ -286,7 +287,7 @@ export function normalizeErrorBody(body: unknown): unknown {
 }
 
 export const normalizingFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
+  const res = await httpFetch(input, init);
   if (res.status < 400) return res;
   const text = await res.text();
   let parsed: unknown;

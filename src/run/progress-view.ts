@@ -70,8 +70,12 @@ export function formatDuration(sec: number): string {
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
 }
 
+// One formatter for every call: toLocaleString builds a new Intl.NumberFormat each time (the progress
+// line is rebuilt after every episode), the same output.
+const enUS = new Intl.NumberFormat('en-US');
+
 /** 81638 → "81,638". */
-export const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const thousands = (n: number): string => enUS.format(Math.round(n));
 
 /** "errors 3 (llm 2, env 1)"; "errors 0". Causes in a fixed order: llm, env, internal, then others. */
 export function errorsText(total: number, bySource: Record<string, number>): string {

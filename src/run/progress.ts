@@ -51,14 +51,15 @@ export class PlainRenderer implements ProgressRenderer {
   update(view: ProgressView, force: boolean): void {
     const now = Date.now();
     const s = view.state;
-    // What changed, leaving out the times (a line only for news).
-    const body = plainLine({ ...view, elapsedSec: 0, etaSec: null });
     const due =
       force ||
       s.done - this.lastPrintedDone >= this.every.episodes ||
       now - this.lastPrint >= this.every.ms ||
       (s.done === s.total && s.done !== this.lastPrintedDone);
-    if (due && body !== this.lastPrinted) {
+    if (!due) return;
+    // What changed, leaving out the times (a line only for news).
+    const body = plainLine({ ...view, elapsedSec: 0, etaSec: null });
+    if (body !== this.lastPrinted) {
       this.out.write(plainLine(view) + '\n');
       this.lastPrint = now;
       this.lastPrinted = body;

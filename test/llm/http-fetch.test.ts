@@ -1,0 +1,90 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpFetch } from '../../src/llm/http-fetch.js';
+
+let server: http.Server | undefined;
+afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  server = http.createServer(handler);
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('httpFetch (the model client transport)', () => {
+  it('sends the method, headers and string body; answers status, headers and body, over one kept-alive connection', async () => {
+    const seen: Array<{ method?: string; type?: string; body: string; port?: number }> = [];
+    const url = await serve((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push({ method: req.method, type: req.headers['content-type'], body, port: req.socket.remotePort });
+        res.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-a': '1' });
+        res.end('{"ok":"é"}');
+      });
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await httpFetch(`${url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"prompt":"ü"}',
+      });
+      expect([res.status, res.statusText, res.headers.get('x-a')]).toEqual([201, 'Made', '1']);
+      expect(await res.json()).toEqual({ ok: 'é' });
+    }
+    expect(seen.map((s) => [s.method, s.type, s.body])).toEqual([
+      ['POST', 'application/json', '{"prompt":"ü"}'],
+      ['POST', 'application/json', '{"prompt":"ü"}'],
+    ]);
+    expect(seen[1].port).toBe(seen[0].port);
+  });
+
+  it('decodes a gzip body as the global fetch does', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end(zlib.gzipSync('{"a":1}'));
+    });
+    expect(await (await httpFetch(url, { method: 'POST', body: '' })).text()).toBe('{"a":1}');
+  });
+
+  it('a refused connection rejects as the global fetch does: TypeError "fetch failed", the socket code in its cause', async () => {
+    const err = (await httpFetch('http://127.0.0.1:1/v1', { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as TypeError & {
+      cause: { code: string };
+    };
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('fetch failed');
+    expect(err.cause.code).toBe('ECONNREFUSED');
+  });
+
+  it('a connection cut mid-body errors the body with TypeError "terminated"', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{"choices":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const res = await httpFetch(url, { method: 'POST', body: '{}' });
+    const err = (await res.text().catch((e: unknown) => e)) as TypeError;
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('terminated');
+  });
+
+  it('an abort rejects with the signal reason, before the answer and during its body', async () => {
+    const url = await serve((req, res) => {
+      if (req.url === '/body') {
+        res.writeHead(200);
+        res.write('{');
+      }
+    });
+    const before = new AbortController();
+    const p = httpFetch(url, { method: 'POST', body: '{}', signal: before.signal });
+    setTimeout(() => before.abort(new Error('stop')), 20);
+    await expect(p).rejects.toThrow('stop');
+
+    const during = new AbortController();
+    const res = await httpFetch(`${url}/body`, { method: 'POST', body: '{}', signal: during.signal });
+    setTimeout(() => during.abort(new Error('stop body')), 20);
+    await expect(res.text()).rejects.toThrow('stop body');
+  });
+});
