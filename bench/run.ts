@@ -23,17 +23,19 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));
 const directDeps: RunDeps = {
   ...realDeps,
   createModel: async () => ({
-    model: 'bench-direct',
-    describe: () => ({ backend: 'direct' }),
-    async complete(req) {
-      const text = applyLimits(reactEpisode({ prompt: req.prompt }), req.stop ?? [], req.maxTokens).text;
-      return {
-        choices: [{ index: 0, text, finishReason: 'stop' }],
-        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-        costUsd: 0,
-        cachedChoices: 0,
-        latencyMs: 0,
-      };
+    backend: {
+      model: 'bench-direct',
+      describe: () => ({ backend: 'direct' }),
+      async complete(req) {
+        const text = applyLimits(reactEpisode({ prompt: req.prompt }), req.stop ?? [], req.maxTokens).text;
+        return {
+          choices: [{ index: 0, text, finishReason: 'stop' }],
+          usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+          costUsd: 0,
+          cachedChoices: 0,
+          latencyMs: 0,
+        };
+      },
     },
   }),
 };

@@ -19,7 +19,15 @@ export type { Env, EnvCallOptions, ResetResult, StepResult } from './envs/types.
 export type { OptionSpec, OptionTable, Settings } from './options.js';
 
 // ---- models
-export { createCompletionModel, modelFromSettings, resolveModelConfig } from './llm/index.js';
+export {
+  createCompletionModel,
+  modelFromSettings,
+  openModel,
+  resolveModelConfig,
+  CacheStore,
+  cacheLayer,
+  type OpenedModel,
+} from './llm/index.js';
 export {
   PAPER_SAMPLING,
   type CompletionModel,
@@ -30,7 +38,7 @@ export {
 } from './llm/types.js';
 
 // ---- running
-export { executeRun, planEpisodes, type RunDeps, type RunIO, type RunResult, type RunStatus } from './run/execute.js';
+export { executeRun, planEpisodes, type RunDeps, type RunIO, type RunModel, type RunResult, type RunStatus } from './run/execute.js';
 export { realDeps, allRunOptions } from './run/deps.js';
 export type { ProgressSink } from './run/progress.js';
 
@@ -49,7 +57,8 @@ export { repoRoot as packageRoot, cacheDir } from './paths.js';
  * How a run reports and stops (RunIO; every field optional): `progress` (default: nowhere; pass
  * process.stderr for the CLI's progress line), `log` for one-line notes such as "resuming <run>"
  * (default: dropped), `signal` to stop after the episodes in flight (the run is then 'interrupted' and
- * resumable); and `deps` to replace parts of the wiring, e.g. createModel for a model of your own.
+ * resumable); and `deps` to replace parts of the wiring, e.g. createModel for a model of your own
+ * (`{ backend }`, or `{ backend, cache }` to put the completion cache over it).
  */
 export interface RunExperimentOptions extends Partial<RunIO> {
   deps?: Partial<RunDeps>;

@@ -17,6 +17,7 @@ import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionRe
 import { LlmAccumulator } from './stats.js';
 import { costUsd, ZERO_USAGE } from './pricing.js';
 import { abortReason } from '../util/clock.js';
+import type { ModelLayer } from './layer.js';
 
 export type CacheMode = 'rw' | 'off' | 'replay';
 
@@ -295,26 +296,20 @@ export interface CachedModelOptions {
   secrets?: readonly (string | undefined)[];
 }
 
-/** The cache as a layer of the run's model (src/llm/layer.ts; the episode's chain: src/run/model-chain.ts). */
-export function cacheLayer(o: CachedModelOptions): (inner: CompletionModel) => CachedCompletionModel {
-  return (inner) => new CachedCompletionModel(inner, o);
-}
-
 /**
- * Wraps a backend with the cache (all modes, 'off' included: it also counts calls for the run totals).
+ * The run's cache: one file and one lock per request key, opened once and shared by every episode of
+ * the process (each episode's chain wraps it with `cacheLayer`, src/run/model-chain.ts). All modes,
+ * 'off' included: it also counts calls for the run totals and keeps secrets out of completions.
  * Concurrent identical requests within the process are serialised, so the second is a cache hit.
  */
-export class CachedCompletionModel implements CompletionModel {
+export class CacheStore {
   readonly accumulator: LlmAccumulator;
   private readonly cache?: CompletionCache;
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Set when the cache file failed (full disk, I/O error): the run goes on uncached (README "Reliability"). */
   private cacheFailed = false;
 
-  constructor(
-    private readonly inner: CompletionModel,
-    private readonly o: CachedModelOptions,
-  ) {
+  constructor(private readonly o: CachedModelOptions) {
     this.accumulator = o.accumulator ?? new LlmAccumulator();
     if (o.mode === 'replay' && !fs.existsSync(o.path)) {
       throw new CacheMissError(
@@ -336,33 +331,26 @@ export class CachedCompletionModel implements CompletionModel {
     }
   }
 
-  get model(): string {
-    return this.inner.model;
-  }
-
   /** The api part of every cache key (completions, chat, llama;sha256=...): bundles export entries by it. */
-  get cacheApi(): string {
+  get api(): string {
     return this.o.api;
   }
 
-  describe(): Record<string, unknown> {
-    return { ...this.inner.describe(), cache: { mode: this.o.mode, path: this.o.mode === 'off' ? null : this.o.path } };
+  /** What the manifest records of the cache (in the model's description, never in its identity). */
+  describe(): { mode: CacheMode; path: string | null } {
+    return { mode: this.o.mode, path: this.o.mode === 'off' ? null : this.o.path };
   }
 
-  /** The cache serves the model's answers; it is not part of what a run computes. */
-  identity(): Record<string, unknown> {
-    return this.inner.identity?.() ?? this.inner.describe();
-  }
-
-  async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
+  /** `req` answered from the file, or by `inner` (and then stored). */
+  async complete(inner: CompletionModel, req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
     try {
       let r: CompletionResult;
       if (this.cache && !this.cacheFailed) {
-        const canonical = canonicalRequest(this.model, this.o.api, req);
+        const canonical = canonicalRequest(inner.model, this.o.api, req);
         const key = sha256(canonical);
-        r = await this.withKeyLock(key, () => this.viaCache(req, key, canonical, opts));
+        r = await this.withKeyLock(key, () => this.viaCache(inner, req, key, canonical, opts));
       } else {
-        r = this.withoutSecrets(await this.inner.complete(req, opts));
+        r = this.withoutSecrets(await inner.complete(req, opts));
       }
       this.accumulator.add({
         calls: 1,
@@ -377,6 +365,7 @@ export class CachedCompletionModel implements CompletionModel {
   }
 
   private async viaCache(
+    inner: CompletionModel,
     req: CompletionRequest,
     key: string,
     canonical: string,
@@ -395,13 +384,13 @@ export class CachedCompletionModel implements CompletionModel {
         costUsd: 0,
         cachedChoices: req.n,
         latencyMs: performance.now() - t0,
-        total: { usage: total, costUsd: this.costAtRunPrices(total) },
+        total: { usage: total, costUsd: costAtRunPrices(inner, total) },
       };
       return hit;
     }
     if (this.o.mode === 'replay') {
       throw new CacheMissError(
-        `completion not in the cache file ${cache.file} (model "${this.model}", ${have.length} of ${req.n} samples stored): ` +
+        `completion not in the cache file ${cache.file} (model "${inner.model}", ${have.length} of ${req.n} samples stored): ` +
           '--cache replay makes no model calls; run with --cache rw to fill the cache',
       );
     }
@@ -409,13 +398,13 @@ export class CachedCompletionModel implements CompletionModel {
     // deterministic server: ask for all n then, and keep the new indices.
     const seededSampling = req.seed !== undefined && req.temperature > 0 && have.length > 0;
     const ask = seededSampling ? req.n : req.n - have.length;
-    const res = this.withoutSecrets(await this.inner.complete({ ...req, n: ask }, opts));
+    const res = this.withoutSecrets(await inner.complete({ ...req, n: ask }, opts));
     const fresh = seededSampling ? res.choices.slice(have.length) : res.choices;
     // A paid completion is never lost to the cache: if storing fails, it is returned uncached.
     const uncached = fresh.map((c, k) => ({ sampleIndex: have.length + k, text: c.text, finishReason: c.finishReason }));
     let stored: StoredChoice[];
     try {
-      stored = await cache.putInterruptible(key, canonical, this.model, have.length, fresh, res.usage, ask, opts.signal);
+      stored = await cache.putInterruptible(key, canonical, inner.model, have.length, fresh, res.usage, ask, opts.signal);
     } catch (e) {
       if (opts.signal?.aborted) throw e; // stopped while another process held the file: the run is stopping
       stored = this.cacheOrWarn(() => {
@@ -439,7 +428,7 @@ export class CachedCompletionModel implements CompletionModel {
           completionTokens: res.usage.completionTokens + extra.completionTokens,
           totalTokens: res.usage.totalTokens + extra.totalTokens,
         },
-        costUsd: res.costUsd + this.costAtRunPrices(extra),
+        costUsd: res.costUsd + costAtRunPrices(inner, extra),
       },
     };
     return partial;
@@ -476,13 +465,6 @@ export class CachedCompletionModel implements CompletionModel {
     return { ...r, choices: r.choices.map((c) => ({ ...c, text: this.scrub(c.text) })) };
   }
 
-  /** Cost of tokens at the backend's configured prices (USD per 1M, from its description; none → 0). */
-  private costAtRunPrices(usage: TokenUsage): number {
-    const p = (this.inner.describe() as { pricesUsdPer1M?: { prompt?: unknown; completion?: unknown } }).pricesUsdPer1M;
-    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-    return p ? costUsd(usage, { promptPerM: num(p.prompt), completionPerM: num(p.completion) }) : 0;
-  }
-
   private async withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(key) ?? Promise.resolve();
     const run = prev.then(fn, fn);
@@ -495,8 +477,75 @@ export class CachedCompletionModel implements CompletionModel {
     }
   }
 
-  async close(): Promise<void> {
+  /** Closes the file (once per run: the episodes' layers do not own it). */
+  close(): void {
     this.cache?.close();
+  }
+}
+
+/** Cost of tokens at the backend's configured prices (USD per 1M, from its description; none → 0). */
+function costAtRunPrices(inner: CompletionModel, usage: TokenUsage): number {
+  const p = (inner.describe() as { pricesUsdPer1M?: { prompt?: unknown; completion?: unknown } }).pricesUsdPer1M;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return p ? costUsd(usage, { promptPerM: num(p.prompt), completionPerM: num(p.completion) }) : 0;
+}
+
+/**
+ * The cache as a layer (src/llm/layer.ts) over `store`: the layer of an episode's chain
+ * (src/run/model-chain.ts), or of a library user's model (createCompletionModel). The description
+ * names the cache; the identity is the backend's (the cache serves answers, it computes nothing).
+ */
+export function cacheLayer(store: CacheStore): ModelLayer {
+  return (inner) => ({
+    get model() {
+      return inner.model;
+    },
+    cacheApi: store.api,
+    describe: () => ({ ...inner.describe(), cache: store.describe() }),
+    identity: () => inner.identity?.() ?? inner.describe(),
+    complete: (req, opts) => store.complete(inner, req, opts),
+  });
+}
+
+/** A backend with its own cache store (tests and scripts): closing it closes both. */
+export class CachedCompletionModel implements CompletionModel {
+  readonly store: CacheStore;
+  private readonly layered: CompletionModel;
+
+  constructor(
+    private readonly inner: CompletionModel,
+    o: CachedModelOptions,
+  ) {
+    this.store = new CacheStore(o);
+    this.layered = cacheLayer(this.store)(inner);
+  }
+
+  get accumulator(): LlmAccumulator {
+    return this.store.accumulator;
+  }
+
+  get model(): string {
+    return this.inner.model;
+  }
+
+  get cacheApi(): string {
+    return this.store.api;
+  }
+
+  describe(): Record<string, unknown> {
+    return this.layered.describe();
+  }
+
+  identity(): Record<string, unknown> {
+    return this.layered.identity!();
+  }
+
+  complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
+    return this.layered.complete(req, opts);
+  }
+
+  async close(): Promise<void> {
+    this.store.close();
     await this.inner.close?.();
   }
 }

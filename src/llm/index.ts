@@ -1,12 +1,14 @@
 // The language-model layer: settings → ModelConfig → a CompletionModel with retries, run-wide limits,
 // prices and the persistent cache (a layer: src/llm/layer.ts). The runner uses resolveModelConfig +
-// createCompletionModel; `totals()` counts the model's traffic (tokens and money: src/run/meter.ts).
+// openModel (the backend and the cache store: each episode's chain puts the cache layer over the
+// backend, src/run/model-chain.ts); a library user gets both in one model from createCompletionModel.
+// `totals()` counts the model's traffic (tokens and money: src/run/meter.ts).
 import OpenAI from 'openai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256File } from '../util/hash.js';
 import { ConfigError, FatalRunError, InfraError } from '../errors.js';
-import { cacheLayer, type CachedCompletionModel } from './cache.js';
+import { CacheStore, cacheLayer } from './cache.js';
 import type { Clock } from '../util/clock.js';
 import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
 import { isOfficialOpenAI, safeEndpointLabel } from './endpoints.js';
@@ -27,7 +29,7 @@ export {
   noModelMessage,
 } from './config.js';
 export type { ModelConfig, OpenAIModelConfig, LlamaModelConfig, LlmSettings } from './config.js';
-export { CompletionCache, CacheMissError, cacheKey, canonicalRequest, type CacheMode } from './cache.js';
+export { CompletionCache, CacheStore, CacheMissError, cacheKey, canonicalRequest, cacheLayer, type CacheMode } from './cache.js';
 export { ContextLengthError } from './context-limit.js';
 export { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 export { LlmAccumulator, type LlmTotals } from './stats.js';
@@ -51,22 +53,57 @@ export interface CreateModelDeps {
   secrets?: readonly string[];
 }
 
-export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelDeps = {}): Promise<LlmModel> {
+/** What a run needs of its model: the backend and the cache store its episodes' chains wrap it with. */
+export interface OpenedModel {
+  /** The backend (retries, limits, prices): what answers a call the cache does not. */
+  backend: CompletionModel;
+  /** The run's one cache store (file and per-key locks), opened once for every episode. */
+  cache: CacheStore;
+  /** Calls, retries, cache hits so far (a copy). */
+  totals(): LlmTotals;
+}
+
+/** The backend and the cache store of `cfg`, separately (the runner layers them per episode). */
+export async function openModel(cfg: ModelConfig, deps: CreateModelDeps = {}): Promise<OpenedModel> {
   const acc = deps.accumulator ?? new LlmAccumulator();
-  let inner: CompletionModel;
+  let backend: CompletionModel;
   let api: string;
   if (cfg.kind === 'llama') {
-    inner = cfg.cache.mode === 'replay' ? await replayOnlyLlama(cfg) : localBackend(await loadLlama(cfg), acc);
+    backend = cfg.cache.mode === 'replay' ? await replayOnlyLlama(cfg) : localBackend(await loadLlama(cfg), acc);
     // Two GGUF files may share a basename: the file's sha256 keeps their cache entries apart.
-    const sha = String(inner.describe().sha256 ?? '');
+    const sha = String(backend.describe().sha256 ?? '');
     api = `llama;sha256=${sha}` + (cfg.seed !== undefined ? `;seed=${cfg.seed}` : '');
   } else {
     api = cfg.api;
-    inner = await createOpenAIModel(cfg, acc, deps);
+    backend = await createOpenAIModel(cfg, acc, deps);
   }
   const secrets = [...(deps.secrets ?? []), ...(cfg.kind === 'llama' ? [] : [cfg.apiKey?.reveal()])];
-  const cached = cacheLayer({ mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc, secrets })(inner);
-  return Object.assign<CachedCompletionModel, Pick<LlmModel, 'totals'>>(cached, { totals: () => acc.snapshot() });
+  const cache = new CacheStore({ mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc, secrets });
+  return { backend, cache, totals: () => acc.snapshot() };
+}
+
+/** The backend with the cache layer applied: the model a library user calls. */
+export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelDeps = {}): Promise<LlmModel> {
+  const { backend, cache, totals } = await openModel(cfg, deps);
+  return {
+    ...cacheLayerModel(cacheLayer(cache)(backend)),
+    totals,
+    async close() {
+      cache.close();
+      await backend.close?.();
+    },
+  };
+}
+
+/** The layered model's members as own properties (its `model` is a getter). */
+function cacheLayerModel(m: CompletionModel): CompletionModel {
+  return {
+    model: m.model,
+    cacheApi: m.cacheApi,
+    describe: () => m.describe(),
+    identity: () => m.identity?.() ?? m.describe(),
+    complete: (req, opts) => m.complete(req, opts),
+  };
 }
 
 async function createOpenAIModel(cfg: OpenAIModelConfig, acc: LlmAccumulator, deps: CreateModelDeps): Promise<OpenAICompatibleModel> {

@@ -1,7 +1,7 @@
 // The real modules behind RunDeps: the benchmark registry and the LLM layer. Which benchmarks are
 // registered is decided by the entry points (src/cli/main.ts, src/index.ts import the built-in list).
 import { UserError } from '../errors.js';
-import { createCompletionModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
+import { openModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
 import { resolvePrices } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
@@ -104,7 +104,7 @@ export function pricesFromSettings(settings: Settings, env: NodeJS.ProcessEnv = 
 export const realDeps: RunDeps = {
   getBenchmark,
   createModel: async (settings: Settings, hooks = {}) =>
-    createCompletionModel(resolveModelConfig(settings, process.env), { onRetry: hooks.onRetry, secrets: realDeps.secrets(settings) }),
+    openModel(resolveModelConfig(settings, process.env), { onRetry: hooks.onRetry, secrets: realDeps.secrets(settings) }),
   secrets: (settings: Settings) => {
     const out: string[] = [];
     const name = JsonFields.orEmpty(settings).str('apiKeyEnv') ?? 'OPENAI_API_KEY';

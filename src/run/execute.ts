@@ -9,6 +9,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
+import { cacheLayer, type CacheStore } from '../llm/cache.js';
 import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError, errorMessage, errorCode } from '../errors.js';
 import { benchmarkOptions, defaultBenchmarkName } from '../benchmarks/registry.js';
@@ -46,10 +47,24 @@ export interface ModelHooks {
 /** A model's prices as the settings alone give them (no model is created), or why they are unknown. */
 export type PriceInfo = { promptPerM: number; completionPerM: number; source: string; model: string | null } | { error: string };
 
+/**
+ * The run's model: the backend, and the cache store every episode's chain puts over it
+ * (src/run/model-chain.ts; absent: calls go to the backend as they are, e.g. a test double or a bundle).
+ */
+export interface RunModel {
+  backend: CompletionModel;
+  cache?: CacheStore;
+}
+
+/** The run's view of its model (name, description, identity, cache api): the cache layer over the backend. */
+export function runModelView(m: RunModel): CompletionModel {
+  return m.cache ? cacheLayer(m.cache)(m.backend) : m.backend;
+}
+
 export interface RunDeps {
   /** The benchmark by name (UserError for an unknown one). */
   getBenchmark(name: string): Benchmark;
-  createModel(settings: Settings, hooks?: ModelHooks): Promise<CompletionModel>;
+  createModel(settings: Settings, hooks?: ModelHooks): Promise<RunModel>;
   /** Secret values to keep out of every file we write (API keys from the environment). */
   secrets(settings: Settings): string[];
   /** --dry-run: the prices the run would pay, from the settings alone (optional). */
@@ -310,7 +325,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     retries++;
     progress?.retry();
   };
-  const model = await deps.createModel(settings, { onRetry });
+  const { backend, cache } = await deps.createModel(settings, { onRetry });
+  const model = runModelView({ backend, cache });
   let env: EnvHandle | undefined;
   try {
     if (method.needsEnv) {
@@ -452,7 +468,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         method,
         recorder,
         meter: spend,
-        model,
+        model: backend,
+        ...(cache ? { cache } : {}),
         benchmark: bench,
         makeEnv: env ? (item) => env!.makeEnv(item) : undefined,
         concurrency,
@@ -517,7 +534,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     }
   } finally {
     await env?.close?.();
-    await model.close?.();
+    cache?.close();
+    await backend.close?.();
   }
 }
 

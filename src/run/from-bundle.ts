@@ -338,7 +338,7 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
     delete settings.retryErrors;
     const deps: RunDeps = {
       getBenchmark: (name) => replayingBenchmark(getBench(name), stored, recording.final, episodes),
-      createModel: async () => bundleModel(stored, cache, b),
+      createModel: async () => ({ backend: bundleModel(stored, cache, b) }),
       secrets: () => [],
     };
     // The repo files the run read (prompts, data): a changed one makes the re-run diverge; say which first.

@@ -1,22 +1,24 @@
-// The model chain of one episode attempt, built in one place. A call passes, in order:
-//   recording (src/run/chain/recording.ts)  its line in recording.jsonl, answered, failed or refused
-//   budget    (src/run/chain/budget.ts)     --max-cost admits it, or refuses it (a clean stop)
-//   metering  (src/run/chain/metering.ts)   the episode's meter counts it (src/run/meter.ts)
-//   the run's model: the completion cache (src/llm/cache.ts cacheLayer) over the backend
-// Each is a ModelLayer (src/llm/layer.ts). The cache is the layer of the run's model rather than of an
-// episode: one file and one lock per request key serve every episode of the process.
-import { chain, type ModelLayer } from '../llm/layer.js';
-import type { CompletionModel } from '../llm/types.js';
-import type { BudgetStop, Budget, UsdPrices } from './budget.js';
-import type { EpisodeMeter } from './meter.js';
+// The model chain of one episode attempt, built and defined in one place. A call passes, in order:
+//   recording  its line in recording.jsonl (src/run/run-recording.ts), answered, failed or refused
+//   budget     --max-cost admits it (src/run/budget.ts), or refuses it (a clean stop)
+//   metering   the episode's meter counts it (src/run/meter.ts)
+//   cache      answered from the completion cache, or sent and stored (src/llm/cache.ts cacheLayer)
+//   the backend (src/llm/openai-model.ts, the local llama model, a bundle's answers, a test double)
+// Each is a ModelLayer (src/llm/layer.ts). The cache layer wraps the run's one CacheStore (opened once
+// per run): one file and one lock per request key serve every episode of the process.
+import { around, chain, type ModelLayer } from '../llm/layer.js';
+import { cacheKey, cacheLayer, type CacheStore } from '../llm/cache.js';
+import type { CompletionModel, TokenUsage } from '../llm/types.js';
+import { recordError } from '../envs/recording.js';
+import { BudgetStop, estimateCallUsd, type Budget, type UsdPrices } from './budget.js';
+import { isInFlightAbort, type EpisodeMeter } from './meter.js';
 import type { CallSink } from './run-recording.js';
-import { budgetLayer } from './chain/budget.js';
-import { meteringLayer } from './chain/metering.js';
-import { recordingLayer } from './chain/recording.js';
 
 export interface EpisodeChain {
-  /** The run's model (the cache over the backend, or a test double). */
+  /** The backend (or a test double). */
   model: CompletionModel;
+  /** The run's cache store (absent: no cache layer, e.g. a bundle's answers or a test double). */
+  cache?: CacheStore;
   meter: EpisodeMeter;
   /** Where the attempt's calls are recorded (absent: not recorded). */
   recording?: CallSink;
@@ -30,5 +32,94 @@ export function episodeModel(c: EpisodeChain): CompletionModel {
   if (c.recording) layers.push(recordingLayer(c.recording));
   if (c.budget) layers.push(budgetLayer(c.budget.budget, c.budget.prices, c.budget.onStop));
   layers.push(meteringLayer(c.meter));
+  if (c.cache) layers.push(cacheLayer(c.cache));
   return chain(c.model, layers);
+}
+
+const tokenUsage = (u: TokenUsage): TokenUsage => ({
+  promptTokens: u.promptTokens,
+  completionTokens: u.completionTokens,
+  totalTokens: u.totalTokens,
+});
+
+/**
+ * Recording: every model call of an attempt becomes one "llm" line of recording.jsonl, answered or
+ * not, with the completion cache key and the call's own accounting, so a replay rebuilds the episode
+ * record byte for byte. A call the budget refuses is recorded too (its error says so; it was never sent).
+ */
+export function recordingLayer(t: CallSink): ModelLayer {
+  let calls = 0;
+  return (inner) =>
+    around(inner, async (req, opts) => {
+      const base = {
+        t: 'llm' as const,
+        item: t.item,
+        attempt: t.attempt,
+        call: calls++,
+        step: t.cursor.steps + 1,
+        key: cacheKey(inner.model, t.api, req),
+        n: req.n,
+      };
+      let res;
+      try {
+        res = await inner.complete(req, opts);
+      } catch (e) {
+        t.write({ ...base, error: recordError(e, opts?.signal) });
+        throw e;
+      }
+      t.write({
+        ...base,
+        choices: res.choices.map((c) => ({ text: c.text, finishReason: c.finishReason })),
+        cached: res.cachedChoices,
+        usage: tokenUsage(res.usage),
+        cost: res.costUsd,
+        ...(res.total ? { total: { usage: tokenUsage(res.total.usage), costUsd: res.total.costUsd } } : {}),
+      });
+      return res;
+    });
+}
+
+/**
+ * Budget (--max-cost): each call is admitted first, at its estimated cost, or refused with a
+ * BudgetStop (the runner then stops the run). What an admitted call cost is counted by the metering
+ * layer below it, into the meter the budget reads.
+ */
+export function budgetLayer(budget: Budget, prices: UsdPrices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
+  return (inner) =>
+    around(inner, async (req, opts) => {
+      let release: () => void;
+      try {
+        release = budget.begin(estimateCallUsd(req, prices));
+      } catch (e) {
+        if (e instanceof BudgetStop) onStop(e);
+        throw e;
+      }
+      try {
+        return await inner.complete(req, opts);
+      } finally {
+        release();
+      }
+    });
+}
+
+/**
+ * Metering: every call, answered or not, goes to the episode's meter, the one source of the record's
+ * tokens and cost and of what the session spent. It sits right above the cache, so it sees what each
+ * call really cost (a cache hit: nothing spent, `total` what it stands for).
+ */
+export function meteringLayer(meter: EpisodeMeter): ModelLayer {
+  return (inner) =>
+    around(inner, async (req, opts) => {
+      meter.asked();
+      let res;
+      try {
+        res = await inner.complete(req, opts);
+      } catch (e) {
+        // Classified as the recording classifies it (a budget refusal was never sent).
+        meter.failed(isInFlightAbort(recordError(e, opts?.signal)));
+        throw e;
+      }
+      meter.answered(req, res);
+      return res;
+    });
 }

@@ -31,7 +31,7 @@ export interface RecorderOptions {
   secrets?: string[];
 }
 
-/** Where one attempt's model calls are recorded (by the recording layer: src/run/chain/recording.ts). */
+/** Where one attempt's model calls are recorded (by the recording layer: src/run/model-chain.ts). */
 export interface CallSink {
   item: number;
   attempt: string;

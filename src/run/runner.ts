@@ -13,6 +13,7 @@
 // error record and reported.
 import { setMaxListeners } from 'node:events';
 import type { CompletionModel } from '../llm/types.js';
+import type { CacheStore } from '../llm/cache.js';
 import type { Env } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { Benchmark, Item } from '../benchmarks/types.js';
@@ -44,7 +45,10 @@ export interface ExecuteOptions {
   /** The episodes to run now, in split order. */
   items: Item[];
   method: Method;
+  /** The backend (or a test double): what answers a call the cache does not. */
   model: CompletionModel;
+  /** The run's cache store: each episode's chain puts its cache layer over the backend (absent: none). */
+  cache?: CacheStore;
   /** Scores each episode (Benchmark.score) and names the metrics of error records. */
   benchmark: Pick<Benchmark, 'score' | 'metrics'>;
   makeEnv?: (item: Item) => Env;
@@ -116,7 +120,7 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
         const makeEnv = o.method.needsEnv ? o.makeEnv : undefined;
         try {
           result = await o.method.run(ex, {
-            model: episodeModel({ model: o.model, meter, recording: recording?.calls, budget }),
+            model: episodeModel({ model: o.model, cache: o.cache, meter, recording: recording?.calls, budget }),
             makeEnv: makeEnv && recording ? recording.env(makeEnv) : makeEnv,
             signal: runAbort.signal,
             ...(o.contextOverflow ? { contextOverflow: o.contextOverflow } : {}),

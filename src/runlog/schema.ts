@@ -400,7 +400,7 @@ export interface RunSummary extends RunMeta {
 
 // ---------------------------------------------------------------------------------------------
 // recording.jsonl: everything an episode received from outside (src/run/run-recording.ts writes it; the
-// model calls' lines come from the recording layer of the episode's model chain, src/run/chain/recording.ts).
+// model calls' lines come from the recording layer of the episode's model chain, src/run/model-chain.ts).
 // Each episode attempt records, in order:
 //   {"t":"env", item, attempt, step, call, action?, result|error}     every reset/step (src/envs/recording.ts)
 //   {"t":"llm", item, attempt, call, step, key, n, choices, cached, usage, cost | error}   every model call

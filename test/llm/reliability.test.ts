@@ -79,7 +79,7 @@ describe('a cache that cannot be written', () => {
     const file = path.join(tmpDir(), 'c.sqlite');
     const model = new CachedCompletionModel(inner, { mode: 'rw', path: file, api: 'completions', warn: (l) => warnings.push(l) });
     // what a full disk does to SQLite (the real thing is test/cli/enospc.test.ts)
-    (model as unknown as { cache: { put: () => never } }).cache.put = () => {
+    (model.store as unknown as { cache: { put: () => never } }).cache.put = () => {
       throw diskFull();
     };
     const a = await model.complete(req('Question: a'));
@@ -102,7 +102,7 @@ describe('a cache that cannot be written', () => {
     await rw.close();
     const inner = countingBackend();
     const replay = new CachedCompletionModel(inner, { mode: 'replay', path: file, api: 'completions', warn: () => undefined });
-    (replay as unknown as { cache: { get: () => never } }).cache.get = () => {
+    (replay.store as unknown as { cache: { get: () => never } }).cache.get = () => {
       throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_READ' });
     };
     await expect(replay.complete(req('Question: a'))).rejects.toThrow(FatalRunError);

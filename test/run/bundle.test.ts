@@ -12,7 +12,7 @@ import type { Benchmark, EnvHandle, Item } from '../../src/benchmarks/types.js';
 import type { Env, StepResult } from '../../src/envs/types.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import type { Method } from '../../src/methods/types.js';
-import { CachedCompletionModel } from '../../src/llm/cache.js';
+import { CacheStore } from '../../src/llm/cache.js';
 import { CallLedger } from '../../src/methods/episode.js';
 import { InfraError } from '../../src/errors.js';
 import { recordingEnvHandle, replayEnvHandle, ReplayDivergence, type EnvEvent } from '../../src/envs/recording.js';
@@ -160,8 +160,11 @@ function world(opts: { cache?: 'rw' | 'off'; failFirst?: number[]; cacheFile?: s
     getBenchmark,
     createModel: async () =>
       opts.cache === 'off'
-        ? inner
-        : new CachedCompletionModel(inner, { mode: 'rw', path: path.join(tmp, opts.cacheFile ?? 'cache.sqlite'), api: 'completions' }),
+        ? { backend: inner }
+        : {
+            backend: inner,
+            cache: new CacheStore({ mode: 'rw', path: path.join(tmp, opts.cacheFile ?? 'cache.sqlite'), api: 'completions' }),
+          },
     secrets: () => [],
   };
   return { deps, getBenchmark, inner, envCalls };

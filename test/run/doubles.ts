@@ -155,7 +155,7 @@ export function fakeDeps(script: MethodScript = {}, opts: { secrets?: string[] }
     createModel: async (settings) => {
       const m = fakeModel(String(settings.model ?? 'fake-model'));
       models.push(m);
-      return m;
+      return { backend: m };
     },
     secrets: () => opts.secrets ?? [],
   };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/benchmarks/builtin.js';
 import { realDeps } from '../../src/run/deps.js';
-import { identityOf } from '../../src/run/execute.js';
+import { identityOf, runModelView } from '../../src/run/execute.js';
 import type { Settings } from '../../src/options.js';
 
 let tmp: string;
@@ -29,9 +29,10 @@ const base: Settings = { task: 'hotpotqa', method: 'react', baseUrl: 'http://127
 async function modelIdentity(extra: Settings): Promise<Record<string, unknown>> {
   const m = await realDeps.createModel({ ...base, ...extra });
   try {
-    return identityOf(m);
+    return identityOf(runModelView(m));
   } finally {
-    await m.close?.();
+    m.cache?.close();
+    await m.backend.close?.();
   }
 }
 
@@ -54,8 +55,9 @@ describe('run identity', () => {
     for (const extra of same) expect({ extra, identity: await modelIdentity(extra) }).toEqual({ extra, identity: ref });
     // The cache is in the description (the manifest records it), just not in the identity.
     const m = await realDeps.createModel({ ...base, cache: 'off' });
-    expect(m.describe()).toMatchObject({ cache: { mode: 'off' } });
-    await m.close?.();
+    expect(runModelView(m).describe()).toMatchObject({ cache: { mode: 'off' } });
+    m.cache?.close();
+    await m.backend.close?.();
   });
 
   it('the model and the API mode do', async () => {

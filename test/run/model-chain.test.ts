@@ -12,6 +12,10 @@ import type { LlmLine } from '../../src/runlog/schema.js';
 import { errorRecord, recordFromResult } from '../../src/run/record.js';
 import { usd, usdExact, usdFigure } from '../../src/util/money.js';
 import { isOfficialOpenAI } from '../../src/llm/endpoints.js';
+import { CacheStore, cacheKey, cacheLayer } from '../../src/llm/cache.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const req = (prompt: string, n = 1): CompletionRequest => ({ ...PAPER_SAMPLING, prompt, stop: ['\n'], n });
 const usage = (p: number, c: number) => ({ promptTokens: p, completionTokens: c, totalTokens: p + c });
@@ -133,6 +137,90 @@ describe('the model chain of an episode', () => {
     expect(command.spent.paid_unknown_calls).toBe(1);
     expect(meter.answers).toBe(0);
   });
+});
+
+/** A backend double that pays for every call it answers, at prices it describes (USD per 1M tokens). */
+function paidBackend(): CompletionModel & { sent: number } {
+  const m = {
+    model: 'm',
+    sent: 0,
+    describe: () => ({ backend: 'double', pricesUsdPer1M: { prompt: 10_000, completion: 50_000 } }),
+    async complete(r: CompletionRequest): Promise<CompletionResult> {
+      m.sent++;
+      await new Promise((res) => setTimeout(res, 5)); // in flight long enough for a second episode to ask
+      const choices = Array.from({ length: r.n }, (_, index) => ({ index, text: `answer ${m.sent}`, finishReason: 'stop' }));
+      return { choices, usage: usage(10, 2), costUsd: 0.2, cachedChoices: 0, latencyMs: 0 };
+    },
+  };
+  return m;
+}
+
+describe('the cache layer in the chain', () => {
+  const withStore = async (fn: (store: CacheStore) => Promise<void>) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chain-cache-'));
+    const store = new CacheStore({ mode: 'rw', path: path.join(dir, 'cache.sqlite'), api: 'completions' });
+    try {
+      await fn(store);
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('sits below metering: one store serves every episode, and a hit spends nothing but stands for its tokens', () =>
+    withStore(async (store) => {
+      const backend = paidBackend();
+      const first = new EpisodeMeter();
+      const rec1 = sink();
+      await episodeModel({ model: backend, cache: store, meter: first, recording: rec1 }).complete(req('q'));
+      // Another episode, its own chain over the same store: served from the file.
+      const second = new EpisodeMeter();
+      const rec2 = sink();
+      const r = await episodeModel({ model: backend, cache: store, meter: second, recording: rec2 }).complete(req('q'));
+      expect(backend.sent).toBe(1);
+      expect(r.choices[0].text).toBe('answer 1');
+      expect(first.spent).toEqual({ usage: usage(10, 2), costUsd: 0.2 });
+      expect(second).toMatchObject({ calls: 1, cachedCalls: 1, answers: 1 });
+      expect(second.spent).toEqual({ usage: usage(0, 0), costUsd: 0 });
+      // What the hit stands for: its stored tokens at the backend's prices.
+      expect(second.attempt).toEqual({ usage: usage(10, 2), costUsd: 0.2 });
+      // The recording is above the cache: its key is the cache's key, its line says what the call spent.
+      const key = cacheKey('m', 'completions', req('q'));
+      expect(rec1.lines.map((l) => [l.key, l.cached, l.cost])).toEqual([[key, 0, 0.2]]);
+      expect(rec2.lines.map((l) => [l.key, l.cached, l.cost, l.total?.costUsd])).toEqual([[key, 1, 0, 0.2]]);
+      expect(store.accumulator.snapshot()).toMatchObject({ calls: 2, cacheHits: 1 });
+    }));
+
+  it("serialises one request asked by two episodes at once: the second waits for the first's answer", () =>
+    withStore(async (store) => {
+      const backend = paidBackend();
+      const meters = [new EpisodeMeter(), new EpisodeMeter()];
+      const rs = await Promise.all(meters.map((meter) => episodeModel({ model: backend, cache: store, meter }).complete(req('same'))));
+      expect(backend.sent).toBe(1);
+      expect(rs.map((r) => r.cachedChoices)).toEqual([0, 1]);
+      expect(meters.map((m) => m.spent.costUsd)).toEqual([0.2, 0]);
+    }));
+
+  it('is below the budget: a refused call never reaches the cache or the backend', () =>
+    withStore(async (store) => {
+      const backend = paidBackend();
+      const budget = new Budget(0.1);
+      const meter = new EpisodeMeter(new SpendMeter(budget.meter));
+      const m = episodeModel({ model: backend, cache: store, meter, budget: { budget, prices: null, onStop: () => undefined } });
+      await m.complete(req('a'));
+      await expect(m.complete(req('b'))).rejects.toBeInstanceOf(BudgetStop);
+      expect(backend.sent).toBe(1);
+      expect(store.accumulator.snapshot()).toMatchObject({ calls: 1, failedCalls: 0 });
+    }));
+
+  it('names the cache in the description, never in the identity', () =>
+    withStore(async (store) => {
+      const backend = paidBackend();
+      const m = episodeModel({ model: backend, cache: store, meter: new EpisodeMeter() });
+      expect(m.describe()).toMatchObject({ backend: 'double', cache: { mode: 'rw' } });
+      expect(m.cacheApi).toBe('completions');
+      expect(cacheLayer(store)(backend).identity?.()).toEqual(backend.describe());
+    }));
 });
 
 describe('money and endpoints, one rule each', () => {

@@ -11,7 +11,7 @@ import { createFeverTask } from '../../../src/benchmarks/fever/data.js';
 import { UserError } from '../../../src/errors.js';
 import { chain } from '../../../src/llm/layer.js';
 import { EpisodeMeter } from '../../../src/run/meter.js';
-import { meteringLayer } from '../../../src/run/chain/metering.js';
+import { meteringLayer } from '../../../src/run/model-chain.js';
 import type { Env } from '../../../src/envs/types.js';
 import type { Item } from '../../../src/benchmarks/types.js';
 import type { CompletionModel, TokenUsage } from '../../../src/llm/types.js';
