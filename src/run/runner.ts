@@ -113,6 +113,9 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
     const t0 = performance.now();
     let rec: EpisodeRecord;
     let failure: unknown = null;
+    // What the recording's "end" line said: once it says written, the record is written, even when a
+    // stop arrives while that line is made durable (a record and its recording never disagree).
+    let promised = false;
     try {
       let result;
       for (;;) {
@@ -125,15 +128,21 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
             signal: runAbort.signal,
             ...(o.contextOverflow ? { contextOverflow: o.contextOverflow } : {}),
           });
-          await recording?.end(!runAbort.signal.aborted);
+          promised = !runAbort.signal.aborted && recording !== undefined;
+          await recording?.end(promised);
           break;
         } catch (e) {
           // Dropped when interrupted, stopped (a FatalRunError, the budget) or restarted; a DiskError
           // stops the run before anything else is written.
-          if (!(e instanceof DiskError))
-            await recording?.end(
-              !runAbort.signal.aborted && !(e instanceof FatalRunError) && !(e instanceof BudgetStop) && !isEnvRestart(e),
-            );
+          if (!(e instanceof DiskError)) {
+            promised =
+              recording !== undefined &&
+              !runAbort.signal.aborted &&
+              !(e instanceof FatalRunError) &&
+              !(e instanceof BudgetStop) &&
+              !isEnvRestart(e);
+            await recording?.end(promised);
+          }
           // Its env server left the pool mid-episode (src/envs/pool.ts): the episode starts again from
           // reset on another member; the lost attempt is never recorded. Its model calls stay in what the
           // episode spent (spent_*: the bill); the call counts and limit notes describe the attempt kept.
@@ -147,7 +156,7 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
       rec = recordFromResult(ex, result, o.benchmark.score(ex, result), performance.now() - t0, meter);
       Object.assign(rec, watchFields(meter));
     } catch (e) {
-      if (runAbort.signal.aborted) return; // interrupted or stopped: not written
+      if (runAbort.signal.aborted && !promised) return; // interrupted or stopped: not written
       if (e instanceof BudgetStop) return; // its next call was refused by the budget: not written
       if (e instanceof FatalRunError) {
         fatal ??= e;
@@ -175,7 +184,7 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
         rec = errorRecord(ex, { source: 'internal', message }, performance.now() - t0, meter, metricKeys);
       }
     }
-    if (runAbort.signal.aborted) return; // finished after the stop: dropped like the others
+    if (runAbort.signal.aborted && !promised) return; // finished after the stop: dropped like the others
     // Written whole now; durable (fsync'd with the episodes finishing meanwhile) when `durable` resolves.
     let durable: Promise<void>;
     try {

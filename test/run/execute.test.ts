@@ -137,6 +137,15 @@ describe('executeRun', () => {
     expect(recs.lines).toBeGreaterThanOrEqual(5);
     expect(recs.lines).toBeLessThan(20);
     expect(read(r.dir, 'summary.csv')).toContain(`,${recs.lines},`);
+    // The recording and the run log agree: an attempt whose "end" line says written has its record.
+    const promised = read(r.dir, 'recording.jsonl')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { t: string; item: number; written?: boolean })
+      .filter((l) => l.t === 'end' && l.written)
+      .map((l) => l.item)
+      .sort((a, b) => a - b);
+    expect(promised).toEqual([...recs.records.keys()].sort((a, b) => a - b));
   });
 
   it('runs shards that merge into the unsharded run, and refuses gaps, overlaps and mismatches', async () => {
