@@ -49,11 +49,12 @@ export type PriceInfo = { promptPerM: number; completionPerM: number; source: st
 export interface RunDeps {
   /** The benchmark by name (UserError for an unknown one). */
   getBenchmark(name: string): Benchmark;
-  createModel(settings: Settings, hooks?: ModelHooks): Promise<CompletionModel>;
+  /** The run's model, from its resolved configuration (`run.model`). */
+  createModel(run: RunConfig, hooks?: ModelHooks): Promise<CompletionModel>;
   /** Secret values to keep out of every file we write (API keys from the environment). */
   secrets(settings: Settings): string[];
   /** --dry-run: the prices the run would pay, from the settings alone (optional). */
-  prices?(settings: Settings): PriceInfo;
+  prices?(run: RunConfig): PriceInfo;
 }
 
 export interface RunIO {
@@ -310,7 +311,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     retries++;
     progress?.retry();
   };
-  const model = await deps.createModel(settings, { onRetry });
+  const model = await deps.createModel(cfg, { onRetry });
   let env: EnvHandle | undefined;
   try {
     if (method.needsEnv) {
