@@ -3,6 +3,7 @@
 import { UserError } from '../errors.js';
 import { parseLimit, type Settings } from '../options.js';
 import type { Benchmark, BenchmarkDefinition, Item, Split } from './types.js';
+import { checkSharedFlags } from './shared-flags.js';
 
 const factories = new Map<string, () => BenchmarkDefinition<unknown>>();
 const instances = new Map<string, Benchmark>();
@@ -36,6 +37,8 @@ export function getBenchmark(name: string): Benchmark {
   if (!f) throw new UserError(`--task: unknown benchmark "${name}" (expected one of ${benchmarkNames().join(', ')})`);
   b = completeBenchmark(f());
   if (b.name !== name) throw new Error(`benchmark registered as "${name}" calls itself "${b.name}"`);
+  // A flag another benchmark also declares must have its type (one flag of `run`, one parser type).
+  for (const other of instances.values()) checkSharedFlags(other, b);
   instances.set(name, b);
   return b;
 }

@@ -7,6 +7,7 @@ import { resolvePrices } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
+import { mergeBenchmarkFlags } from '../benchmarks/shared-flags.js';
 import type { OptionTable } from '../options.js';
 import type { PriceInfo, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
@@ -18,7 +19,7 @@ import type { RunConfig } from './config.js';
 /**
  * Every option `run` accepts (and an experiment file may set), with their defaults: the run's own,
  * the model's, then each registered benchmark's (a flag two benchmarks share, such as --env-url, is
- * declared once: the first declaration wins).
+ * one flag of one type, listed under both: benchmarks/shared-flags.ts).
  */
 export function allRunOptions(): OptionTable {
   const names = benchmarkNames();
@@ -44,13 +45,7 @@ export function allRunOptions(): OptionTable {
     ...llmCliOptions,
     ...responseLimitOptions,
   };
-  // A flag several benchmarks declare is listed once, under all their names (HotpotQA / FEVER).
-  const declaredBy = new Map<string, string[]>();
-  for (const b of benches) for (const flag of Object.keys(b.options)) declaredBy.set(flag, [...(declaredBy.get(flag) ?? []), b.title]);
-  for (const b of benches) {
-    for (const [flag, spec] of Object.entries(b.options))
-      if (!(flag in out)) out[flag] = { group: `${declaredBy.get(flag)!.join(' / ')} options:`, ...spec };
-  }
+  for (const [flag, spec] of Object.entries(mergeBenchmarkFlags(benches))) if (!(flag in out)) out[flag] = spec;
   return out;
 }
 
