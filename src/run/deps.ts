@@ -7,7 +7,7 @@ import { resolvePrices } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
-import { mergeBenchmarkFlags } from '../benchmarks/shared-flags.js';
+import { mergeBenchmarkFlags } from '../benchmarks/registry.js';
 import type { OptionTable } from '../options.js';
 import type { PriceInfo, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
@@ -19,7 +19,7 @@ import type { RunConfig } from './config.js';
 /**
  * Every option `run` accepts (and an experiment file may set), with their defaults: the run's own,
  * the model's, then each registered benchmark's (a flag two benchmarks share, such as --env-url, is
- * one flag of one type, listed under both: benchmarks/shared-flags.ts).
+ * one flag of one type, listed under both: mergeBenchmarkFlags in benchmarks/registry.ts).
  */
 export function allRunOptions(): OptionTable {
   const names = benchmarkNames();

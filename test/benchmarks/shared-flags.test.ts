@@ -98,7 +98,7 @@ describe('a flag two benchmarks declare', () => {
     const a = { name: 'p', title: 'P', options: { mode: { type: 'string', choices: ['x', 'y'], describe: '' } } } as const;
     const b = { name: 'q', title: 'Q', options: { mode: { type: 'string', choices: ['y', 'x'], describe: '' } } } as const;
     const c = { name: 'r', title: 'R', options: { mode: { type: 'string', choices: ['x', 'z'], describe: '' } } } as const;
-    return import('../../src/benchmarks/shared-flags.js').then(({ checkSharedFlags }) => {
+    return import('../../src/benchmarks/registry.js').then(({ checkSharedFlags }) => {
       expect(() => checkSharedFlags(a, b)).not.toThrow();
       expect(() => checkSharedFlags(a, c)).toThrow('--mode: benchmarks "p" and "r" both declare it, as string (x|y) and string (x|z)');
     });
