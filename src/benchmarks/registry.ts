@@ -1,7 +1,7 @@
 // The benchmark registry: a benchmark plug-in registers itself by name; the core looks it up.
 // Built-in benchmarks are registered by src/benchmarks/builtin.ts, the one file that lists them.
 import { UserError } from '../errors.js';
-import { parseLimit, type Settings } from '../options.js';
+import { parseLimit, type OptionSpec, type OptionTable, type Settings } from '../options.js';
 import type { Benchmark, BenchmarkDefinition, Item, Split } from './types.js';
 
 const factories = new Map<string, () => BenchmarkDefinition<unknown>>();
@@ -36,6 +36,8 @@ export function getBenchmark(name: string): Benchmark {
   if (!f) throw new UserError(`--task: unknown benchmark "${name}" (expected one of ${benchmarkNames().join(', ')})`);
   b = completeBenchmark(f());
   if (b.name !== name) throw new Error(`benchmark registered as "${name}" calls itself "${b.name}"`);
+  // A flag another benchmark also declares must have its type (one flag of `run`, one parser type).
+  for (const other of instances.values()) checkSharedFlags(other, b);
   instances.set(name, b);
   return b;
 }
@@ -81,4 +83,56 @@ export function completeBenchmark(def: BenchmarkDefinition<unknown>): Benchmark 
 /** A run's options for this benchmark, parsed once (its parseOptions; without one, the settings themselves). */
 export function benchmarkOptions(bench: Pick<Benchmark, 'parseOptions'>, settings: Settings): unknown {
   return bench.parseOptions ? bench.parseOptions(settings) : settings;
+}
+
+// A flag several benchmarks declare (--env-url for ALFWorld and WebShop, the Wikipedia flags for
+// HotpotQA and FEVER) is one flag of `run`: one parser type for all of them, so the rule is that they
+// agree in type (and choices), checked when a benchmark is created; the help text names every
+// benchmark that uses the flag and keeps each one's description when they differ.
+
+/** What a benchmark declares, as far as its flags go. */
+export interface FlagDeclarer {
+  name: string;
+  title: string;
+  options: OptionTable;
+}
+
+const choicesOf = (s: OptionSpec): string => (s.choices ? [...s.choices].sort().join('|') : '');
+const typeOf = (s: OptionSpec): string => (s.choices ? `${s.type} (${s.choices.join('|')})` : s.type);
+
+/** UserError (one line naming both benchmarks) when the two declare a flag of one name with different types. */
+export function checkSharedFlags(a: FlagDeclarer, b: FlagDeclarer): void {
+  for (const [flag, sa] of Object.entries(a.options)) {
+    const sb = b.options[flag];
+    if (!sb || (sa.type === sb.type && choicesOf(sa) === choicesOf(sb))) continue;
+    throw new UserError(
+      `--${flag}: benchmarks "${a.name}" and "${b.name}" both declare it, as ${typeOf(sa)} and ${typeOf(sb)}: a flag shared by benchmarks must have one type (rename one of them)`,
+    );
+  }
+}
+
+/**
+ * The benchmarks' flags as one table (checked pairwise first). A shared flag is listed once under a
+ * heading naming its benchmarks; differing descriptions are all kept, each after its benchmark's title;
+ * differing defaults are left to each benchmark (the run applies its own benchmark's defaults).
+ */
+export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTable {
+  for (let i = 0; i < benches.length; i++) for (let j = i + 1; j < benches.length; j++) checkSharedFlags(benches[i], benches[j]);
+  const out: OptionTable = {};
+  const flags = [...new Set(benches.flatMap((b) => Object.keys(b.options)))];
+  for (const flag of flags) {
+    const users = benches.filter((b) => flag in b.options);
+    const specs = users.map((b) => b.options[flag]);
+    const first = specs[0];
+    const { default: _d, ...shape } = first;
+    const describes = new Set(specs.map((s) => s.describe));
+    const defaults = new Set(specs.map((s) => JSON.stringify(s.default)));
+    out[flag] = {
+      group: `${users.map((b) => b.title).join(' / ')} options:`,
+      ...shape,
+      describe: describes.size === 1 ? first.describe : users.map((b, i) => `${b.title}: ${specs[i].describe}`).join('; '),
+      ...(defaults.size === 1 && first.default !== undefined ? { default: first.default } : {}),
+    };
+  }
+  return out;
 }

@@ -399,6 +399,28 @@ export function resolveModelConfig(flags: LlmSettings | Record<string, unknown>,
   };
 }
 
+/**
+ * The model configuration resolved once, when the run's configuration is parsed. A failure is kept,
+ * not thrown: a dry run still prices and sizes a known model without an endpoint, and a real run
+ * reports the same one-line error when it creates the model (as before, after its plan is checked).
+ */
+export type ModelResolution = { ok: true; config: ModelConfig } | { ok: false; error: UserError };
+
+export function tryResolveModelConfig(flags: LlmSettings | Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ModelResolution {
+  try {
+    return { ok: true, config: resolveModelConfig(flags, env) };
+  } catch (e) {
+    if (e instanceof UserError) return { ok: false, error: e };
+    throw e;
+  }
+}
+
+/** The resolved configuration, or its error thrown. */
+export function modelConfigOf(model: ModelResolution): ModelConfig {
+  if (!model.ok) throw model.error;
+  return model.config;
+}
+
 /** The configuration as it may be shown or written to a manifest: no key, endpoints without credentials. */
 export function describeModelConfig(cfg: ModelConfig): Record<string, unknown> {
   if (cfg.kind === 'llama') {

@@ -10,6 +10,7 @@ import { parseIndices, parseShard } from './shard.js';
 import { isAutoShard } from './shard-auto.js';
 import { parseResponseLimits, type ResponseLimits } from './response-limits.js';
 import { JsonFields } from '../util/json-fields.js';
+import { tryResolveModelConfig, type ModelResolution } from '../llm/config.js';
 
 export interface RunConfig {
   /** --task (undefined: the first registered benchmark). */
@@ -38,6 +39,8 @@ export interface RunConfig {
   fromRuns?: string[];
   /** --env-deadline and --env-max-bytes. */
   responseLimits: ResponseLimits;
+  /** The model configuration, resolved once from the settings and the environment (or why it cannot be). */
+  model: ModelResolution;
   /** The settings this configuration was parsed from (the manifest's settings; model and benchmark options). */
   settings: Settings;
 }
@@ -86,7 +89,7 @@ function indexList(v: unknown): string | number | (string | number)[] {
  * parseLimit). The benchmark (unknown --task, a split it lacks, indices out of its range) is checked
  * when the run is planned.
  */
-export function parseRunConfig(settings: Settings): RunConfig {
+export function parseRunConfig(settings: Settings, env: NodeJS.ProcessEnv = process.env): RunConfig {
   const f = JsonFields.orEmpty(settings);
   const limit = parseLimit(f.get('limit'));
   if (f.get('indices') !== undefined && f.get('split') !== undefined) {
@@ -121,6 +124,7 @@ export function parseRunConfig(settings: Settings): RunConfig {
     contextOverflow: contextOverflowOf(f.get('contextOverflow')),
     fromRuns: stringList(f.get('fromRuns'), 'from-runs'),
     responseLimits,
+    model: tryResolveModelConfig(settings, env),
     settings,
   };
   parsed.add(cfg);

@@ -1,22 +1,25 @@
 // The real modules behind RunDeps: the benchmark registry and the LLM layer. Which benchmarks are
 // registered is decided by the entry points (src/cli/main.ts, src/index.ts import the built-in list).
 import { UserError } from '../errors.js';
-import { openModel, resolveModelConfig, llmCliOptions } from '../llm/index.js';
+import { openModel, llmCliOptions } from '../llm/index.js';
+import { modelConfigOf, tryResolveModelConfig, type ModelResolution } from '../llm/config.js';
 import { resolvePrices } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
+import { mergeBenchmarkFlags } from '../benchmarks/registry.js';
 import type { OptionTable } from '../options.js';
 import type { PriceInfo, RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 import { responseLimitOptions } from './response-limits.js';
 import { JsonFields } from '../util/json-fields.js';
+import type { RunConfig } from './config.js';
 
 /**
  * Every option `run` accepts (and an experiment file may set), with their defaults: the run's own,
  * the model's, then each registered benchmark's (a flag two benchmarks share, such as --env-url, is
- * declared once: the first declaration wins).
+ * one flag of one type, listed under both: mergeBenchmarkFlags in benchmarks/registry.ts).
  */
 export function allRunOptions(): OptionTable {
   const names = benchmarkNames();
@@ -42,13 +45,7 @@ export function allRunOptions(): OptionTable {
     ...llmCliOptions,
     ...responseLimitOptions,
   };
-  // A flag several benchmarks declare is listed once, under all their names (HotpotQA / FEVER).
-  const declaredBy = new Map<string, string[]>();
-  for (const b of benches) for (const flag of Object.keys(b.options)) declaredBy.set(flag, [...(declaredBy.get(flag) ?? []), b.title]);
-  for (const b of benches) {
-    for (const [flag, spec] of Object.entries(b.options))
-      if (!(flag in out)) out[flag] = { group: `${declaredBy.get(flag)!.join(' / ')} options:`, ...spec };
-  }
+  for (const [flag, spec] of Object.entries(mergeBenchmarkFlags(benches))) if (!(flag in out)) out[flag] = spec;
   return out;
 }
 
@@ -77,10 +74,15 @@ function urlPasswords(settings: Settings): string[] {
   return out;
 }
 
-/** The prices a run would pay, from the settings alone: no model is created, nothing is opened. */
+/** The prices a run would pay, from its settings alone: no model is created, nothing is opened. */
 export function pricesFromSettings(settings: Settings, env: NodeJS.ProcessEnv = process.env): PriceInfo {
+  return pricesOf(tryResolveModelConfig(settings, env));
+}
+
+/** The prices a run would pay, from its resolved model configuration. */
+export function pricesOf(model: ModelResolution): PriceInfo {
   try {
-    const cfg = resolveModelConfig(settings, env);
+    const cfg = modelConfigOf(model);
     if (cfg.kind === 'llama') return { promptPerM: 0, completionPerM: 0, source: 'local model', model: cfg.modelPath };
     const official = cfg.baseURLs.every(isOfficialOpenAI);
     const p = resolvePrices(cfg.model ?? '', {
@@ -103,8 +105,8 @@ export function pricesFromSettings(settings: Settings, env: NodeJS.ProcessEnv = 
 
 export const realDeps: RunDeps = {
   getBenchmark,
-  createModel: async (settings: Settings, hooks = {}) =>
-    openModel(resolveModelConfig(settings, process.env), { onRetry: hooks.onRetry, secrets: realDeps.secrets(settings) }),
+  createModel: async (run: RunConfig, hooks = {}) =>
+    openModel(modelConfigOf(run.model), { onRetry: hooks.onRetry, secrets: realDeps.secrets(run.settings) }),
   secrets: (settings: Settings) => {
     const out: string[] = [];
     const name = JsonFields.orEmpty(settings).str('apiKeyEnv') ?? 'OPENAI_API_KEY';
@@ -114,5 +116,5 @@ export const realDeps: RunDeps = {
     }
     return [...out, ...urlPasswords(settings)];
   },
-  prices: (settings: Settings) => pricesFromSettings(settings),
+  prices: (run: RunConfig) => pricesOf(run.model),
 };

@@ -173,9 +173,9 @@ export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Prom
     firstCompletionTokensMax,
     unbuilt,
     turnLimit: method.needsEnv ? turnLimitOf(method.describe()) : null,
-    prices: dryRunPrices(settings, deps.prices?.(settings) ?? null),
+    prices: dryRunPrices(settings, deps.prices?.(cfg) ?? null),
     notes,
-    contextWindow: firstCalls.length ? checkFirstCalls(firstCalls, await readContextWindow(settings)) : null,
+    contextWindow: firstCalls.length ? checkFirstCalls(firstCalls, await readContextWindow(cfg)) : null,
   };
 }
 

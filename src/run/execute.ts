@@ -64,11 +64,12 @@ export function runModelView(m: RunModel): CompletionModel {
 export interface RunDeps {
   /** The benchmark by name (UserError for an unknown one). */
   getBenchmark(name: string): Benchmark;
-  createModel(settings: Settings, hooks?: ModelHooks): Promise<RunModel>;
+  /** The run's model, from its resolved configuration (`run.model`): the backend and the cache store. */
+  createModel(run: RunConfig, hooks?: ModelHooks): Promise<RunModel>;
   /** Secret values to keep out of every file we write (API keys from the environment). */
   secrets(settings: Settings): string[];
   /** --dry-run: the prices the run would pay, from the settings alone (optional). */
-  prices?(settings: Settings): PriceInfo;
+  prices?(run: RunConfig): PriceInfo;
 }
 
 export interface RunIO {
@@ -325,7 +326,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     retries++;
     progress?.retry();
   };
-  const { backend, cache } = await deps.createModel(settings, { onRetry });
+  const { backend, cache } = await deps.createModel(cfg, { onRetry });
   const model = runModelView({ backend, cache });
   let env: EnvHandle | undefined;
   try {

@@ -54,5 +54,5 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
 
 /** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */
 export function resolveRunConfigs(argv: Record<string, unknown>): RunConfig[] {
-  return resolveRuns(argv).map(parseRunConfig);
+  return resolveRuns(argv).map((s) => parseRunConfig(s));
 }

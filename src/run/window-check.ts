@@ -4,11 +4,11 @@
 // how many of the run's first prompts (plus the completion they ask for) already do not fit. No model
 // is called: the two GETs read the server's description only, with a short timeout.
 import { JsonFields } from '../util/json-fields.js';
-import { NoEndpointError, resolveModelConfig } from '../llm/config.js';
+import { NoEndpointError } from '../llm/config.js';
 import { errorMessage } from '../errors.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { knownWindow, windowFromModels, windowFromProps } from '../llm/context-limit.js';
-import type { Settings } from './experiment.js';
+import type { RunConfig } from './config.js';
 
 export interface ContextWindowInfo {
   tokens: number;
@@ -42,22 +42,17 @@ async function getJson(url: string, fetchImpl: typeof fetch, key?: string): Prom
 }
 
 /** The model's context window from what the settings name, or why it is unknown. */
-export async function readContextWindow(
-  settings: Settings,
-  fetchImpl: typeof fetch = fetch,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<ContextWindowInfo | { unknown: string }> {
-  let cfg;
-  try {
-    cfg = resolveModelConfig(settings, env);
-  } catch (e) {
+export async function readContextWindow(run: RunConfig, fetchImpl: typeof fetch = fetch): Promise<ContextWindowInfo | { unknown: string }> {
+  if (!run.model.ok) {
+    const e = run.model.error;
     if (!(e instanceof NoEndpointError)) return { unknown: errorMessage(e) };
     // No endpoint configured (a dry run needs no key): a known OpenAI model still has its published size.
-    const named = JsonFields.orEmpty(settings).str('model') ?? '';
+    const named = JsonFields.orEmpty(run.settings).str('model') ?? '';
     const published = knownWindow(named);
     if (published) return { tokens: published, source: `published size of ${named}` };
     return { unknown: 'no model endpoint is configured (see run --help: --base-url, OPENAI_API_KEY or --llm)' };
   }
+  const cfg = run.model.config;
   if (cfg.kind === 'llama') {
     return cfg.contextSize
       ? { tokens: cfg.contextSize, source: '--llm-context-size' }

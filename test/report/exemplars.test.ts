@@ -6,14 +6,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   buildMethodPrompt,
-  EXEMPLAR_KEYS,
-  EXEMPLAR_LABEL,
   firstExemplars,
   loadPromptLibrary,
   promptText,
   splitExemplars,
   withExemplars,
 } from '../../src/benchmarks/qa/methods/prompts.js';
+import { qaTask } from '../../src/benchmarks/qa/task-specs.js';
 import { createMethod } from '../../src/benchmarks/qa/methods/index.js';
 import { resolveMethodOptions } from '../../src/benchmarks/qa/methods/options.js';
 import { UserError } from '../../src/errors.js';
@@ -28,13 +27,13 @@ describe('splitting the released prompts on their exemplar boundaries', () => {
   it('every exemplar text splits into its 6 (HotpotQA) or 3 (FEVER) exemplars and joins back byte for byte', () => {
     for (const m of METHODS) {
       for (const task of ['hotpotqa', 'fever'] as TaskName[]) {
-        const [file, key] = EXEMPLAR_KEYS[m][task];
+        const [file, key] = qaTask(task).exemplars[m];
         const text = promptText(lib, file, key);
-        const { prefix, exemplars } = splitExemplars(text, EXEMPLAR_LABEL[task]);
+        const { prefix, exemplars } = splitExemplars(text, qaTask(task).label);
         expect(exemplars, `${file}#${key}`).toHaveLength(COUNT[task]);
         expect(prefix + exemplars.join('')).toBe(text);
-        for (const e of exemplars) expect(e.startsWith(`${EXEMPLAR_LABEL[task]}: `)).toBe(true);
-        expect(firstExemplars(text, EXEMPLAR_LABEL[task], COUNT[task], key)).toBe(text);
+        for (const e of exemplars) expect(e.startsWith(`${qaTask(task).label}: `)).toBe(true);
+        expect(firstExemplars(text, qaTask(task).label, COUNT[task], key)).toBe(text);
       }
     }
   });

@@ -152,8 +152,8 @@ export function fakeDeps(script: MethodScript = {}, opts: { secrets?: string[] }
       if (!b) benches.set(name, (b = fakeBenchmark(name, deps)));
       return b;
     },
-    createModel: async (settings) => {
-      const m = fakeModel(String(settings.model ?? 'fake-model'));
+    createModel: async (run) => {
+      const m = fakeModel(String(run.settings.model ?? 'fake-model'));
       models.push(m);
       return { backend: m };
     },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/benchmarks/builtin.js';
 import { realDeps } from '../../src/run/deps.js';
 import { identityOf, runModelView } from '../../src/run/execute.js';
+import { parseRunConfig } from '../../src/run/config.js';
 import type { Settings } from '../../src/options.js';
 
 let tmp: string;
@@ -27,7 +28,7 @@ const base: Settings = { task: 'hotpotqa', method: 'react', baseUrl: 'http://127
 
 /** The model part of a run's identity for these settings (no request is made). */
 async function modelIdentity(extra: Settings): Promise<Record<string, unknown>> {
-  const m = await realDeps.createModel({ ...base, ...extra });
+  const m = await realDeps.createModel(parseRunConfig({ ...base, ...extra }));
   try {
     return identityOf(runModelView(m));
   } finally {
@@ -54,7 +55,7 @@ describe('run identity', () => {
     ];
     for (const extra of same) expect({ extra, identity: await modelIdentity(extra) }).toEqual({ extra, identity: ref });
     // The cache is in the description (the manifest records it), just not in the identity.
-    const m = await realDeps.createModel({ ...base, cache: 'off' });
+    const m = await realDeps.createModel(parseRunConfig({ ...base, cache: 'off' }));
     expect(runModelView(m).describe()).toMatchObject({ cache: { mode: 'off' } });
     m.cache?.close();
     await m.backend.close?.();

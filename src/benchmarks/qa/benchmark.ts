@@ -16,6 +16,7 @@ import { createWikiEnvHandle, usesSnapshot, wikiArgv, WIKI_SNAPSHOT_FILE } from 
 import { JsonFields } from '../../util/json-fields.js';
 import { qaDerivedMethods } from './derived.js';
 import { buildTable1 } from './report/table1.js';
+import { isQaTask } from './task-specs.js';
 import { buildSweepFigures } from './report/sweep.js';
 import { qaErrorAnalysis } from './report/error-analysis.js';
 
@@ -106,7 +107,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
       return [...new Set(files)];
     },
     reportTables: (runs) => {
-      const mine = runs.filter((r) => r.manifest.task === 'hotpotqa' || r.manifest.task === 'fever');
+      const mine = runs.filter((r) => isQaTask(r.manifest.task));
       return mine.length ? [buildTable1(mine)] : [];
     },
     reportFigures: (runs) => buildSweepFigures(runs.filter((r) => r.manifest.task === spec.name)),

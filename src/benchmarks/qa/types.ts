@@ -1,7 +1,8 @@
 // Dataset, split and scorer of a question-answering task (HotpotQA, FEVER): Inspect-style separation.
 import type { Split } from '../types.js';
 
-export type TaskName = 'hotpotqa' | 'fever';
+/** A registered Wikipedia-QA task's name (qa/task-specs.ts: hotpotqa, fever, or one registered later). */
+export type TaskName = string;
 
 export interface Example {
   /** Index into the full dataset file (hotpot_dev_v1_simplified.json / paper_dev.jsonl): question_idx. */

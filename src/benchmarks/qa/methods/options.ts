@@ -2,6 +2,7 @@
 import type { OptionTable } from '../../../options.js';
 import { UserError } from '../../../errors.js';
 import type { TaskName } from '../types.js';
+import { isQaTask, qaTask, qaTaskNames } from '../task-specs.js';
 import { JsonFields } from '../../../util/json-fields.js';
 
 /**
@@ -56,13 +57,13 @@ export const METHOD_DEFAULTS: { maxSteps: MaxStepsSpec; samples: number; scTempe
 
 export function resolveMaxSteps(spec: MaxStepsSpec, task: TaskName): number {
   if (spec === 'code') return 7;
-  if (spec === 'paper') return task === 'fever' ? 5 : 7;
+  if (spec === 'paper') return qaTask(task).paperMaxSteps;
   return spec;
 }
 
 /** The resolved step limit per task (for describe()). */
 export function resolvedSteps(opts: { maxSteps: MaxStepsSpec; task?: TaskName }): Record<string, number> {
-  const tasks: TaskName[] = opts.task ? [opts.task] : ['hotpotqa', 'fever'];
+  const tasks: TaskName[] = opts.task ? [opts.task] : qaTaskNames();
   return Object.fromEntries(tasks.map((t) => [t, resolveMaxSteps(opts.maxSteps, t)]));
 }
 
@@ -96,8 +97,8 @@ export function resolveMethodOptions(o: MethodOptions = {}): ResolvedMethodOptio
   if (exemplars !== undefined && (typeof exemplars !== 'number' || !Number.isInteger(exemplars) || exemplars < 1)) {
     throw new UserError(`--exemplars: expected a positive integer (the first K exemplars of the prompt), got ${String(exemplars)}`);
   }
-  if (o.task !== undefined && o.task !== 'hotpotqa' && o.task !== 'fever') {
-    throw new UserError(`--task: expected hotpotqa or fever for this method, got ${String(o.task)}`);
+  if (o.task !== undefined && !isQaTask(o.task)) {
+    throw new UserError(`--task: expected ${qaTaskNames().join(' or ')} for this method, got ${String(o.task)}`);
   }
   return {
     maxSteps,
@@ -170,8 +171,8 @@ export function methodOptionsFromArgv(argv: Record<string, unknown>): MethodOpti
   const emptyAction = str(either('emptyAction', 'empty-action'), 'empty-action');
   if (emptyAction !== undefined && emptyAction !== 'invalid') throw new UserError(`--empty-action: expected invalid, got ${emptyAction}`);
   const task = str(f.get('task'), 'task');
-  if (task !== undefined && task !== 'hotpotqa' && task !== 'fever')
-    throw new UserError(`--task: expected hotpotqa or fever for this method, got ${task}`);
+  if (task !== undefined && !isQaTask(task))
+    throw new UserError(`--task: expected ${qaTaskNames().join(' or ')} for this method, got ${task}`);
   return {
     maxSteps: parseMaxSteps(either('maxSteps', 'max-steps')),
     samples: num(f.get('samples'), 'samples'),

@@ -7,16 +7,12 @@ import { promptsDir } from '../../../paths.js';
 import { JsonFields } from '../../../util/json-fields.js';
 import { sha256 } from '../../../util/hash.js';
 import type { TaskName } from '../types.js';
+import { PROMPT_FILES, qaTask, qaTaskNames } from '../task-specs.js';
 import type { MethodName } from '../types.js';
 import { pyStrip } from '../../../util/python-str.js';
 
 /** The paper's prompt files (vendored, read-only) and ours. */
-export const PROMPT_FILES = {
-  naive: 'prompts_naive.json',
-  fever: 'fever.json',
-  instruction: 'hotpotqa_instruction.json',
-  framings: 'framings.json',
-} as const;
+export { PROMPT_FILES };
 
 export interface PromptLibrary {
   dir: string;
@@ -44,8 +40,8 @@ export interface TaskFramings {
 }
 export interface Framing {
   description: string;
-  hotpotqa: TaskFramings;
-  fever: TaskFramings;
+  /** Per registered QA task (docs/protocol.md §4): its section of framings.json. */
+  tasks: Record<TaskName, TaskFramings>;
 }
 export interface FramingsFile {
   default: string;
@@ -127,8 +123,7 @@ export function parseFramings(obj: Record<string, unknown>, where: string): Fram
     const o = fieldsOf(v);
     framings[name] = {
       description: str(o, 'description', w),
-      hotpotqa: validateTaskFramings(o.get('hotpotqa'), `${w}.hotpotqa`),
-      fever: validateTaskFramings(o.get('fever'), `${w}.fever`),
+      tasks: Object.fromEntries(qaTaskNames().map((t) => [t, validateTaskFramings(o.get(t), `${w}.${t}`)])),
     };
   }
   if (!framings[def]) throw new UserError(`${where}: default framing "${def}" is not defined under "framings"`);
@@ -142,7 +137,7 @@ export function loadPromptLibrary(dir: string = promptsDir): PromptLibrary {
   const cached = libraryCache.get(dir);
   if (cached) return cached;
   const files: Record<string, Record<string, unknown>> = {};
-  for (const f of [PROMPT_FILES.naive, PROMPT_FILES.fever, PROMPT_FILES.instruction]) files[f] = readJsonObject(dir, f);
+  for (const f of new Set(REQUIRED_KEYS().map(([file]) => file))) files[f] = readJsonObject(dir, f);
   const framingsPath = path.join(dir, PROMPT_FILES.framings);
   const lib: PromptLibrary = {
     dir,
@@ -150,22 +145,17 @@ export function loadPromptLibrary(dir: string = promptsDir): PromptLibrary {
     framings: parseFramings(readJsonObject(dir, PROMPT_FILES.framings), framingsPath),
   };
   // Check every key any method may need now, so a broken file fails at start-up, not mid-run.
-  for (const [file, key] of REQUIRED_KEYS) promptText(lib, file, key);
+  for (const [file, key] of REQUIRED_KEYS()) promptText(lib, file, key);
   libraryCache.set(dir, lib);
   return lib;
 }
 
-const REQUIRED_KEYS: Array<[string, string]> = [
-  [PROMPT_FILES.instruction, 'webthink_instruction'],
-  [PROMPT_FILES.naive, 'webthink_simple6'],
-  [PROMPT_FILES.naive, 'webact_simple6'],
-  [PROMPT_FILES.naive, 'cotqa_simple6'],
-  [PROMPT_FILES.naive, 'webqa_simple6'],
-  [PROMPT_FILES.fever, 'webthink_simple3'],
-  [PROMPT_FILES.fever, 'webact_simple3'],
-  [PROMPT_FILES.fever, 'cotqa_simple3'],
-  [PROMPT_FILES.fever, 'webqa_simple3'],
-];
+/** Every (file, key) a registered task's methods use. */
+const REQUIRED_KEYS = (): Array<[string, string]> =>
+  qaTaskNames().flatMap((t) => {
+    const spec = qaTask(t);
+    return [...(spec.reactInstruction ? [spec.reactInstruction] : []), ...Object.values(spec.exemplars)];
+  });
 
 export function promptText(lib: PromptLibrary, file: string, key: string): string {
   const obj = lib.files[file];
@@ -182,9 +172,6 @@ export interface PromptPart {
   /** How this text departs from the paper's (an --exemplars ablation); absent when it is the paper's. */
   deviation?: string;
 }
-
-/** The exemplar's first line: "Question: ..." (HotpotQA) or "Claim: ..." (FEVER). */
-export const EXEMPLAR_LABEL: Record<TaskName, 'Question' | 'Claim'> = { hotpotqa: 'Question', fever: 'Claim' };
 
 /**
  * A released exemplar text split on its exemplar boundaries: the text before the first exemplar (a
@@ -230,15 +217,6 @@ export interface MethodPrompt {
   stop?: string[];
 }
 
-/** Which exemplar key each method uses per task (§4). */
-export const EXEMPLAR_KEYS: Record<MethodName, Record<TaskName, [string, string]>> = {
-  react: { hotpotqa: [PROMPT_FILES.naive, 'webthink_simple6'], fever: [PROMPT_FILES.fever, 'webthink_simple3'] },
-  act: { hotpotqa: [PROMPT_FILES.naive, 'webact_simple6'], fever: [PROMPT_FILES.fever, 'webact_simple3'] },
-  standard: { hotpotqa: [PROMPT_FILES.naive, 'webqa_simple6'], fever: [PROMPT_FILES.fever, 'webqa_simple3'] },
-  cot: { hotpotqa: [PROMPT_FILES.naive, 'cotqa_simple6'], fever: [PROMPT_FILES.fever, 'cotqa_simple3'] },
-  'cot-sc': { hotpotqa: [PROMPT_FILES.naive, 'cotqa_simple6'], fever: [PROMPT_FILES.fever, 'cotqa_simple3'] },
-};
-
 function part(source: string, text: string): PromptPart {
   return { source, sha256: sha256(text), chars: text.length };
 }
@@ -256,13 +234,14 @@ export function getFraming(lib: PromptLibrary, name: string | undefined): { name
 
 /** Pure: the prompt head of a method for a task under a framing (ignored for ReAct). */
 export function buildMethodPrompt(lib: PromptLibrary, method: MethodName, task: TaskName, framingName?: string): MethodPrompt {
-  const [file, key] = EXEMPLAR_KEYS[method][task];
+  const spec = qaTask(task);
+  const [file, key] = spec.exemplars[method];
   const released = promptText(lib, file, key);
   let exemplars = released;
   let exPart = part(`${file}#${key}`, released);
   if (lib.exemplars !== undefined) {
-    const n = splitExemplars(released, EXEMPLAR_LABEL[task]).exemplars.length;
-    exemplars = firstExemplars(released, EXEMPLAR_LABEL[task], lib.exemplars, `${file}#${key}`);
+    const n = splitExemplars(released, spec.label).exemplars.length;
+    exemplars = firstExemplars(released, spec.label, lib.exemplars, `${file}#${key}`);
     // K = all is the released prompt itself: nothing to record, and the run is the paper's.
     if (lib.exemplars < n)
       exPart = {
@@ -272,8 +251,9 @@ export function buildMethodPrompt(lib: PromptLibrary, method: MethodName, task: 
   }
   if (method === 'react') {
     // §4: HotpotQA = instruction + webthink_simple6; FEVER = webthink_simple3 (carries its instruction).
-    if (task === 'hotpotqa') {
-      const instr = promptText(lib, PROMPT_FILES.instruction, 'webthink_instruction');
+    if (spec.reactInstruction) {
+      const [instrFile, instrKey] = spec.reactInstruction;
+      const instr = promptText(lib, instrFile, instrKey);
       const head = instr + exemplars;
       return {
         method,
@@ -281,13 +261,13 @@ export function buildMethodPrompt(lib: PromptLibrary, method: MethodName, task: 
         framing: null,
         head,
         headSha256: sha256(head),
-        parts: [part(`${PROMPT_FILES.instruction}#webthink_instruction`, instr), exPart],
+        parts: [part(`${instrFile}#${instrKey}`, instr), exPart],
       };
     }
     return { method, task, framing: null, head: exemplars, headSha256: sha256(exemplars), parts: [exPart] };
   }
   const { name, framing } = getFraming(lib, framingName);
-  const tf = framing[task];
+  const tf = framing.tasks[task];
   const src = (field: string, m: string = method) => `${PROMPT_FILES.framings}#${name}.${task}.${m}.${field}`;
   if (method === 'act') {
     const head = tf.act.prefix + exemplars;

@@ -4,7 +4,8 @@
 // how many; a figure with no such question is not drawn (no NaN ever reaches a plot).
 import { cotScAtN } from '../methods/cot-sc.js';
 import { combine } from '../methods/combinations.js';
-import { scoreFever, scoreHotpotQA } from '../scoring.js';
+import { scoreHotpotQA } from '../scoring.js';
+import { isQaTask, qaTask } from '../task-specs.js';
 import type { ReportFigure, RunView } from '../../../report/model.js';
 import { percent } from '../../../util/numbers.js';
 import { qaRecordFields } from '../record-fields.js';
@@ -31,7 +32,7 @@ export interface Sweep {
 }
 
 function scorer(task: string) {
-  return { score: task === 'fever' ? scoreFever : scoreHotpotQA };
+  return { score: isQaTask(task) ? qaTask(task).score : scoreHotpotQA };
 }
 
 const samplesOf = (r: EpisodeRecord) => qaRecordFields(r).samples;
@@ -118,11 +119,9 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
 }
 
 /** The benchmark and its metric as the paper's tables name them ("FEVER Acc"). */
-const SCORE_NAME: Record<string, string> = { hotpotqa: 'HotpotQA EM', fever: 'FEVER Acc' };
-
 export function sweepFigure(s: Sweep): ReportFigure {
-  const score = SCORE_NAME[s.task] ?? `${s.task} EM`;
-  const items = s.task === 'fever' ? 'claims' : 'questions';
+  const score = isQaTask(s.task) ? qaTask(s.task).scoreLabel : `${s.task} EM`;
+  const items = isQaTask(s.task) ? qaTask(s.task).itemsNoun : 'questions';
   return {
     id: `figure2-${s.task}-${s.cotScRunId}`,
     title: `Figure 2: ${score} vs CoT-SC samples (split ${s.split}, ${s.model}, n = ${s.questions} ${items})`,

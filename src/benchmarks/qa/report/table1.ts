@@ -7,6 +7,7 @@
 // the same items, those scored in all its runs; the notes say how many and what was left out.
 import type { ReportColumn, ReportRow, ReportTable, RunView } from '../../../report/model.js';
 import type { TaskName } from '../types.js';
+import { isQaTask, qaTask, qaTaskNames } from '../task-specs.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../../report/anchors.js';
 import {
   cohortSentence,
@@ -23,10 +24,11 @@ import { scoreCell } from '../../../report/scores.js';
 /** Table 1 row order, as in the paper. */
 export const TABLE1_METHODS = ['standard', 'cot', 'cot-sc', 'act', 'react', 'cot-sc-react', 'react-cot-sc'] as const;
 
-export const TASKS: TaskName[] = ['hotpotqa', 'fever'];
-export const TASK_LABEL: Record<TaskName, string> = { hotpotqa: 'HotpotQA EM', fever: 'FEVER Acc' };
-const TASK_TITLE: Record<TaskName, string> = { hotpotqa: 'HotpotQA', fever: 'FEVER' };
-const isTask = (t: string): t is TaskName => TASKS.some((x) => x === t);
+// The registered Wikipedia-QA tasks, in registration order (the paper's: HotpotQA, then FEVER).
+const TASKS = (): TaskName[] => qaTaskNames();
+const taskLabel = (t: TaskName): string => qaTask(t).scoreLabel;
+const taskTitle = (t: TaskName): string => qaTask(t).title;
+const isTask = isQaTask;
 /** The split that is the paper's 500 questions / claims (the released code's Random(233) sample). */
 export const PAPER_SPLIT = 'react500';
 /** The models of the paper's columns, as the anchors file names them. */
@@ -145,7 +147,7 @@ function columnDifferences(groups: Group[], rowIds: RowKey[], keys: Map<RunView,
     );
     const all = [...new Set(withEnv.flatMap((x) => x.wikis))];
     const list = (ms: string[]) => ms.map(methodLabel).join(', ');
-    const column = (g: Group) => g.label.replace(TASK_LABEL[g.task], TASK_TITLE[g.task]);
+    const column = (g: Group) => g.label.replace(taskLabel(g.task), taskTitle(g.task));
     const where =
       all.length === 1
         ? `Wikipedia: ${all[0]} in every column`
@@ -185,7 +187,7 @@ function sourcesText(used: Anchor[]): string {
         (c) =>
           `${mine
             .filter((a) => anchorCitation(a) === c)
-            .map((a) => `${isTask(a.benchmark) ? TASK_LABEL[a.benchmark].split(' ')[0] : a.benchmark} ${methodLabel(a.method)}`)
+            .map((a) => `${isTask(a.benchmark) ? taskLabel(a.benchmark).split(' ')[0] : a.benchmark} ${methodLabel(a.method)}`)
             .join(', ')} from ${c}`,
       )
       .join('; ')}`;
@@ -198,21 +200,21 @@ function tableFor(runs: RunView[]): ReportTable {
   const book = reportAnchors();
   const models = [...new Set(runs.map((r) => r.cohort!.model))];
   const groups: Group[] = [];
-  for (const task of TASKS) {
+  for (const task of TASKS()) {
     const keys = [...new Set(runs.filter((r) => r.manifest.task === task).map(groupKey))];
     keys.forEach((key) => {
       const rs = runs.filter((r) => groupKey(r) === key);
       const split = rs[0].manifest.split;
       const planned = new Set((rs[0].full ?? rs[0]).manifest.indices).size;
       const sameSplit = keys.filter((k) => runs.find((r) => groupKey(r) === k)!.manifest.split === split).length > 1;
-      const label = keys.length > 1 ? `${TASK_LABEL[task]} (${split}${sameSplit ? `, ${planned} items` : ''})` : TASK_LABEL[task];
+      const label = keys.length > 1 ? `${taskLabel(task)} (${split}${sameSplit ? `, ${planned} items` : ''})` : taskLabel(task);
       groups.push({ key, task, label, runs: rs });
     });
   }
   // Both columns of the paper even when only one task was run, so the paper's numbers are all there.
-  for (const task of TASKS)
-    if (!groups.some((g) => g.task === task)) groups.push({ key: `paper:${task}`, task, label: TASK_LABEL[task], runs: [] });
-  groups.sort((a, b) => TASKS.indexOf(a.task) - TASKS.indexOf(b.task));
+  for (const task of TASKS())
+    if (!groups.some((g) => g.task === task)) groups.push({ key: `paper:${task}`, task, label: taskLabel(task), runs: [] });
+  groups.sort((a, b) => TASKS().indexOf(a.task) - TASKS().indexOf(b.task));
 
   const columns: ReportColumn[] = groups.flatMap((g, i) => [
     { key: `${i}.ours`, label: 'Ours', group: g.label, numeric: true },
