@@ -85,7 +85,19 @@ describe('executeRun with the circuit breaker', () => {
     const deps = fakeDeps({ fail: () => llmDown(), delayMs: 5 });
     const r = await executeRun({ ...base(), concurrency: 8 }, deps, { ...io, maxConsecutiveFailures: 5 });
     expect(r.status).toBe('failed');
-    expect(loadEpisodes(path.join(r.dir, 'episodes.jsonl')).lines).toBe(5);
+    // The five that tripped it, and those of the eight in flight that had already failed and said so in
+    // the recording before the stop (its "end" line is made durable with theirs): never more.
+    const recs = loadEpisodes(path.join(r.dir, 'episodes.jsonl'));
+    expect(recs.lines).toBeGreaterThanOrEqual(5);
+    expect(recs.lines).toBeLessThanOrEqual(8);
+    const promised = read(r.dir, 'recording.jsonl')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { t: string; item: number; written?: boolean })
+      .filter((l) => l.t === 'end' && l.written)
+      .map((l) => l.item)
+      .sort((a, b) => a - b);
+    expect(promised).toEqual([...recs.records.keys()].sort((a, b) => a - b));
     expect(deps.models[0].calls).toBeLessThan(20);
   });
 
