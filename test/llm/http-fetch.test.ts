@@ -41,6 +41,31 @@ describe('httpFetch (the model client transport)', () => {
     expect(seen[1].port).toBe(seen[0].port);
   });
 
+  it('follows a redirect as the global fetch does (307 keeps the method and body)', async () => {
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url} ${body}`);
+        if (req.url === '/v1/completions') {
+          res.writeHead(307, { location: '/moved/v1/completions' });
+          res.end();
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"ok":1}');
+        }
+      });
+    });
+    const res = await httpFetch(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"p":1}',
+    });
+    expect([res.status, await res.json()]).toEqual([200, { ok: 1 }]);
+    expect(seen.at(-1)).toBe('POST /moved/v1/completions {"p":1}');
+  });
+
   it('decodes a gzip body as the global fetch does', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-encoding': 'gzip' });
