@@ -507,49 +507,6 @@ export function cacheLayer(store: CacheStore): ModelLayer {
   });
 }
 
-/** A backend with its own cache store (tests and scripts): closing it closes both. */
-export class CachedCompletionModel implements CompletionModel {
-  readonly store: CacheStore;
-  private readonly layered: CompletionModel;
-
-  constructor(
-    private readonly inner: CompletionModel,
-    o: CachedModelOptions,
-  ) {
-    this.store = new CacheStore(o);
-    this.layered = cacheLayer(this.store)(inner);
-  }
-
-  get accumulator(): LlmAccumulator {
-    return this.store.accumulator;
-  }
-
-  get model(): string {
-    return this.inner.model;
-  }
-
-  get cacheApi(): string {
-    return this.store.api;
-  }
-
-  describe(): Record<string, unknown> {
-    return this.layered.describe();
-  }
-
-  identity(): Record<string, unknown> {
-    return this.layered.identity!();
-  }
-
-  complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
-    return this.layered.complete(req, opts);
-  }
-
-  async close(): Promise<void> {
-    this.store.close();
-    await this.inner.close?.();
-  }
-}
-
 function toChoice(s: StoredChoice, i: number): CompletionChoice {
   return { index: i, text: s.text, finishReason: s.finishReason };
 }
