@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -112,4 +114,20 @@ describe('httpFetch (the model client transport)', () => {
     setTimeout(() => during.abort(new Error('stop body')), 20);
     await expect(res.text()).rejects.toThrow('stop body');
   });
+
+  it('a kept-alive idle connection does not keep the process alive (a run exits when its work is done)', async () => {
+    const url = await serve((_req, res) => res.end('{"ok":1}'));
+    server!.keepAliveTimeout = 0; // the server never closes the idle connection itself
+    const code = `import { httpFetch } from './src/llm/http-fetch.ts';
+const r = await httpFetch(process.argv[1], { method: 'POST', body: '{}' });
+process.stdout.write(await r.text());`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, url], {
+      cwd: path.resolve(__dirname, '../..'),
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += String(d)));
+    // Fails by the test's time limit if the connection held the child open.
+    const exit = await new Promise<number | null>((r) => child.on('exit', r));
+    expect([exit, out]).toEqual([0, '{"ok":1}']);
+  }, 30_000);
 });
