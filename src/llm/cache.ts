@@ -308,6 +308,7 @@ export class CacheStore {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Set when the cache file failed (full disk, I/O error): the run goes on uncached (README "Reliability"). */
   private cacheFailed = false;
+  private closed = false;
 
   constructor(private readonly o: CachedModelOptions) {
     this.accumulator = o.accumulator ?? new LlmAccumulator();
@@ -477,8 +478,13 @@ export class CacheStore {
     }
   }
 
-  /** Closes the file (once per run: the episodes' layers do not own it). */
+  /**
+   * Closes the file (once per run: the episodes' layers do not own it). A second call does nothing: the
+   * file is shared by reference count with the other stores of the process on the same path.
+   */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.cache?.close();
   }
 }

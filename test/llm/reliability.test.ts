@@ -111,4 +111,17 @@ describe('a cache that cannot be written', () => {
     expect(inner.calls).toBe(0);
     store.close();
   });
+
+  it('a store closed twice leaves the file open for another store of the process on the same path', async () => {
+    const file = path.join(tmpDir(), 's.sqlite');
+    const a = new CacheStore({ mode: 'rw', path: file, api: 'completions' });
+    const b = new CacheStore({ mode: 'rw', path: file, api: 'completions' });
+    const inner = countingBackend();
+    await cacheLayer(a)(inner).complete(req('Question: a'));
+    a.close();
+    a.close();
+    const hit = await cacheLayer(b)(inner).complete(req('Question: a'));
+    expect([hit.cachedChoices, inner.calls]).toEqual([1, 1]);
+    b.close();
+  });
 });
