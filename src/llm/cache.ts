@@ -308,6 +308,7 @@ export class CacheStore {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Set when the cache file failed (full disk, I/O error): the run goes on uncached (README "Reliability"). */
   private cacheFailed = false;
+  private closed = false;
 
   constructor(private readonly o: CachedModelOptions) {
     this.accumulator = o.accumulator ?? new LlmAccumulator();
@@ -477,8 +478,13 @@ export class CacheStore {
     }
   }
 
-  /** Closes the file (once per run: the episodes' layers do not own it). */
+  /**
+   * Closes the file (once per run: the episodes' layers do not own it). A second call does nothing: the
+   * file is shared by reference count with the other stores of the process on the same path.
+   */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.cache?.close();
   }
 }
@@ -505,49 +511,6 @@ export function cacheLayer(store: CacheStore): ModelLayer {
     identity: () => inner.identity?.() ?? inner.describe(),
     complete: (req, opts) => store.complete(inner, req, opts),
   });
-}
-
-/** A backend with its own cache store (tests and scripts): closing it closes both. */
-export class CachedCompletionModel implements CompletionModel {
-  readonly store: CacheStore;
-  private readonly layered: CompletionModel;
-
-  constructor(
-    private readonly inner: CompletionModel,
-    o: CachedModelOptions,
-  ) {
-    this.store = new CacheStore(o);
-    this.layered = cacheLayer(this.store)(inner);
-  }
-
-  get accumulator(): LlmAccumulator {
-    return this.store.accumulator;
-  }
-
-  get model(): string {
-    return this.inner.model;
-  }
-
-  get cacheApi(): string {
-    return this.store.api;
-  }
-
-  describe(): Record<string, unknown> {
-    return this.layered.describe();
-  }
-
-  identity(): Record<string, unknown> {
-    return this.layered.identity!();
-  }
-
-  complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
-    return this.layered.complete(req, opts);
-  }
-
-  async close(): Promise<void> {
-    this.store.close();
-    await this.inner.close?.();
-  }
 }
 
 function toChoice(s: StoredChoice, i: number): CompletionChoice {

@@ -5,7 +5,9 @@
 // bounded-fetch.ts still apply while it arrives. Failures look as undici's do, so retry.ts classifies
 // them alike: a connection error is TypeError('fetch failed') with the socket error (its code) as
 // cause, a connection cut mid-body errors the body with TypeError('terminated'), an abort rejects
-// with the signal's reason. Anything but a string body or an http(s) URL goes to the global fetch.
+// with the signal's reason. Anything but a string body or an http(s) URL goes to the global fetch, and
+// so does a request answered with a redirect (the global fetch follows it: method, body and headers
+// as the fetch standard says; a base URL behind a redirect keeps working).
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
@@ -18,6 +20,8 @@ const agents = {
   'http:': new http.Agent({ keepAlive: true, timeout: 4000 }),
   'https:': new https.Agent({ keepAlive: true, timeout: 4000 }),
 };
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
@@ -66,6 +70,13 @@ export const httpFetch: typeof fetch = (input, init) => {
       fail(new TypeError('fetch failed', { cause: e }));
     });
     req.on('response', (res) => {
+      if (REDIRECTS.has(res.statusCode!) && res.headers.location && init?.redirect !== 'manual') {
+        settled = true;
+        done();
+        res.resume();
+        resolve(fetch(input, init));
+        return;
+      }
       settled = true;
       const src = decoded(res);
       const resHeaders = new Headers();

@@ -85,24 +85,14 @@ export async function openModel(cfg: ModelConfig, deps: CreateModelDeps = {}): P
 /** The backend with the cache layer applied: the model a library user calls. */
 export async function createCompletionModel(cfg: ModelConfig, deps: CreateModelDeps = {}): Promise<LlmModel> {
   const { backend, cache, totals } = await openModel(cfg, deps);
+  // The spread copies the layer's `model` getter as its value (the backend's model name is fixed).
   return {
-    ...cacheLayerModel(cacheLayer(cache)(backend)),
+    ...cacheLayer(cache)(backend),
     totals,
     async close() {
       cache.close();
       await backend.close?.();
     },
-  };
-}
-
-/** The layered model's members as own properties (its `model` is a getter). */
-function cacheLayerModel(m: CompletionModel): CompletionModel {
-  return {
-    model: m.model,
-    cacheApi: m.cacheApi,
-    describe: () => m.describe(),
-    identity: () => m.identity?.() ?? m.describe(),
-    complete: (req, opts) => m.complete(req, opts),
   };
 }
 

@@ -1,6 +1,6 @@
 // The one small interface of every wrapper around a CompletionModel: a layer takes the model below and
-// returns a model that answers the same requests (the cache here; recording, budget and metering in
-// the runner's per-episode chain, src/run/model-chain.ts). Options (the abort signal, and whatever a
+// returns a model that answers the same requests (recording, budget, metering and the cache, src/llm/cache.ts,
+// in the runner's per-episode chain, src/run/model-chain.ts). Options (the abort signal, and whatever a
 // caller tags a call with) pass through every layer unchanged.
 import type { CompletionModel, CompletionRequest, CompletionResult } from './types.js';
 

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,6 +41,31 @@ describe('httpFetch (the model client transport)', () => {
       ['POST', 'application/json', '{"prompt":"ü"}'],
     ]);
     expect(seen[1].port).toBe(seen[0].port);
+  });
+
+  it('follows a redirect as the global fetch does (307 keeps the method and body)', async () => {
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url} ${body}`);
+        if (req.url === '/v1/completions') {
+          res.writeHead(307, { location: '/moved/v1/completions' });
+          res.end();
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"ok":1}');
+        }
+      });
+    });
+    const res = await httpFetch(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"p":1}',
+    });
+    expect([res.status, await res.json()]).toEqual([200, { ok: 1 }]);
+    expect(seen.at(-1)).toBe('POST /moved/v1/completions {"p":1}');
   });
 
   it('decodes a gzip body as the global fetch does', async () => {
@@ -87,4 +114,20 @@ describe('httpFetch (the model client transport)', () => {
     setTimeout(() => during.abort(new Error('stop body')), 20);
     await expect(res.text()).rejects.toThrow('stop body');
   });
+
+  it('a kept-alive idle connection does not keep the process alive (a run exits when its work is done)', async () => {
+    const url = await serve((_req, res) => res.end('{"ok":1}'));
+    server!.keepAliveTimeout = 0; // the server never closes the idle connection itself
+    const code = `import { httpFetch } from './src/llm/http-fetch.ts';
+const r = await httpFetch(process.argv[1], { method: 'POST', body: '{}' });
+process.stdout.write(await r.text());`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, url], {
+      cwd: path.resolve(__dirname, '../..'),
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += String(d)));
+    // Fails by the test's time limit if the connection held the child open.
+    const exit = await new Promise<number | null>((r) => child.on('exit', r));
+    expect([exit, out]).toEqual([0, '{"ok":1}']);
+  }, 30_000);
 });

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FatalRunError, UserError } from '../../src/errors.js';
-import { CachedCompletionModel } from '../../src/llm/cache.js';
+import { CacheStore, cacheLayer } from '../../src/llm/cache.js';
 import { resolveModelConfig } from '../../src/llm/index.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import { req, SECRET_KEY, tmpDir } from './helpers.js';
@@ -77,9 +77,10 @@ describe('a cache that cannot be written', () => {
     const inner = countingBackend();
     const warnings: string[] = [];
     const file = path.join(tmpDir(), 'c.sqlite');
-    const model = new CachedCompletionModel(inner, { mode: 'rw', path: file, api: 'completions', warn: (l) => warnings.push(l) });
+    const store = new CacheStore({ mode: 'rw', path: file, api: 'completions', warn: (l) => warnings.push(l) });
+    const model = cacheLayer(store)(inner);
     // what a full disk does to SQLite (the real thing is test/cli/enospc.test.ts)
-    (model.store as unknown as { cache: { put: () => never } }).cache.put = () => {
+    (store as unknown as { cache: { put: () => never } }).cache.put = () => {
       throw diskFull();
     };
     const a = await model.complete(req('Question: a'));
@@ -92,21 +93,35 @@ describe('a cache that cannot be written', () => {
     expect(warnings).toEqual([
       `warning: the completion cache ${file} failed (SQLITE_FULL: database or disk is full); the run goes on without it (completions are no longer cached)`,
     ]);
-    await model.close();
+    store.close();
   });
 
   it('replay cannot go on without its cache: a read failure is fatal', async () => {
     const file = path.join(tmpDir(), 'r.sqlite');
-    const rw = new CachedCompletionModel(countingBackend(), { mode: 'rw', path: file, api: 'completions' });
-    await rw.complete(req('Question: a'));
-    await rw.close();
+    const rwStore = new CacheStore({ mode: 'rw', path: file, api: 'completions' });
+    await cacheLayer(rwStore)(countingBackend()).complete(req('Question: a'));
+    rwStore.close();
     const inner = countingBackend();
-    const replay = new CachedCompletionModel(inner, { mode: 'replay', path: file, api: 'completions', warn: () => undefined });
-    (replay.store as unknown as { cache: { get: () => never } }).cache.get = () => {
+    const store = new CacheStore({ mode: 'replay', path: file, api: 'completions', warn: () => undefined });
+    const replay = cacheLayer(store)(inner);
+    (store as unknown as { cache: { get: () => never } }).cache.get = () => {
       throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_READ' });
     };
     await expect(replay.complete(req('Question: a'))).rejects.toThrow(FatalRunError);
     expect(inner.calls).toBe(0);
-    await replay.close();
+    store.close();
+  });
+
+  it('a store closed twice leaves the file open for another store of the process on the same path', async () => {
+    const file = path.join(tmpDir(), 's.sqlite');
+    const a = new CacheStore({ mode: 'rw', path: file, api: 'completions' });
+    const b = new CacheStore({ mode: 'rw', path: file, api: 'completions' });
+    const inner = countingBackend();
+    await cacheLayer(a)(inner).complete(req('Question: a'));
+    a.close();
+    a.close();
+    const hit = await cacheLayer(b)(inner).complete(req('Question: a'));
+    expect([hit.cachedChoices, inner.calls]).toEqual([1, 1]);
+    b.close();
   });
 });
