@@ -56,6 +56,19 @@ export interface RunModel {
   cache?: CacheStore;
 }
 
+/**
+ * What a library user's createModel returned, as a RunModel: a plain CompletionModel (the shape before
+ * the cache became a layer of each episode's chain) is taken as the backend, uncached; anything else
+ * that is not `{ backend }` is refused in one line.
+ */
+function runModelOf(opened: unknown): RunModel {
+  const isModel = (m: unknown): m is CompletionModel =>
+    typeof m === 'object' && m !== null && typeof (m as { complete?: unknown }).complete === 'function';
+  if (isModel(opened)) return { backend: opened };
+  if (typeof opened === 'object' && opened !== null && isModel((opened as { backend?: unknown }).backend)) return opened as RunModel;
+  throw new UserError('deps.createModel: expected { backend: CompletionModel, cache?: CacheStore } (docs/library.md)');
+}
+
 /** The run's view of its model (name, description, identity, cache api): the cache layer over the backend. */
 export function runModelView(m: RunModel): CompletionModel {
   return m.cache ? cacheLayer(m.cache)(m.backend) : m.backend;
@@ -326,7 +339,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     retries++;
     progress?.retry();
   };
-  const { backend, cache } = await deps.createModel(cfg, { onRetry });
+  const { backend, cache } = runModelOf(await deps.createModel(cfg, { onRetry }));
   const model = runModelView({ backend, cache });
   let env: EnvHandle | undefined;
   try {

@@ -115,6 +115,21 @@ describe('executeRun', () => {
     expect(r.summary.n_done).toBe(2); // 3 and 10 finished before 17
   });
 
+  it("a library user's createModel may return a plain model (run uncached) or { backend }; anything else is refused in one line", async () => {
+    const { io } = quietIO();
+    const plain = fakeDeps();
+    const orig = plain.createModel;
+    plain.createModel = async (run, hooks) => (await orig(run, hooks)).backend as never;
+    const r = await executeRun(base(), plain, io);
+    expect(r.status).toBe('complete');
+    expect(r.summary.n_done).toBe(20);
+    const bad = fakeDeps();
+    bad.createModel = async () => ({}) as never;
+    await expect(executeRun({ ...base(), resultsDir: path.join(dir, 'bad') }, bad, io)).rejects.toThrow(
+      /^deps\.createModel: expected \{ backend: CompletionModel, cache\?: CacheStore \}/,
+    );
+  });
+
   it('an interrupt aborts in-flight episodes without writing them and writes the summary', async () => {
     const { io } = quietIO();
     const ac = new AbortController();
