@@ -20,6 +20,7 @@ import { Budget } from '../../run/budget.js';
 import { dryRunLines, dryRunTotalLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
 import { moneyText } from '../../run/meter.js';
+import { thousands } from '../../run/progress-view.js';
 import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
@@ -71,9 +72,9 @@ export function resultLine(r: RunResult): string {
   // (src/run/meter.ts): a run stopped before its first episode still shows the money it spent.
   const price = r.price ?? 'known';
   const paid = r.spent
-    ? `; this command spent ${r.spent.total_tokens} tokens${price === 'unknown' ? '' : `, ${usdExact(r.spent.cost_usd)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} cut off in flight, billing unknown)` : ''}`
+    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${usdExact(r.spent.cost_usd)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} cut off in flight, billing unknown)` : ''}`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${s.total_tokens}, ${moneyText(s.cost_usd, price)}${paid} [${r.status}] -> ${r.dir}`;
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, price)}${paid} [${r.status}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
