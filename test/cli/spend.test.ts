@@ -88,7 +88,9 @@ describe('spent = billed', () => {
       // The stop line shows what this command spent, not "tokens 0, cost $0.0000".
       const paid1 = manifestOf(runDir).sessions[0].spent;
       expect(paid1.cost_usd).toBeGreaterThan(1);
-      expect(first.stdout).toContain(`this command spent ${paid1.total_tokens.toLocaleString('en-US')} tokens, $${paid1.cost_usd.toFixed(4)}`);
+      expect(first.stdout).toContain(
+        `this command spent ${paid1.total_tokens.toLocaleString('en-US')} tokens, $${paid1.cost_usd.toFixed(4)}`,
+      );
       const second = await runCli([...args, '--resume', dir, '--max-cost', '2'], { cwd: tmp, env });
       expect(second.code).toBe(4);
       const third = await runCli([...args, '--resume', dir], { cwd: tmp, env });
