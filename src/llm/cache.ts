@@ -45,6 +45,45 @@ export function cacheKey(model: string, api: string, req: CompletionRequest): st
   return sha256(canonicalRequest(model, api, req));
 }
 
+/** A request's canonical JSON and its key, computed once per call (see `sharedCacheKey`). */
+interface KeyedRequest {
+  model: string;
+  api: string;
+  canonical: string;
+  key: string;
+}
+
+// The key of a call in flight, left by the layer that computed it (the recording) for the cache store
+// below it on the same request object, so one call hashes its request once. The store takes it (reads
+// and forgets it) and the recording forgets it when the call ends, so a request object the caller
+// changes and sends again is hashed afresh.
+const inFlightKeys = new WeakMap<CompletionRequest, KeyedRequest>();
+
+/**
+ * cacheKey(model, api, req), also left for the cache store that serves this same call (CacheStore
+ * complete): the recording layer and the cache share one hash per call, with or without a cache.
+ */
+export function sharedCacheKey(model: string, api: string, req: CompletionRequest): string {
+  const canonical = canonicalRequest(model, api, req);
+  const key = sha256(canonical);
+  inFlightKeys.set(req, { model, api, canonical, key });
+  return key;
+}
+
+/** Forgets the key `sharedCacheKey` left for `req` (the call is over; no cache may have taken it). */
+export function forgetSharedCacheKey(req: CompletionRequest): void {
+  inFlightKeys.delete(req);
+}
+
+/** The canonical JSON and key of `req`: the one a layer above left for this call, or computed here. */
+function takeKeyedRequest(model: string, api: string, req: CompletionRequest): { canonical: string; key: string } {
+  const left = inFlightKeys.get(req);
+  inFlightKeys.delete(req);
+  if (left && left.model === model && left.api === api) return left;
+  const canonical = canonicalRequest(model, api, req);
+  return { canonical, key: sha256(canonical) };
+}
+
 export interface StoredChoice {
   sampleIndex: number;
   text: string;
@@ -347,8 +386,7 @@ export class CacheStore {
     try {
       let r: CompletionResult;
       if (this.cache && !this.cacheFailed) {
-        const canonical = canonicalRequest(inner.model, this.o.api, req);
-        const key = sha256(canonical);
+        const { canonical, key } = takeKeyedRequest(inner.model, this.o.api, req);
         r = await this.withKeyLock(key, () => this.viaCache(inner, req, key, canonical, opts));
       } else {
         r = this.withoutSecrets(await inner.complete(req, opts));

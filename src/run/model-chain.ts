@@ -7,7 +7,7 @@
 // Each is a ModelLayer (src/llm/layer.ts). The cache layer wraps the run's one CacheStore (opened once
 // per run): one file and one lock per request key serve every episode of the process.
 import { around, chain, type ModelLayer } from '../llm/layer.js';
-import { cacheKey, cacheLayer, type CacheStore } from '../llm/cache.js';
+import { cacheLayer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
 import type { CompletionModel, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
 import { BudgetStop, estimateCallUsd, type Budget, type UsdPrices } from './budget.js';
@@ -57,7 +57,8 @@ export function recordingLayer(t: CallSink): ModelLayer {
         attempt: t.attempt,
         call: calls++,
         step: t.cursor.steps + 1,
-        key: cacheKey(inner.model, t.api, req),
+        // Computed once per call: the cache store below takes this same key (src/llm/cache.ts).
+        key: sharedCacheKey(inner.model, t.api, req),
         n: req.n,
       };
       let res;
@@ -66,6 +67,8 @@ export function recordingLayer(t: CallSink): ModelLayer {
       } catch (e) {
         t.write({ ...base, error: recordError(e, opts?.signal) });
         throw e;
+      } finally {
+        forgetSharedCacheKey(req);
       }
       t.write({
         ...base,

@@ -191,6 +191,30 @@ describe('the cache layer in the chain', () => {
       expect(store.accumulator.snapshot()).toMatchObject({ calls: 2, cacheHits: 1 });
     }));
 
+  it('shares the key of one call between the recording and the cache; a request object changed and sent again gets its own', () =>
+    withStore(async (store) => {
+      const backend = paidBackend();
+      const rec = sink();
+      const m = episodeModel({ model: backend, cache: store, meter: new EpisodeMeter(), recording: rec });
+      const r = req('first');
+      await m.complete(r);
+      r.prompt = 'second';
+      await m.complete(r);
+      // Without a recording above it, the cache computes the key itself: both answers are stored under their own keys.
+      const bare = episodeModel({ model: backend, cache: store, meter: new EpisodeMeter() });
+      const hits = await Promise.all([bare.complete(req('first')), bare.complete(req('second'))]);
+      expect(backend.sent).toBe(2);
+      expect(hits.map((h) => h.cachedChoices)).toEqual([1, 1]);
+      expect(rec.lines.map((l) => l.key)).toEqual([
+        cacheKey('m', 'completions', req('first')),
+        cacheKey('m', 'completions', req('second')),
+      ]);
+      // With no cache below it, the recording still writes the key.
+      const plain = sink();
+      await episodeModel({ model: model(), meter: new EpisodeMeter(), recording: plain }).complete(req('q'));
+      expect(plain.lines.map((l) => l.key)).toEqual([cacheKey(model().model, plain.api, req('q'))]);
+    }));
+
   it("serialises one request asked by two episodes at once: the second waits for the first's answer", () =>
     withStore(async (store) => {
       const backend = paidBackend();
