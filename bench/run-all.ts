@@ -15,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const ALL: { name: string; file?: string; args: string[]; optIn?: string }[] = [
   { name: 'cli', args: [] },
   { name: 'start', args: ['--rounds', '9', '--dist-only'] },
-  { name: 'loop', file: 'loop-compare', args: ['--rounds', '3'] },
+  { name: 'loop', file: 'loop-compare', args: ['--rounds', '3', '--steady', '200'] },
   { name: 'memory', args: [], optIn: '--memory' },
   { name: 'llm', args: [] },
   { name: 'run', args: [] },
