@@ -7,7 +7,7 @@ import { FatalRunError, InfraError } from '../errors.js';
 import { abortReason, systemClock, type Clock } from '../util/clock.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../util/backoff.js';
 import { ContextLengthError, recognizeContextLimit } from './context-limit.js';
-import { responseLimitIn } from './bounded-fetch.js';
+import { responseLimitIn } from './model-http.js';
 import { isJsonObject } from '../util/json-fields.js';
 
 /** A 200 response whose body is not a usable completion (not JSON, no choices...). Retried. */
