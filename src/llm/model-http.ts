@@ -95,12 +95,14 @@ export interface ModelHttpOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-interface Target {
+/** Where a request goes, prepared once per path (a call adds only its body's length). */
+interface Route {
   url: URL;
   method: 'GET' | 'POST';
-  body: string | undefined;
   headers: Record<string, string>;
+  /** The request options; `head` as its headers, in rawHeaders form (Node then stores them as given). */
   options: http.RequestOptions;
+  head: string[];
 }
 
 /** The headers the openai client sends that a server may act on (its X-Stainless telemetry left out). */
@@ -125,12 +127,14 @@ export function requestHeaders(apiKey: string, env: NodeJS.ProcessEnv): Record<s
   return h;
 }
 
-function target(url: URL, method: 'GET' | 'POST', body: string | undefined, headers: Record<string, string>): Target {
-  return { url, method, body, headers, options: { ...urlToHttpOptions(url), method, agent: agents[url.protocol as 'http:' | 'https:'] } };
+function route(url: URL, method: 'GET' | 'POST', headers: Record<string, string>): Route {
+  const head = ['host', url.host];
+  for (const k in headers) head.push(k, headers[k]);
+  return { url, method, headers, head, options: { ...urlToHttpOptions(url), method, agent: agents[url.protocol as 'http:' | 'https:'] } };
 }
 
-/** Where fetch goes after a redirect answer, or why it stops (a network error). */
-function redirected(from: Target, status: number, location: string): Target | Error {
+/** Where fetch goes after a redirect answer (and whether the body goes along), or why it stops (a network error). */
+function redirected(from: Route, status: number, location: string): { to: Route; keepBody: boolean } | Error {
   let url: URL;
   try {
     url = new URL(location, from.url);
@@ -138,11 +142,12 @@ function redirected(from: Target, status: number, location: string): Target | Er
     return new Error(`invalid redirect location ${JSON.stringify(location)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return new Error(`redirect to a ${url.protocol} URL`);
-  let { method, body } = from;
+  let method = from.method;
   let headers = from.headers;
+  let keepBody = true;
   if (((status === 301 || status === 302) && method === 'POST') || (status === 303 && method !== 'GET')) {
     method = 'GET';
-    body = undefined;
+    keepBody = false;
     headers = { ...headers };
     for (const name of BODY_HEADERS) delete headers[name];
   }
@@ -151,7 +156,7 @@ function redirected(from: Target, status: number, location: string): Target | Er
     headers = { ...headers };
     delete headers.authorization;
   }
-  return target(url, method, body, headers);
+  return { to: route(url, method, headers), keepBody };
 }
 
 /** The body decoded as fetch decodes it: every coding of Content-Encoding undone, or none if one is unknown. */
@@ -229,7 +234,7 @@ function okBody(status: number, res: http.IncomingMessage, buf: Buffer): unknown
 export class ModelHttp {
   private readonly headers: Record<string, string>;
   private readonly jsonHeaders: Record<string, string>;
-  private readonly targets = new Map<string, URL>();
+  private readonly routes = new Map<string, Route>();
 
   constructor(private readonly o: ModelHttpOptions) {
     this.headers = requestHeaders(o.apiKey, o.env ?? process.env);
@@ -246,21 +251,23 @@ export class ModelHttp {
     return this.call('GET', path, undefined, signal);
   }
 
-  private url(path: string): URL {
-    let url = this.targets.get(path);
-    if (!url) {
+  private route(method: 'GET' | 'POST', path: string): Route {
+    const key = `${method} ${path}`;
+    let r = this.routes.get(key);
+    if (!r) {
       // as the openai client joins them (a base URL ending in / loses one)
-      url = new URL(this.o.baseURL + (this.o.baseURL.endsWith('/') && path.startsWith('/') ? path.slice(1) : path));
-      this.targets.set(path, url);
+      const url = new URL(this.o.baseURL + (this.o.baseURL.endsWith('/') && path.startsWith('/') ? path.slice(1) : path));
+      r = route(url, method, method === 'POST' ? this.jsonHeaders : this.headers);
+      this.routes.set(key, r);
     }
-    return url;
+    return r;
   }
 
   private call(method: 'GET' | 'POST', path: string, body: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(new APIUserAbortError());
-    let first: Target;
+    let first: Route;
     try {
-      first = target(this.url(path), method, body, method === 'POST' ? this.jsonHeaders : this.headers);
+      first = this.route(method, path);
     } catch (e) {
       return Promise.reject(e as Error);
     }
@@ -284,8 +291,8 @@ export class ModelHttp {
       const timer = setTimeout(() => finish(new APIConnectionTimeoutError()), this.o.timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
 
-      const send = (t: Target, hops: number) => {
-        const headers = t.body === undefined ? t.headers : { ...t.headers, 'content-length': String(Buffer.byteLength(t.body)) };
+      const send = (t: Route, body: string | undefined, hops: number) => {
+        const headers = body === undefined ? t.head : [...t.head, 'content-length', String(Buffer.byteLength(body))];
         let r: http.ClientRequest;
         try {
           r = req = (t.url.protocol === 'https:' ? https : http).request({ ...t.options, headers });
@@ -303,7 +310,7 @@ export class ModelHttp {
             res.resume();
             const next = hops >= MAX_REDIRECTS ? new Error('redirect count exceeded') : redirected(t, status, location);
             if (next instanceof Error) finish(connectionFailure(new TypeError('fetch failed', { cause: next })));
-            else if (!settled) send(next, hops + 1);
+            else if (!settled) send(next.to, next.keepBody ? body : undefined, hops + 1);
             return;
           }
           const tooBig = () =>
@@ -339,9 +346,9 @@ export class ModelHttp {
             } else finish(statusError(status, res, utf8(buf)));
           });
         });
-        r.end(t.body);
+        r.end(body);
       };
-      send(first, 0);
+      send(first, body, 0);
     });
   }
 }

@@ -2,7 +2,8 @@
 // full jitter on 429, 408/409, 5xx, timeouts, dropped connections and malformed bodies; Retry-After
 // honoured but capped; a bounded number of attempts, then InfraError('llm'). Errors that every episode
 // would repeat (400, 401, 403, 404) abort at once with a FatalRunError saying what to fix.
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+// the error classes only: the openai client itself is never loaded (model-http.ts sends the requests)
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { FatalRunError, InfraError } from '../errors.js';
 import { abortReason, systemClock, type Clock } from '../util/clock.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../util/backoff.js';
