@@ -2,6 +2,7 @@
 // path it replaced, run here as the oracle: the openai client itself, on Node's fetch, with the body
 // read whole and error bodies put in OpenAI's shape first (what the removed fetch layers did).
 import { execFileSync, spawn } from 'node:child_process';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -363,6 +364,26 @@ describe('ModelHttp requests', () => {
       wait();
     });
     expect(closed.sort()).toEqual(['/body', '/head']);
+  });
+
+  it("leaves no listener on the caller's signal, whatever the call came to (a run passes one signal to every call)", async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      if (req.url === '/slow') return; // never answers
+      res.writeHead(req.url === '/ok' ? 200 : 503, { 'content-type': 'application/json' });
+      res.end('{"ok":1}');
+    });
+    const run = new AbortController();
+    setMaxListeners(0, run.signal); // as the runner does
+    const c = client(base, { timeoutMs: 100 });
+    const dead = await closedPort();
+    await Promise.allSettled([
+      ...Array.from({ length: 20 }, () => c.post('/ok', {}, run.signal)),
+      c.post('/fail', {}, run.signal),
+      c.post('/slow', {}, run.signal),
+      client(`http://127.0.0.1:${dead}`).post('/x', {}, run.signal),
+    ]);
+    expect(getEventListeners(run.signal, 'abort')).toEqual([]);
   });
 
   it('speaks https (a server whose certificate the process trusts)', async () => {
