@@ -34,8 +34,7 @@ export class ResponseLimitError extends Error {
 
 /** The ResponseLimitError in `e`'s cause chain, if any. */
 export function responseLimitIn(e: unknown): ResponseLimitError | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walks an error's cause chain, whatever it holds
-  for (let c: any = e, depth = 0; c && depth < 6; c = c.cause, depth++) if (c instanceof ResponseLimitError) return c;
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 6; c = c.cause, depth++) if (c instanceof ResponseLimitError) return c;
   return undefined;
 }
 
@@ -182,8 +181,8 @@ function decoded(res: http.IncomingMessage): Readable {
 
 /** As the openai client words a failed fetch: a timeout when the error (or its cause) says so. */
 function connectionFailure(e: Error): APIConnectionError {
-  const cause: unknown = e.cause;
-  if (/timed? ?out/i.test(String(e) + (cause !== undefined ? String(cause) : ''))) return new APIConnectionTimeoutError();
+  const cause = e.cause instanceof Error ? String(e.cause) : '';
+  if (/timed? ?out/i.test(String(e) + cause)) return new APIConnectionTimeoutError();
   return new APIConnectionError({ cause: e });
 }
 
@@ -265,14 +264,10 @@ export class ModelHttp {
 
   private call(method: 'GET' | 'POST', path: string, body: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(new APIUserAbortError());
-    let first: Route;
-    try {
-      first = this.route(method, path);
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
     const maxBytes = this.o.maxBytes;
     return new Promise<unknown>((resolve, reject) => {
+      // an unusable base URL rejects here (the executor's throw), before anything is started
+      const first = this.route(method, path);
       let settled = false;
       /** The whole answer arrived: its connection goes back to the pool, whatever the status. */
       let whole = false;
@@ -314,7 +309,9 @@ export class ModelHttp {
             return;
           }
           const tooBig = () =>
-            finish(new APIConnectionError({ cause: new ResponseLimitError(`the answer is larger than ${maxBytes} bytes (--llm-max-bytes)`) }));
+            finish(
+              new APIConnectionError({ cause: new ResponseLimitError(`the answer is larger than ${maxBytes} bytes (--llm-max-bytes)`) }),
+            );
           const declared = Number(res.headers['content-length']);
           if (declared > maxBytes) return tooBig();
           const cut = () => finish(connectionFailure(terminated()));

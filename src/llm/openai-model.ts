@@ -211,7 +211,11 @@ export class OpenAICompatibleModel implements CompletionModel {
       const res = await client.post('/completions', { ...common, prompt: req.prompt, stream: false }, signal);
       return parseResponse(res, (c) => c.text);
     }
-    const res = await client.post('/chat/completions', { ...common, messages: [{ role: 'user', content: req.prompt }], stream: false }, signal);
+    const res = await client.post(
+      '/chat/completions',
+      { ...common, messages: [{ role: 'user', content: req.prompt }], stream: false },
+      signal,
+    );
     return parseResponse(res, (c) => {
       const content = c.message?.content;
       return content == null ? '' : content;

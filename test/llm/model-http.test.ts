@@ -107,7 +107,11 @@ const ctx: ErrorContext = { endpoint: 'http://127.0.0.1', model: 'm', apiKeyEnv:
 
 describe('ModelHttp answers and fails as the openai client did', () => {
   const answers: Record<string, { status: number; headers?: http.OutgoingHttpHeaders; body: string | Buffer }> = {
-    ok: { status: 200, headers: { 'content-type': 'application/json' }, body: '{"choices":[{"index":0,"text":" é","finish_reason":"stop"}]}' },
+    ok: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"choices":[{"index":0,"text":" é","finish_reason":"stop"}]}',
+    },
     bom: { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '\ufeff{"a":1}' },
     plusjson: { status: 200, headers: { 'content-type': 'application/vnd.x+json' }, body: '{"a":2}' },
     text: { status: 200, headers: { 'content-type': 'text/plain' }, body: 'hello' },
@@ -120,7 +124,12 @@ describe('ModelHttp answers and fails as the openai client did', () => {
       status: 400,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        error: { message: "This model's maximum context length is 4097 tokens", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' },
+        error: {
+          message: "This model's maximum context length is 4097 tokens",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
       }),
     },
     vllm400: {
@@ -190,15 +199,24 @@ describe('ModelHttp answers and fails as the openai client did', () => {
       const got = await outcome(client(url, { timeoutMs: 300 }).post(p, {}));
       // undici names a hang-up "other side closed" (UND_ERR_SOCKET), Node "socket hang up" (ECONNRESET): both a dropped connection
       if (p === '/hangup') {
-        expect(got).toMatchObject({ class: 'APIConnectionError', cause: { class: 'TypeError', message: 'fetch failed', code: 'ECONNRESET' } });
+        expect(got).toMatchObject({
+          class: 'APIConnectionError',
+          cause: { class: 'TypeError', message: 'fetch failed', code: 'ECONNRESET' },
+        });
         expect(want).toMatchObject({ class: 'APIConnectionError', cause: { class: 'TypeError', message: 'fetch failed' } });
       } else expect({ p, outcome: got }).toEqual({ p, outcome: want });
     }
-    const refused = await client(`http://127.0.0.1:${dead}/v1`).post('/completions', {}).catch((x: unknown) => x);
+    const refused = await client(`http://127.0.0.1:${dead}/v1`)
+      .post('/completions', {})
+      .catch((x: unknown) => x);
     expect(classifyError(refused, ctx, 0)).toEqual({ kind: 'retry', reason: 'connection error (ECONNREFUSED)', unreachable: true });
-    const cut = await client(`${base}/v1`).post('/cut', {}).catch((x: unknown) => x);
+    const cut = await client(`${base}/v1`)
+      .post('/cut', {})
+      .catch((x: unknown) => x);
     expect(classifyError(cut, ctx, 0)).toEqual({ kind: 'retry', reason: 'connection error (UND_ERR_SOCKET)', unreachable: false });
-    const late = await client(`${base}/v1`, { timeoutMs: 200 }).post('/slow', {}).catch((x: unknown) => x);
+    const late = await client(`${base}/v1`, { timeoutMs: 200 })
+      .post('/slow', {})
+      .catch((x: unknown) => x);
     expect(late).toBeInstanceOf(APIConnectionTimeoutError);
     expect(classifyError(late, ctx, 0)).toEqual({ kind: 'retry', reason: 'request timed out' });
   });
@@ -226,7 +244,8 @@ describe('ModelHttp answers and fails as the openai client did', () => {
         }
       }),
     );
-    const view = () => seen.splice(0).map((s) => [s.method, s.url, s.body, s.headers['content-type'] ?? null, s.headers.authorization ?? null]);
+    const view = () =>
+      seen.splice(0).map((s) => [s.method, s.url, s.body, s.headers['content-type'] ?? null, s.headers.authorization ?? null]);
     for (const p of ['/301', '/302', '/303', '/307', '/308', '/307-away', '/302-away']) {
       const want = await outcome(oracle(`${base}/v1`).post(p, { body: { a: 1 } }));
       const wantSeen = view();
@@ -264,7 +283,9 @@ describe('ModelHttp requests', () => {
     const c = client(`${base}/v1/`, { env: { OPENAI_ORG_ID: 'org-1', OPENAI_PROJECT_ID: ' proj-1 ' } });
     for (let i = 0; i < 2; i++) expect(await c.post('/completions', { model: 'm', prompt: 'ü', n: 1 })).toEqual({ ok: 'é' });
     expect(await c.get('/models')).toEqual({ ok: 'é' });
-    const { version } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../node_modules/openai/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../node_modules/openai/package.json'), 'utf8')) as {
+      version: string;
+    };
     expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
       ['POST', '/v1/completions', '{"model":"m","prompt":"ü","n":1}'],
       ['POST', '/v1/completions', '{"model":"m","prompt":"ü","n":1}'],
@@ -392,7 +413,10 @@ describe('ModelHttp requests', () => {
       'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
       '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
     ], { stdio: 'ignore' }); // prettier-ignore
-    const server = https.createServer({ key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) });
+    const server = https.createServer({
+      key: fs.readFileSync(path.join(dir, 'key.pem')),
+      cert: fs.readFileSync(path.join(dir, 'cert.pem')),
+    });
     const seen: Seen[] = [];
     const base = await serve(
       recorder(seen, (_req, res) => {
