@@ -71,8 +71,8 @@ export function normalizeErrorBody(body: unknown): unknown {
 // would fail and be retried. (The agent's timeout drops idle sockets only, never one in use; an idle
 // kept-alive socket does not hold the process open.)
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: 4000 }),
-  'https:': new https.Agent({ keepAlive: true, timeout: 4000 }),
+  http: new http.Agent({ keepAlive: true, timeout: 4000 }),
+  https: new https.Agent({ keepAlive: true, timeout: 4000 }),
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -129,7 +129,13 @@ export function requestHeaders(apiKey: string, env: NodeJS.ProcessEnv): Record<s
 function route(url: URL, method: 'GET' | 'POST', headers: Record<string, string>): Route {
   const head = ['host', url.host];
   for (const k in headers) head.push(k, headers[k]);
-  return { url, method, headers, head, options: { ...urlToHttpOptions(url), method, agent: agents[url.protocol as 'http:' | 'https:'] } };
+  return {
+    url,
+    method,
+    headers,
+    head,
+    options: { ...urlToHttpOptions(url), method, agent: url.protocol === 'https:' ? agents.https : agents.http },
+  };
 }
 
 /** Where fetch goes after a redirect answer (and whether the body goes along), or why it stops (a network error). */
@@ -198,7 +204,8 @@ function utf8(buf: Buffer): string {
 
 function safeJSON(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return undefined;
   }
@@ -217,7 +224,9 @@ function statusError(status: number, res: http.IncomingMessage, text: string): A
   // the body handed over is the decoded whole: these no longer describe it
   headers.delete('content-length');
   headers.delete('content-encoding');
-  return APIError.generate(status, errJSON as object | undefined, errJSON ? undefined : errText, headers);
+  // (generate reads only the body's "error" member: a body that is no object has none)
+  const errObject = typeof errJSON === 'object' && errJSON !== null ? errJSON : undefined;
+  return APIError.generate(status, errObject, errJSON ? undefined : errText, headers);
 }
 
 /** A 2xx body as the openai client parses it: JSON when the Content-Type says so, else the text. */
@@ -225,8 +234,9 @@ function okBody(status: number, res: http.IncomingMessage, buf: Buffer): unknown
   if (status === 204) return null;
   const mediaType = res.headers['content-type']?.split(';')[0]?.trim();
   const text = utf8(buf);
-  if (mediaType && (mediaType.includes('application/json') || mediaType.endsWith('+json'))) return JSON.parse(text) as unknown;
-  return text;
+  if (!mediaType || !(mediaType.includes('application/json') || mediaType.endsWith('+json'))) return text;
+  const value: unknown = JSON.parse(text);
+  return value;
 }
 
 /** One OpenAI-compatible server (base URL, key): POST and GET of JSON. */
@@ -293,7 +303,7 @@ export class ModelHttp {
           r = req = (t.url.protocol === 'https:' ? https : http).request({ ...t.options, headers });
         } catch (e) {
           // a header the environment supplied that HTTP does not allow (OPENAI_CUSTOM_HEADERS)
-          return finish(e as Error);
+          return finish(e instanceof Error ? e : new Error(String(e)));
         }
         let answered = false;
         r.on('error', (e) => finish(connectionFailure(answered ? terminated() : new TypeError('fetch failed', { cause: e }))));
@@ -337,7 +347,7 @@ export class ModelHttp {
               try {
                 value = okBody(status, res, buf);
               } catch (e) {
-                return finish(e as Error);
+                return finish(e instanceof Error ? e : new Error(String(e)));
               }
               finish(undefined, value);
             } else finish(statusError(status, res, utf8(buf)));
