@@ -97,7 +97,7 @@ export class RunRecorder {
     };
     return {
       calls: { item: item.index, attempt, cursor, api: this.api, write: (line) => this.write(line) },
-      env: (makeEnv) => (it) => recordingEnv(makeEnv(it), it, attempt, onEnv),
+      env: (makeEnv) => (it) => recordingEnv(makeEnv(it), it, attempt, onEnv, { serialisingSink: true }),
       // Resolves once durable: the runner appends the episode record after.
       end: (written) => {
         if (this.fd === undefined) throw new Error('RunRecorder is closed');
