@@ -40,16 +40,19 @@ export function reviveError(r: RecordedError): Error {
 /**
  * `env` with every reset and step reported to `sink`, results as JSON (what a recording file holds).
  * The results returned to the caller are the environment's own objects, untouched.
+ * `serialisingSink`: the sink writes each event as JSON before it returns (the run recording), so it
+ * is given the result itself, not a JSON copy: the line is the same, the copy is not made per step.
  */
-export function recordingEnv(env: Env, item: Item, attempt: string, sink: EnvSink): Env {
+export function recordingEnv(env: Env, item: Item, attempt: string, sink: EnvSink, opts: { serialisingSink?: boolean } = {}): Env {
   let step = 0;
+  const asRecorded = opts.serialisingSink ? <T>(v: T): T => v : asJson;
   const wrapped: Env = {
     async reset(opts?: EnvCallOptions): Promise<ResetResult> {
       step = 0;
       const base = { item: item.index, attempt, step: 0, call: 'reset' as const };
       try {
         const result = await env.reset(opts);
-        sink({ ...base, result: asJson(result) });
+        sink({ ...base, result: asRecorded(result) });
         return result;
       } catch (e) {
         sink({ ...base, error: recordError(e, opts?.signal) });
@@ -61,7 +64,7 @@ export function recordingEnv(env: Env, item: Item, attempt: string, sink: EnvSin
       const base = { item: item.index, attempt, step, call: 'step' as const, action };
       try {
         const result = await env.step(action, opts);
-        sink({ ...base, result: asJson(result) });
+        sink({ ...base, result: asRecorded(result) });
         return result;
       } catch (e) {
         sink({ ...base, error: recordError(e, opts?.signal) });

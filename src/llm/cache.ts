@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConfigError, FatalRunError, errorMessage, errorCode } from '../errors.js';
+import { createHash, type Hash } from 'node:crypto';
 import { sha256 } from '../util/hash.js';
 import { checkWritableDir } from '../util/safe-path.js';
 import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
@@ -45,11 +46,61 @@ export function cacheKey(model: string, api: string, req: CompletionRequest): st
   return sha256(canonicalRequest(model, api, req));
 }
 
-/** A request's canonical JSON and its key, computed once per call (see `sharedCacheKey`). */
+/** The canonical JSON up to the prompt's opening quote: `{"v":1,"model":...,"api":...,"prompt":"`. */
+function canonicalHead(model: string, api: string): string {
+  return JSON.stringify({ v: KEY_VERSION, model, api }).slice(0, -1) + ',"prompt":"';
+}
+
+/** The canonical JSON after the prompt's closing quote: `,"stop":[...],...}` (the fields canonicalRequest writes after it). */
+function canonicalTail(req: CompletionRequest): string {
+  return (
+    ',' +
+    JSON.stringify({
+      stop: req.stop ?? [],
+      maxTokens: req.maxTokens,
+      temperature: req.temperature,
+      topP: req.topP,
+      seed: req.seed ?? null,
+      frequencyPenalty: req.frequencyPenalty,
+      presencePenalty: req.presencePenalty,
+    }).slice(1)
+  );
+}
+
+/**
+ * cacheKey for the calls of one conversation, hashed incrementally: a ReAct episode's prompt is the
+ * one before it plus the model's step and the observation (docs/protocol.md §4 webthink), so the
+ * sha256 state after the previous prompt's text is kept and only the new text is escaped and hashed.
+ * The key is the same as cacheKey's, byte for byte: JSON escapes each character on its own, except a
+ * surrogate pair, so a prompt ending in half of one is never kept as a prefix.
+ */
+export class ConversationKeyer {
+  private last: { model: string; api: string; prompt: string; state: Hash } | undefined;
+
+  key(model: string, api: string, req: CompletionRequest): string {
+    const prompt = req.prompt;
+    const last = this.last;
+    let h: Hash;
+    let rest: string;
+    if (last !== undefined && last.model === model && last.api === api && prompt.startsWith(last.prompt)) {
+      h = last.state.copy();
+      rest = prompt.slice(last.prompt.length);
+    } else {
+      h = createHash('sha256').update(canonicalHead(model, api));
+      rest = prompt;
+    }
+    const escaped = JSON.stringify(rest);
+    h.update(escaped.slice(1, -1));
+    const end = prompt.charCodeAt(prompt.length - 1);
+    this.last = end >= 0xd800 && end <= 0xdbff ? undefined : { model, api, prompt, state: h.copy() };
+    return h.update('"' + canonicalTail(req)).digest('hex');
+  }
+}
+
+/** A request's key, computed once per call (see `sharedCacheKey`); its canonical JSON is made only if a cache stores it. */
 interface KeyedRequest {
   model: string;
   api: string;
-  canonical: string;
   key: string;
 }
 
@@ -62,11 +113,11 @@ const inFlightKeys = new WeakMap<CompletionRequest, KeyedRequest>();
 /**
  * cacheKey(model, api, req), also left for the cache store that serves this same call (CacheStore
  * complete): the recording layer and the cache share one hash per call, with or without a cache.
+ * `keyer`: the conversation's incremental hasher (the same key, hashing only what is new).
  */
-export function sharedCacheKey(model: string, api: string, req: CompletionRequest): string {
-  const canonical = canonicalRequest(model, api, req);
-  const key = sha256(canonical);
-  inFlightKeys.set(req, { model, api, canonical, key });
+export function sharedCacheKey(model: string, api: string, req: CompletionRequest, keyer?: ConversationKeyer): string {
+  const key = keyer ? keyer.key(model, api, req) : cacheKey(model, api, req);
+  inFlightKeys.set(req, { model, api, key });
   return key;
 }
 
@@ -75,13 +126,13 @@ export function forgetSharedCacheKey(req: CompletionRequest): void {
   inFlightKeys.delete(req);
 }
 
-/** The canonical JSON and key of `req`: the one a layer above left for this call, or computed here. */
-function takeKeyedRequest(model: string, api: string, req: CompletionRequest): { canonical: string; key: string } {
+/** The key of `req` and its canonical JSON (made on demand): the key a layer above left for this call, or computed here. */
+function takeKeyedRequest(model: string, api: string, req: CompletionRequest): { canonical: () => string; key: string } {
   const left = inFlightKeys.get(req);
   inFlightKeys.delete(req);
-  if (left && left.model === model && left.api === api) return left;
-  const canonical = canonicalRequest(model, api, req);
-  return { canonical, key: sha256(canonical) };
+  const canonical = () => canonicalRequest(model, api, req);
+  if (left && left.model === model && left.api === api) return { canonical, key: left.key };
+  return { canonical, key: sha256(canonical()) };
 }
 
 export interface StoredChoice {
@@ -407,7 +458,7 @@ export class CacheStore {
     inner: CompletionModel,
     req: CompletionRequest,
     key: string,
-    canonical: string,
+    canonicalOf: () => string,
     opts: { signal?: AbortSignal },
   ): Promise<CompletionResult> {
     const t0 = performance.now();
@@ -437,6 +488,8 @@ export class CacheStore {
     // deterministic server: ask for all n then, and keep the new indices.
     const seededSampling = req.seed !== undefined && req.temperature > 0 && have.length > 0;
     const ask = seededSampling ? req.n : req.n - have.length;
+    // What the entry stores, made from the request as it is sent (only a miss needs it).
+    const canonical = canonicalOf();
     const res = this.withoutSecrets(await inner.complete({ ...req, n: ask }, opts));
     const fresh = seededSampling ? res.choices.slice(have.length) : res.choices;
     // A paid completion is never lost to the cache: if storing fails, it is returned uncached.

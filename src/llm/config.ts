@@ -66,7 +66,7 @@ export interface OpenAIModelConfig extends CommonConfig {
   rpm?: number;
   tpm?: number;
   prices: { promptPerM?: number; completionPerM?: number };
-  /** Largest model answer body, bytes (undefined: the default of bounded-fetch.ts). */
+  /** Largest model answer body, bytes (undefined: the default of model-http.ts). */
   maxResponseBytes?: number;
 }
 

@@ -3,7 +3,6 @@
 // openModel (the backend and the cache store: each episode's chain puts the cache layer over the
 // backend, src/run/model-chain.ts); a library user gets both in one model from createCompletionModel.
 // `totals()` counts the model's traffic (tokens and money: src/run/meter.ts).
-import OpenAI from 'openai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256File } from '../util/hash.js';
@@ -13,7 +12,9 @@ import type { Clock } from '../util/clock.js';
 import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
 import { isOfficialOpenAI, safeEndpointLabel } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter } from './limits.js';
-import { normalizingFetch, OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
+import { OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
+import { DEFAULT_LLM_MAX_BYTES, ModelHttp } from './model-http.js';
+import { JsonFields } from '../util/json-fields.js';
 import { resolvePrices } from './pricing.js';
 import { redact } from './secret.js';
 import { LlmAccumulator, type LlmTotals } from './stats.js';
@@ -128,20 +129,19 @@ async function createOpenAIModel(cfg: OpenAIModelConfig, acc: LlmAccumulator, de
 async function discoverModel(cfg: OpenAIModelConfig): Promise<string> {
   const url = cfg.baseURLs[0];
   const label = safeEndpointLabel(url);
-  const client = new OpenAI({
+  const client = new ModelHttp({
     apiKey: cfg.apiKey?.reveal() || PLACEHOLDER_KEY,
     baseURL: url,
-    maxRetries: 0,
-    timeout: cfg.requestTimeoutMs,
-    logLevel: 'off',
-    fetch: normalizingFetch,
+    timeoutMs: cfg.requestTimeoutMs,
+    maxBytes: cfg.maxResponseBytes ?? DEFAULT_LLM_MAX_BYTES,
   });
   let ids: string[];
   try {
     ids = await withRetry(
       async () => {
-        const page = await client.models.list();
-        return page.data.map((m) => m.id);
+        // GET /models: {"object": "list", "data": [{"id": ...}, ...]}
+        const data = JsonFields.of(await client.get('/models'))?.get('data');
+        return Array.isArray(data) ? data.flatMap((m) => JsonFields.of(m)?.str('id') ?? []) : [];
       },
       { ...cfg.retry, maxAttempts: Math.min(cfg.retry.maxAttempts, 3) },
       { endpoint: label, model: '(none named)', apiKeyEnv: cfg.apiKeyEnv, hasKey: !!cfg.apiKey, redact: (s) => redact(s, [cfg.apiKey]) },

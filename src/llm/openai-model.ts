@@ -1,13 +1,12 @@
-// The OpenAI-compatible backend (OpenAI, vLLM, llama.cpp server, Ollama) on the `openai` client, with
-// its own retries turned off: our retry policy (retry.ts), the run-wide limits (limits.ts), endpoint
-// balancing (endpoints.ts) and token/cost accounting (pricing.ts, stats.ts) wrap every HTTP request.
+// The OpenAI-compatible backend (OpenAI, vLLM, llama.cpp server, Ollama): each request is sent by
+// model-http.ts (the openai client's request and errors, without its per-call cost); our retry policy
+// (retry.ts), the run-wide limits (limits.ts), endpoint balancing (endpoints.ts) and token/cost
+// accounting (pricing.ts, stats.ts) wrap every HTTP request.
 // §3: the paper used the Completions API; `api: 'chat'` carries the same prompt as one user message
 // for chat-only models, a deviation that describe() reports.
-import OpenAI from 'openai';
 import { performance } from 'node:perf_hooks';
 import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { JsonFields } from '../util/json-fields.js';
 import { EndpointPool, safeEndpointLabel, type BalancePolicy, type Endpoint } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
 import { costUsd, type Prices } from './pricing.js';
@@ -15,12 +14,13 @@ import { MalformedResponseError, withRetry, type ErrorContext } from './retry.js
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 import { redact, Secret } from './secret.js';
 import { LlmAccumulator } from './stats.js';
-import { boundedFetch, DEFAULT_LLM_MAX_BYTES } from './bounded-fetch.js';
-import { httpFetch } from './http-fetch.js';
+import { DEFAULT_LLM_MAX_BYTES, ModelHttp } from './model-http.js';
+
+export { normalizeErrorBody } from './model-http.js';
 
 export type ApiMode = 'completions' | 'chat';
 
-/** Sent when no key is configured: local servers ignore it, and the client needs some value. */
+/** Sent when no key is configured: local servers ignore it (and the openai client always sent one). */
 export const PLACEHOLDER_KEY = 'sk-no-key';
 
 export const CHAT_DEVIATION =
@@ -49,7 +49,7 @@ export interface OpenAIModelOptions {
   random?: () => number;
   /** Retry notifications (reason and delay; never secrets). */
   onRetry?: (info: { attempt: number; reason: string; delayMs: number; endpoint: string }) => void;
-  /** Largest answer body (bytes); default DEFAULT_LLM_MAX_BYTES (bounded-fetch.ts). */
+  /** Largest answer body (bytes); default DEFAULT_LLM_MAX_BYTES (model-http.ts). */
   maxResponseBytes?: number;
 }
 
@@ -61,7 +61,7 @@ interface RawResult {
 export class OpenAICompatibleModel implements CompletionModel {
   readonly model: string;
   readonly accumulator: LlmAccumulator;
-  private readonly pool: EndpointPool<OpenAI>;
+  private readonly pool: EndpointPool<ModelHttp>;
   private readonly limiter: ConcurrencyLimiter;
   private readonly rate: RateLimiter;
   private readonly retry: RetryPolicy;
@@ -78,13 +78,11 @@ export class OpenAICompatibleModel implements CompletionModel {
     this.pool = new EndpointPool(
       o.baseURLs.map((url) => ({
         label: safeEndpointLabel(url),
-        client: new OpenAI({
+        client: new ModelHttp({
           apiKey: key,
           baseURL: url.replace(/\/+$/, ''),
-          maxRetries: 0, // our policy (retry.ts) decides
-          timeout: o.requestTimeoutMs,
-          logLevel: 'off', // the client's debug log would print request details
-          fetch: boundedFetch({ maxBytes: o.maxResponseBytes ?? DEFAULT_LLM_MAX_BYTES }, normalizingFetch),
+          timeoutMs: o.requestTimeoutMs,
+          maxBytes: o.maxResponseBytes ?? DEFAULT_LLM_MAX_BYTES,
         }),
       })),
       o.balance,
@@ -155,7 +153,7 @@ export class OpenAICompatibleModel implements CompletionModel {
 
   private request(req: CompletionRequest, signal?: AbortSignal): Promise<RawResult> {
     const ctx = this.errorContext();
-    let current: Endpoint<OpenAI> | undefined;
+    let current: Endpoint<ModelHttp> | undefined;
     return withRetry(
       async () => {
         const release = await this.limiter.acquire(signal);
@@ -196,7 +194,7 @@ export class OpenAICompatibleModel implements CompletionModel {
     );
   }
 
-  private async send(client: OpenAI, req: CompletionRequest, signal?: AbortSignal): Promise<RawResult> {
+  private async send(client: ModelHttp, req: CompletionRequest, signal?: AbortSignal): Promise<RawResult> {
     const common = {
       model: this.model,
       max_tokens: req.maxTokens,
@@ -208,14 +206,15 @@ export class OpenAICompatibleModel implements CompletionModel {
       ...(req.stop && req.stop.length ? { stop: req.stop } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
     };
-    const reqOpts = { signal, timeout: this.o.requestTimeoutMs };
+    // the fields in the order the openai client sent them
     if (this.o.api === 'completions') {
-      const res: unknown = await client.completions.create({ ...common, prompt: req.prompt, stream: false }, reqOpts);
+      const res = await client.post('/completions', { ...common, prompt: req.prompt, stream: false }, signal);
       return parseResponse(res, (c) => c.text);
     }
-    const res: unknown = await client.chat.completions.create(
+    const res = await client.post(
+      '/chat/completions',
       { ...common, messages: [{ role: 'user', content: req.prompt }], stream: false },
-      reqOpts,
+      signal,
     );
     return parseResponse(res, (c) => {
       const content = c.message?.content;
@@ -257,48 +256,3 @@ export function validateRequest(req: CompletionRequest): void {
   if (!Number.isInteger(req.maxTokens) || req.maxTokens < 0)
     throw new RangeError(`CompletionRequest.maxTokens must be an integer >= 0 (got ${req.maxTokens})`);
 }
-
-/**
- * Error bodies in OpenAI's shape ({"error": {"message", "type", "code"}}), whatever the server: the
- * openai client reads only that shape, and would otherwise drop the message of vLLM
- * ({"object": "error", "message"...}), Ollama ({"error": "text"}) or FastAPI ({"detail"...}), which is
- * what tells a context-length 400 from a bad-parameter 400.
- */
-export function normalizeErrorBody(body: unknown): unknown {
-  const b = JsonFields.of(body);
-  if (!b) return body;
-  const error = b.get('error');
-  if (error && typeof error === 'object') return body;
-  const code = b.get('code');
-  const wrap = (message: unknown) => ({
-    error: {
-      message: typeof message === 'string' ? message : JSON.stringify(message),
-      type: b.str('type') ?? null,
-      param: b.str('param') ?? null,
-      code: typeof code === 'string' || typeof code === 'number' ? code : null,
-    },
-  });
-  if (typeof error === 'string') return wrap(error);
-  const message = b.str('message');
-  if (message !== undefined) return wrap(message);
-  const detail = b.get('detail');
-  if (detail !== undefined) return wrap(detail);
-  return body;
-}
-
-export const normalizingFetch: typeof fetch = async (input, init) => {
-  const res = await httpFetch(input, init);
-  if (res.status < 400) return res;
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const headers = new Headers(res.headers);
-  headers.delete('content-length');
-  headers.delete('content-encoding');
-  const out = parsed === undefined ? text : JSON.stringify(normalizeErrorBody(parsed));
-  return new Response(out, { status: res.status, statusText: res.statusText, headers });
-};

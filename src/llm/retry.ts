@@ -1,13 +1,14 @@
-// Our retry policy for model calls (the openai client's own retries are off): exponential backoff with
+// Our retry policy for model calls (model-http.ts sends each request once): exponential backoff with
 // full jitter on 429, 408/409, 5xx, timeouts, dropped connections and malformed bodies; Retry-After
 // honoured but capped; a bounded number of attempts, then InfraError('llm'). Errors that every episode
 // would repeat (400, 401, 403, 404) abort at once with a FatalRunError saying what to fix.
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+// the error classes only: the openai client itself is never loaded (model-http.ts sends the requests)
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { FatalRunError, InfraError } from '../errors.js';
 import { abortReason, systemClock, type Clock } from '../util/clock.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../util/backoff.js';
 import { ContextLengthError, recognizeContextLimit } from './context-limit.js';
-import { responseLimitIn } from './bounded-fetch.js';
+import { responseLimitIn } from './model-http.js';
 import { isJsonObject } from '../util/json-fields.js';
 
 /** A 200 response whose body is not a usable completion (not JSON, no choices...). Retried. */
@@ -135,8 +136,8 @@ export function classifyError(e: unknown, ctx: ErrorContext, now: number): Class
     return { kind: 'fail', error: new FatalRunError(`the model server ${host} rejected the request (${s}): ${msg}`) };
   }
   if (e instanceof MalformedResponseError) return { kind: 'retry', reason: `malformed response (${e.message})` };
-  // The openai client parses the body after the status line: a body that is not JSON or a connection
-  // cut mid-body surfaces as a raw SyntaxError / fetch TypeError rather than an APIError.
+  // A 200 body is parsed after the status line, as the openai client did (model-http.ts): a body that
+  // is not JSON or a connection cut mid-body surfaces as a raw SyntaxError / fetch TypeError rather than an APIError.
   if (e instanceof SyntaxError) return { kind: 'retry', reason: 'malformed JSON in the response body' };
   if (e instanceof TypeError && (/terminated|fetch failed|socket|other side closed/i.test(e.message) || socketCode(e))) {
     return { kind: 'retry', reason: `connection dropped (${socketCode(e) ?? e.message})` };

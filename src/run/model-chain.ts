@@ -7,7 +7,7 @@
 // Each is a ModelLayer (src/llm/layer.ts). The cache layer wraps the run's one CacheStore (opened once
 // per run): one file and one lock per request key serve every episode of the process.
 import { around, chain, type ModelLayer } from '../llm/layer.js';
-import { cacheLayer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
+import { cacheLayer, ConversationKeyer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
 import type { CompletionModel, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
 import { BudgetStop, estimateCallUsd, type Budget, type UsdPrices } from './budget.js';
@@ -49,6 +49,8 @@ const tokenUsage = (u: TokenUsage): TokenUsage => ({
  */
 export function recordingLayer(t: CallSink): ModelLayer {
   let calls = 0;
+  // The attempt's calls are one conversation: each prompt extends the last (src/llm/cache.ts).
+  const keyer = new ConversationKeyer();
   return (inner) =>
     around(inner, async (req, opts) => {
       const base = {
@@ -58,7 +60,7 @@ export function recordingLayer(t: CallSink): ModelLayer {
         call: calls++,
         step: t.cursor.steps + 1,
         // Computed once per call: the cache store below takes this same key (src/llm/cache.ts).
-        key: sharedCacheKey(inner.model, t.api, req),
+        key: sharedCacheKey(inner.model, t.api, req, keyer),
         n: req.n,
       };
       let res;

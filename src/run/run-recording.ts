@@ -7,17 +7,17 @@
 // after one {"t":"session", session, model, api, startedAt} line per session. The model-call lines
 // carry the completion cache key (src/llm/cache.ts cacheKey: the keys a bundle exports) and the call's
 // own accounting (tokens, cost, cache hit), so a replay rebuilds the episode record byte for byte.
-// Lines are appended whole (src/util/durable.ts appendRecord); an attempt's "end" line is durable
-// before the runner appends the episode record, so a record never outlives its recording: it is made
-// so by a group commit (src/util/group-commit.ts: one fsync off the event loop for every attempt ending
-// meanwhile) rather than an fsync per attempt on the event loop, which held up every other episode. The
-// line types and their parser are the run log's (src/runlog/schema.ts); the file is the store's.
+// Lines are appended whole (src/util/durable.ts appendRecord, all through one GroupCommitLog, which
+// tracks the file's length); an attempt's "end" line is durable before the runner appends the episode
+// record, so a record never outlives its recording: it is made so by a group commit
+// (src/util/group-commit.ts: one fsync off the event loop for every attempt ending meanwhile) rather
+// than an fsync per attempt on the event loop, which held up every other episode. The line types
+// and their parser are the run log's (src/runlog/schema.ts); the file is the store's.
 import { randomBytes } from 'node:crypto';
 import type { CompletionModel } from '../llm/types.js';
 import type { Item } from '../benchmarks/types.js';
 import type { Env } from '../envs/types.js';
 import { recordingEnv } from '../envs/recording.js';
-import { appendRecord } from '../util/durable.js';
 import { GroupCommitLog } from '../util/group-commit.js';
 import { assertNoSecrets } from './manifest.js';
 import type { Settings } from './experiment.js';
@@ -97,7 +97,7 @@ export class RunRecorder {
     };
     return {
       calls: { item: item.index, attempt, cursor, api: this.api, write: (line) => this.write(line) },
-      env: (makeEnv) => (it) => recordingEnv(makeEnv(it), it, attempt, onEnv),
+      env: (makeEnv) => (it) => recordingEnv(makeEnv(it), it, attempt, onEnv, { serialisingSink: true }),
       // Resolves once durable: the runner appends the episode record after.
       end: (written) => {
         if (this.fd === undefined) throw new Error('RunRecorder is closed');
@@ -115,7 +115,8 @@ export class RunRecorder {
   private write(line: RecordingLine, fsync = false): void {
     if (this.fd === undefined) throw new Error('RunRecorder is closed');
     // A full or read-only disk throws a DiskError, which stops the run like a failed run-log write.
-    appendRecord(this.fd, this.file, this.text(line), { fsync, what: 'the run recording' });
+    // Through the group-commit log, which tracks the file's length for every line of the file.
+    this.log.write(this.text(line), { fsync });
   }
 
   /** Closes the file now, or once the fsync in flight is done. */

@@ -95,19 +95,25 @@ export interface AppendOptions {
   write?: WriteFn;
   /** What the file is, for messages ("the run log"). */
   what?: string;
+  /**
+   * The file's length before this append, when the caller tracks it (the value the previous append
+   * returned: the one writer of a locked run folder); otherwise the file is asked (fstat).
+   */
+  size?: number;
 }
 
 /**
  * Appends `line` (plus "\n" unless it ends with one) to `fd` (opened on `file` with flag 'a'): the
  * whole line or nothing. On failure the file is truncated back to its previous length and a
- * DiskError (or the original error) is thrown.
+ * DiskError (or the original error) is thrown. Returns the file's length after the append.
  */
-export function appendRecord(fd: number, file: string, line: string, opts: AppendOptions = {}): void {
+export function appendRecord(fd: number, file: string, line: string, opts: AppendOptions = {}): number {
   const data = Buffer.from(line.endsWith('\n') ? line : line + '\n', 'utf8');
-  const before = fs.fstatSync(fd).size;
+  const before = opts.size ?? fs.fstatSync(fd).size;
   try {
     writeAll(fd, data, { write: opts.write });
     if (opts.fsync) fs.fsyncSync(fd);
+    return before + data.length;
   } catch (e) {
     let restored = true;
     try {

@@ -19,6 +19,11 @@ export class GroupCommitLog {
   private syncing = false;
   private closeWhenIdle = false;
   private fd: number | null;
+  /**
+   * The file's length, tracked across appends so none has to ask the file for it (fstat); unknown
+   * (asked again) at first and after a failed append, whose cut-back may itself have failed.
+   */
+  private size: number | undefined;
 
   constructor(
     fd: number,
@@ -33,11 +38,21 @@ export class GroupCommitLog {
    * file as it was), then resolves once it is durable; rejects with a DiskError when the fsync fails.
    */
   append(line: string): Promise<void> {
-    if (this.fd === null || this.closeWhenIdle) throw new Error(`${this.file}: the log is closed`);
-    appendRecord(this.fd, this.file, line, { what: this.opts.what, write: this.opts.write });
+    this.write(line);
     const done = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     if (!this.syncing) this.syncNext();
     return done;
+  }
+
+  /**
+   * Writes `line` now, whole or not at all (a failed write throws, the file as it was), without waiting
+   * for it to be durable: the next fsync covers it (`fsync`: one now, on the event loop, before returning).
+   */
+  write(line: string, opts: { fsync?: boolean } = {}): void {
+    if (this.fd === null || this.closeWhenIdle) throw new Error(`${this.file}: the log is closed`);
+    const size = this.size;
+    this.size = undefined;
+    this.size = appendRecord(this.fd, this.file, line, { what: this.opts.what, write: this.opts.write, fsync: opts.fsync, size });
   }
 
   /** Whether an fsync is in flight or records wait for one. */

@@ -65,6 +65,62 @@ describe('GroupCommitLog', () => {
     log.close();
   });
 
+  it('tracks the file length: one fstat for many appends, and a failed write (cut back) is followed by whole lines', async () => {
+    const file = path.join(dir, 'log.jsonl');
+    fs.writeFileSync(file, '{"idx":0}\n');
+    let fail = false;
+    const write = (fd: number, buf: Uint8Array, off: number, len: number, pos: number | null) => {
+      if (fail) {
+        fs.writeSync(fd, buf, off, 4, pos);
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }
+      return fs.writeSync(fd, buf, off, len, pos);
+    };
+    const log = new GroupCommitLog(fs.openSync(file, 'a'), file, { what: 'the run log', write });
+    const fstat = vi.spyOn(fs, 'fstatSync');
+    const done = [log.append('{"idx":1}')];
+    log.write('{"idx":2,"note":"é"}');
+    log.write('{"idx":3}', { fsync: true });
+    expect(fstat.mock.calls.length).toBe(1);
+    fail = true;
+    // cut back to the tracked length: the three lines before stay, no torn bytes
+    expect(() => log.write('{"idx":4,"pad":"' + 'p'.repeat(100) + '"}')).toThrow(DiskError);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"idx":0}\n{"idx":1}\n{"idx":2,"note":"é"}\n{"idx":3}\n');
+    fail = false;
+    done.push(log.append('{"idx":5}'));
+    log.write('{"idx":6}');
+    await Promise.all(done);
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"idx":0}\n{"idx":1}\n{"idx":2,"note":"é"}\n{"idx":3}\n{"idx":5}\n{"idx":6}\n');
+    // after a failure the length is asked again once, then tracked
+    expect(fstat.mock.calls.length).toBe(2);
+  });
+
+  it('a write whose cut-back fails is not trusted: the next append asks the file for its length', () => {
+    const file = path.join(dir, 'log.jsonl');
+    let fail = false;
+    const write = (fd: number, buf: Uint8Array, off: number, len: number, pos: number | null) => {
+      if (fail) {
+        fs.writeSync(fd, buf, off, 2, pos);
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }
+      return fs.writeSync(fd, buf, off, len, pos);
+    };
+    const log = new GroupCommitLog(fs.openSync(file, 'a'), file, { write });
+    log.write('{"idx":1}');
+    fail = true;
+    const truncate = vi.spyOn(fs, 'ftruncateSync').mockImplementationOnce(() => {
+      throw Object.assign(new Error('EIO'), { code: 'EIO' });
+    });
+    expect(() => log.write('{"idx":2}')).toThrow(/could not be removed/);
+    truncate.mockRestore();
+    fail = true;
+    // the torn 2 bytes are in the file: this failure cuts back to the file's real length, not the stale one
+    expect(() => log.write('{"idx":3}')).toThrow(DiskError);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"idx":1}\n{"');
+    log.close();
+  });
+
   it('close waits for the fsync in flight before closing the file', async () => {
     const file = path.join(dir, 'log.jsonl');
     const log = new GroupCommitLog(fs.openSync(file, 'a'), file);

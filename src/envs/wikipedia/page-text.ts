@@ -17,14 +17,24 @@ export function pageSentences(page: string): string[] {
 
 /** The observation after a successful search: the first five sentences joined by a space. */
 export function pageObservation(page: string): string {
-  return pageSentences(page).slice(0, 5).join(' ');
+  return sentencesObservation(pageSentences(page));
+}
+
+/** pageObservation of a page's sentences already split. */
+export function sentencesObservation(sentences: readonly string[]): string {
+  return sentences.slice(0, 5).join(' ');
 }
 
 /** The sentences containing the keyword, case-insensitively (Python str.lower); [] when no page yet. */
 export function lookupList(page: string | null, keyword: string): string[] {
   if (page === null) return [];
+  return sentencesWith(pageSentences(page), keyword);
+}
+
+/** lookupList over a page's sentences already split (pageSentences), so a page is split once per search. */
+export function sentencesWith(sentences: readonly string[], keyword: string): string[] {
   const k = pyLower(keyword);
-  return pageSentences(page).filter((s) => pyLower(s).includes(k));
+  return sentences.filter((s) => pyLower(s).includes(k));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Env, EnvCallOptions, ResetResult, StepResult } from '../types.js';
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { cleanStr } from '../../util/python-clean-str.js';
 import { EnvironmentFailure } from '../../errors.js';
-import { buildPage, lookupList, pageObservation } from './page-text.js';
+import { buildPage, pageSentences, sentencesObservation, sentencesWith } from './page-text.js';
 import { pyListRepr } from '../../util/python-repr.js';
 import { pyStrip } from '../../util/python-str.js';
 
@@ -43,6 +43,8 @@ export function describeWikiEnv(opts: WikiEnvOptions = {}): Record<string, unkno
 export class WikiEnv implements Env {
   private obs = WIKI_RESET_OBSERVATION;
   private page: string | null = null;
+  /** The page's sentences (pageSentences), split once per search for the observation and every lookup. */
+  private sentences: string[] = [];
   private lookupKeyword: string | null = null;
   private lookupResults: string[] = [];
   private cnt = 0;
@@ -64,6 +66,7 @@ export class WikiEnv implements Env {
   async reset(_opts?: EnvCallOptions): Promise<ResetResult> {
     this.obs = WIKI_RESET_OBSERVATION;
     this.page = null;
+    this.sentences = [];
     this.lookupKeyword = null;
     this.lookupResults = [];
     this.cnt = 0;
@@ -100,7 +103,7 @@ export class WikiEnv implements Env {
     } else if ((a = arg('lookup[')) !== null) {
       if (this.lookupKeyword !== a) {
         this.lookupKeyword = a;
-        this.lookupResults = lookupList(this.page, a);
+        this.lookupResults = this.page === null ? [] : sentencesWith(this.sentences, a);
         this.cnt = 0;
       }
       if (this.cnt >= this.lookupResults.length) this.obs = 'No more results.\n';
@@ -140,7 +143,8 @@ export class WikiEnv implements Env {
       return;
     }
     this.page = buildPage(blocks, this.clean);
-    this.obs = pageObservation(this.page);
+    this.sentences = pageSentences(this.page);
+    this.obs = sentencesObservation(this.sentences);
     this.lookupKeyword = null;
     this.lookupResults = [];
     this.cnt = 0;

@@ -1,0 +1,361 @@
+// The model server's HTTP client: one JSON request, answered by one JSON body, on node:http/https with
+// kept-alive connections. It replaces the openai client's request path (README "Dependencies and why":
+// the SDK's request building and Node's fetch cost more client CPU per call than the request itself)
+// and fails the way that path failed, with the openai package's own error classes, so retry.ts
+// classifies every failure as before:
+// - an error status: APIError.generate(status, body, message, headers) as the client's makeRequest
+//   calls it, the body first put in OpenAI's error shape (normalizeErrorBody: vLLM, Ollama, FastAPI);
+// - no connection, or one cut mid-answer: APIConnectionError with undici's TypeError ('fetch failed' /
+//   'terminated') as cause and the socket error (its code) under it; a cause saying "timed out" is an
+//   APIConnectionTimeoutError, as the client decides;
+// - the whole answer (headers and body) past --request-timeout: APIConnectionTimeoutError; the
+//   caller's abort: APIUserAbortError;
+// - a body past --llm-max-bytes: APIConnectionError caused by a ResponseLimitError (the episode's model
+//   error, not retried: the same server would send it again);
+// - a 200 body: parsed when its Content-Type says JSON (a SyntaxError when it is not), else the text.
+// Bodies are decoded as fetch decodes them (gzip, deflate, br) and redirects followed as the fetch
+// standard says (307/308 keep the method and body; 301/302 turn a POST, 303 anything, into a GET).
+import http from 'node:http';
+import https from 'node:https';
+import zlib from 'node:zlib';
+import { urlToHttpOptions } from 'node:url';
+import type { Readable } from 'node:stream';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
+import { VERSION } from 'openai/version';
+import { JsonFields } from '../util/json-fields.js';
+
+/** Largest model answer body by default: a completion of n samples is kilobytes; 16 MB fits any many times over. */
+export const DEFAULT_LLM_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A model answer past its size cap (what classifyError turns into InfraError('llm')). */
+export class ResponseLimitError extends Error {
+  override readonly name = 'ResponseLimitError';
+}
+
+/** The ResponseLimitError in `e`'s cause chain, if any. */
+export function responseLimitIn(e: unknown): ResponseLimitError | undefined {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 6; c = c.cause, depth++) if (c instanceof ResponseLimitError) return c;
+  return undefined;
+}
+
+/**
+ * Error bodies in OpenAI's shape ({"error": {"message", "type", "code"}}), whatever the server: the
+ * error classes read only that shape, and would otherwise drop the message of vLLM
+ * ({"object": "error", "message"...}), Ollama ({"error": "text"}) or FastAPI ({"detail"...}), which is
+ * what tells a context-length 400 from a bad-parameter 400.
+ */
+export function normalizeErrorBody(body: unknown): unknown {
+  const b = JsonFields.of(body);
+  if (!b) return body;
+  const error = b.get('error');
+  if (error && typeof error === 'object') return body;
+  const code = b.get('code');
+  const wrap = (message: unknown) => ({
+    error: {
+      message: typeof message === 'string' ? message : JSON.stringify(message),
+      type: b.str('type') ?? null,
+      param: b.str('param') ?? null,
+      code: typeof code === 'string' || typeof code === 'number' ? code : null,
+    },
+  });
+  if (typeof error === 'string') return wrap(error);
+  const message = b.str('message');
+  if (message !== undefined) return wrap(message);
+  const detail = b.get('detail');
+  if (detail !== undefined) return wrap(detail);
+  return body;
+}
+
+// An idle connection is closed after 4 s, as undici's fetch does without a server hint: servers close
+// theirs after about 5 s (uvicorn, Node), and a request sent on a connection the server is closing
+// would fail and be retried. (The agent's timeout drops idle sockets only, never one in use; an idle
+// kept-alive socket does not hold the process open.)
+const agents = {
+  http: new http.Agent({ keepAlive: true, timeout: 4000 }),
+  https: new https.Agent({ keepAlive: true, timeout: 4000 }),
+};
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** fetch's redirect limit. */
+const MAX_REDIRECTS = 20;
+/** Headers that describe a request body, dropped when a redirect turns the request into a GET (fetch standard). */
+const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location'];
+
+export interface ModelHttpOptions {
+  /** The server's base URL (…/v1), without a trailing slash. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** The whole answer's deadline (--request-timeout), ms. */
+  timeoutMs: number;
+  /** Largest answer body, bytes (--llm-max-bytes). */
+  maxBytes: number;
+  /** Where OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS are read, as the openai client reads them. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Where a request goes, prepared once per path (a call adds only its body's length). */
+interface Route {
+  url: URL;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** The request options; `head` as its headers, in rawHeaders form (Node then stores them as given). */
+  options: http.RequestOptions;
+  head: string[];
+}
+
+/** The headers the openai client sends that a server may act on (its X-Stainless telemetry left out). */
+export function requestHeaders(apiKey: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const h: Record<string, string> = {
+    accept: 'application/json',
+    authorization: `Bearer ${apiKey}`,
+    'user-agent': `OpenAI/JS ${VERSION}`,
+  };
+  const org = env.OPENAI_ORG_ID?.trim();
+  const project = env.OPENAI_PROJECT_ID?.trim();
+  if (org) h['openai-organization'] = org;
+  if (project) h['openai-project'] = project;
+  // "Name: value" lines, as the openai client reads them (they override the defaults above).
+  for (const line of env.OPENAI_CUSTOM_HEADERS?.split('\n') ?? []) {
+    const colon = line.indexOf(':');
+    if (colon >= 0) {
+      const name = line.slice(0, colon).trim().toLowerCase();
+      if (name) h[name] = line.slice(colon + 1).trim();
+    }
+  }
+  return h;
+}
+
+function route(url: URL, method: 'GET' | 'POST', headers: Record<string, string>): Route {
+  const head = ['host', url.host];
+  for (const k in headers) head.push(k, headers[k]);
+  return {
+    url,
+    method,
+    headers,
+    head,
+    options: { ...urlToHttpOptions(url), method, agent: url.protocol === 'https:' ? agents.https : agents.http },
+  };
+}
+
+/** Where fetch goes after a redirect answer (and whether the body goes along), or why it stops (a network error). */
+function redirected(from: Route, status: number, location: string): { to: Route; keepBody: boolean } | Error {
+  let url: URL;
+  try {
+    url = new URL(location, from.url);
+  } catch {
+    return new Error(`invalid redirect location ${JSON.stringify(location)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return new Error(`redirect to a ${url.protocol} URL`);
+  let method = from.method;
+  let headers = from.headers;
+  let keepBody = true;
+  if (((status === 301 || status === 302) && method === 'POST') || (status === 303 && method !== 'GET')) {
+    method = 'GET';
+    keepBody = false;
+    headers = { ...headers };
+    for (const name of BODY_HEADERS) delete headers[name];
+  }
+  if (url.origin !== from.url.origin) {
+    // fetch sends no credentials to another origin
+    headers = { ...headers };
+    delete headers.authorization;
+  }
+  return { to: route(url, method, headers), keepBody };
+}
+
+/** The body decoded as fetch decodes it: every coding of Content-Encoding undone, or none if one is unknown. */
+function decoded(res: http.IncomingMessage): Readable {
+  const enc = res.headers['content-encoding'];
+  if (!enc) return res;
+  const codings = enc.toLowerCase().split(',');
+  const steps: zlib.Gunzip[] = [];
+  for (let i = codings.length - 1; i >= 0; i--) {
+    const c = codings[i].trim();
+    if (c === 'gzip' || c === 'x-gzip') steps.push(zlib.createGunzip());
+    else if (c === 'deflate') steps.push(zlib.createInflate());
+    else if (c === 'br') steps.push(zlib.createBrotliDecompress());
+    else return res;
+  }
+  let out: Readable = res;
+  for (const s of steps) {
+    out.on('error', (e) => s.destroy(e));
+    out = out.pipe(s);
+  }
+  return out;
+}
+
+/** As the openai client words a failed fetch: a timeout when the error (or its cause) says so. */
+function connectionFailure(e: Error): APIConnectionError {
+  const cause = e.cause instanceof Error ? String(e.cause) : '';
+  if (/timed? ?out/i.test(String(e) + cause)) return new APIConnectionTimeoutError();
+  return new APIConnectionError({ cause: e });
+}
+
+/** undici's error for a connection cut before the whole body arrived. */
+function terminated(): TypeError {
+  return new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+}
+
+function utf8(buf: Buffer): string {
+  const s = buf.toString('utf8');
+  return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
+}
+
+function safeJSON(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error an answered error status becomes, as the openai client makes it. */
+function statusError(status: number, res: http.IncomingMessage, text: string): APIError {
+  let errJSON = safeJSON(text);
+  let errText = text;
+  if (status >= 400 && errJSON !== undefined) {
+    errJSON = normalizeErrorBody(errJSON);
+    errText = JSON.stringify(errJSON);
+  }
+  const headers = new Headers();
+  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+  // the body handed over is the decoded whole: these no longer describe it
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  // (generate reads only the body's "error" member: a body that is no object has none)
+  const errObject = typeof errJSON === 'object' && errJSON !== null ? errJSON : undefined;
+  return APIError.generate(status, errObject, errJSON ? undefined : errText, headers);
+}
+
+/** A 2xx body as the openai client parses it: JSON when the Content-Type says so, else the text. */
+function okBody(status: number, res: http.IncomingMessage, buf: Buffer): unknown {
+  if (status === 204) return null;
+  const mediaType = res.headers['content-type']?.split(';')[0]?.trim();
+  const text = utf8(buf);
+  if (!mediaType || !(mediaType.includes('application/json') || mediaType.endsWith('+json'))) return text;
+  const value: unknown = JSON.parse(text);
+  return value;
+}
+
+/** One OpenAI-compatible server (base URL, key): POST and GET of JSON. */
+export class ModelHttp {
+  private readonly headers: Record<string, string>;
+  private readonly jsonHeaders: Record<string, string>;
+  private readonly routes = new Map<string, Route>();
+
+  constructor(private readonly o: ModelHttpOptions) {
+    this.headers = requestHeaders(o.apiKey, o.env ?? process.env);
+    // the body's own Content-Type comes last, as the openai client merges them
+    this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
+  }
+
+  /** POST `body` as JSON to baseURL + path; the parsed answer. */
+  post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    return this.call('POST', path, JSON.stringify(body), signal);
+  }
+
+  get(path: string, signal?: AbortSignal): Promise<unknown> {
+    return this.call('GET', path, undefined, signal);
+  }
+
+  private route(method: 'GET' | 'POST', path: string): Route {
+    const key = `${method} ${path}`;
+    let r = this.routes.get(key);
+    if (!r) {
+      // as the openai client joins them (a base URL ending in / loses one)
+      const url = new URL(this.o.baseURL + (this.o.baseURL.endsWith('/') && path.startsWith('/') ? path.slice(1) : path));
+      r = route(url, method, method === 'POST' ? this.jsonHeaders : this.headers);
+      this.routes.set(key, r);
+    }
+    return r;
+  }
+
+  private call(method: 'GET' | 'POST', path: string, body: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
+    if (signal?.aborted) return Promise.reject(new APIUserAbortError());
+    const maxBytes = this.o.maxBytes;
+    return new Promise<unknown>((resolve, reject) => {
+      // an unusable base URL rejects here (the executor's throw), before anything is started
+      const first = this.route(method, path);
+      let settled = false;
+      /** The whole answer arrived: its connection goes back to the pool, whatever the status. */
+      let whole = false;
+      let req: http.ClientRequest | undefined;
+      const finish = (err: Error | undefined, value?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (err) {
+          if (!whole) req?.destroy();
+          reject(err);
+        } else resolve(value);
+      };
+      const onAbort = () => finish(new APIUserAbortError());
+      const timer = setTimeout(() => finish(new APIConnectionTimeoutError()), this.o.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      const send = (t: Route, body: string | undefined, hops: number) => {
+        const headers = body === undefined ? t.head : [...t.head, 'content-length', String(Buffer.byteLength(body))];
+        let r: http.ClientRequest;
+        try {
+          r = req = (t.url.protocol === 'https:' ? https : http).request({ ...t.options, headers });
+        } catch (e) {
+          // a header the environment supplied that HTTP does not allow (OPENAI_CUSTOM_HEADERS)
+          return finish(e instanceof Error ? e : new Error(String(e)));
+        }
+        let answered = false;
+        r.on('error', (e) => finish(connectionFailure(answered ? terminated() : new TypeError('fetch failed', { cause: e }))));
+        r.on('response', (res) => {
+          answered = true;
+          const status = res.statusCode ?? 0;
+          const location = res.headers.location;
+          if (REDIRECTS.has(status) && location !== undefined) {
+            res.resume();
+            const next = hops >= MAX_REDIRECTS ? new Error('redirect count exceeded') : redirected(t, status, location);
+            if (next instanceof Error) finish(connectionFailure(new TypeError('fetch failed', { cause: next })));
+            else if (!settled) send(next.to, next.keepBody ? body : undefined, hops + 1);
+            return;
+          }
+          const tooBig = () =>
+            finish(
+              new APIConnectionError({ cause: new ResponseLimitError(`the answer is larger than ${maxBytes} bytes (--llm-max-bytes)`) }),
+            );
+          const declared = Number(res.headers['content-length']);
+          if (declared > maxBytes) return tooBig();
+          const cut = () => finish(connectionFailure(terminated()));
+          res.on('aborted', cut);
+          res.on('error', cut);
+          const nullBody = status === 204 || status === 304;
+          const src = nullBody ? res : decoded(res);
+          const chunks: Buffer[] = [];
+          let bytes = 0;
+          src.on('data', (chunk: Buffer) => {
+            if (settled || nullBody) return;
+            bytes += chunk.length;
+            if (bytes > maxBytes) return tooBig();
+            chunks.push(chunk);
+          });
+          if (src !== res) src.on('error', (e) => finish(connectionFailure(new TypeError('terminated', { cause: e }))));
+          src.on('end', () => {
+            if (settled) return;
+            whole = true;
+            const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes);
+            if (status >= 200 && status < 300) {
+              let value: unknown;
+              try {
+                value = okBody(status, res, buf);
+              } catch (e) {
+                return finish(e instanceof Error ? e : new Error(String(e)));
+              }
+              finish(undefined, value);
+            } else finish(statusError(status, res, utf8(buf)));
+          });
+        });
+        r.end(body);
+      };
+      send(first, body, 0);
+    });
+  }
+}
