@@ -437,6 +437,31 @@ process.stdout.write(JSON.stringify([await c.post('/completions', { a: 1 }), awa
     expect(seen[1].port).toBe(seen[0].port);
   }, 30_000);
 
+  it('closes a connection left idle (after 4 s, before servers close theirs), and only then', async () => {
+    const sockets: Array<{ closed: boolean }> = [];
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":1}');
+    });
+    servers[0].keepAliveTimeout = 0; // the server never closes an idle connection itself
+    servers[0].on('connection', (s: import('node:net').Socket) => {
+      const rec = { closed: false };
+      sockets.push(rec);
+      s.on('close', () => (rec.closed = true));
+    });
+    const c = client(base);
+    await c.post('/a', {});
+    await new Promise((r) => setTimeout(r, 500));
+    await c.post('/b', {});
+    expect(sockets).toEqual([{ closed: false }]); // kept alive and reused
+    // Fails by the test's time limit if the idle connection is never closed.
+    await new Promise<void>((r) => {
+      const wait = () => (sockets[0].closed ? r() : setTimeout(wait, 50));
+      wait();
+    });
+  }, 15_000);
+
   it('a kept-alive idle connection does not keep the process alive (a run exits when its work is done)', async () => {
     const base = await serve((req, res) => {
       req.resume();
