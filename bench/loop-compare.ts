@@ -113,15 +113,31 @@ async function ours(concurrency: number, limit = LIMIT, distDir?: string): Promi
   };
 }
 
+/**
+ * The Python that runs the paper's loop: $PAPER_LOOP_PYTHON, else the first of `python3` and
+ * /usr/bin/python3 that has both requests and bs4 (Debian: python3-bs4 python3-requests), else `python3`
+ * with requests alone (the replica then parses with its bs4 stand-in; the output says which ran).
+ */
+const python =
+  process.env.PAPER_LOOP_PYTHON ??
+  ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import bs4, requests']).status === 0) ??
+  'python3';
+let parser = '';
+
 /** The notebook's loop in Python (bench/support/paper_loop.py), one question after the other. */
 async function paper(limit = LIMIT): Promise<Run> {
   const trajFile = path.join(tmp, `p${seq++}.json`);
   const script = path.join(here, 'support', 'paper_loop.py');
-  const t = await timed(['python3', script, root, server.baseURL, wiki.url, 'bench-model', ...allIndices.slice(0, limit)], {
+  const t = await timed([python, script, root, server.baseURL, wiki.url, 'bench-model', ...allIndices.slice(0, limit)], {
     ...process.env,
     PAPER_LOOP_TRAJS: trajFile,
   });
-  const totals = JSON.parse(t.err.split('\n').find((l) => l.startsWith('{"episodes"')) ?? '{}') as { episodes?: number; calls?: number };
+  const totals = JSON.parse(t.err.split('\n').find((l) => l.startsWith('{"episodes"')) ?? '{}') as {
+    episodes?: number;
+    calls?: number;
+    parser?: string;
+  };
+  parser = totals.parser ?? 'unknown';
   if (totals.episodes !== limit || !totals.calls) throw new Error(`paper loop: ${t.err.slice(-1000)}`);
   const trajs = new Map(Object.entries(JSON.parse(fs.readFileSync(trajFile, 'utf8')) as Record<string, string>));
   return { s: t.s, cpuMs: t.cpuMs, calls: totals.calls, errors: 0, trajs };
@@ -167,7 +183,7 @@ const out = [
   `load average before ${load0}, after ${load1} (${os.availableParallelism()} cores); ${ROUNDS} rounds interleaved`,
   `trajectories equal (ours vs the paper's loop, final prompts): ${same} / ${indices.length}`,
   line(`ours, --concurrency ${CONCURRENCY}`, o),
-  line("the paper's loop (bench/support/paper_loop.py)", p),
+  line(`the paper's loop (bench/support/paper_loop.py; ${python}, HTML by ${parser})`, p),
   ...(baseDir ? [line(`--base ${baseDir}, --concurrency ${CONCURRENCY}`, b)] : []),
   `ratio paper's loop / ours, per round: ${ratios.map((x) => x.toFixed(1)).join(', ')}; median ${median(ratios).toFixed(1)} ×  [target ≥ 12 ×; model floor ${floor} s + start]`,
   `client CPU per call, start included, ours / paper's loop: ${cpuRatio.toFixed(2)} ×  [target ≤ 0.5 ×]`,

@@ -7,11 +7,11 @@
 #   one thread-local requests.Session as openai 0.x's api_requestor did (keep-alive), with 0.x's
 #   headers, and wraps the JSON answer in dicts as 0.x's OpenAIObject did (approximately: a plain
 #   dict subclass, which costs less CPU than OpenAIObject).
-# - the environment: bs4 is not installed; the BeautifulSoup(html.parser) tree is replaced by a
-#   small tree built with Python's html.parser (the parser bs4 uses here, so the same tree: no
-#   implied end tags; comments and <style>/<script> text left out of get_text, as bs4 4.11 does).
-#   It is cheaper than bs4's pure-Python tree building, so the replica's CPU per call is if anything
-#   lower than the notebook's. The search URL's origin is the stand-in's (--wiki-url) instead of
+# - the environment: BeautifulSoup(html.parser) is the real bs4 when the interpreter has it (the bench
+#   looks for one: Debian's python3-bs4 is 4.11.2); without it, a small tree built with Python's
+#   html.parser stands in (the parser bs4 uses here, so the same tree: no implied end tags; comments
+#   and <style>/<script> text left out of get_text, as bs4 4.11 does), which costs less CPU than
+#   bs4's pure-Python tree building. The totals line names the one that ran. The search URL's origin is the stand-in's (--wiki-url) instead of
 #   https://en.wikipedia.org; requests.get() without a session, as wikienv.py calls it (a new
 #   connection per search).
 # - gym is not installed: WikiEnv and the wrappers are plain classes with the same methods; numpy's
@@ -220,6 +220,17 @@ def BeautifulSoup(text, features="html.parser"):
     b.feed(text)
     b.close()
     return b.root
+
+
+# The real bs4, when this interpreter has it (Debian's python3-bs4 is 4.11.2, the version the stand-in
+# above imitates): the notebook's parser, CPU included. The totals line says which one ran.
+try:
+    import bs4
+
+    BeautifulSoup = bs4.BeautifulSoup  # noqa: F811
+    PARSER = "bs4 " + bs4.__version__
+except ImportError:
+    PARSER = "stand-in (html.parser tree; bs4 not installed)"
 
 
 # ---- wikienv.py --------------------------------------------------------------------------------
@@ -524,4 +535,4 @@ for i in IDXS:
 if os.environ.get("PAPER_LOOP_TRAJS"):
     with open(os.environ["PAPER_LOOP_TRAJS"], "w") as f:
         json.dump({str(i["question_idx"]): i["traj"] for i in infos}, f)
-sys.stderr.write(json.dumps({"episodes": len(infos), "calls": sum(i["n_calls"] for i in infos), "badcalls": sum(i["n_badcalls"] for i in infos), "em": sum(rs), "searches": env.num_searches}) + "\n")
+sys.stderr.write(json.dumps({"episodes": len(infos), "calls": sum(i["n_calls"] for i in infos), "badcalls": sum(i["n_badcalls"] for i in infos), "em": sum(rs), "searches": env.num_searches, "parser": PARSER}) + "\n")
