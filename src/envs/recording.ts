@@ -11,6 +11,7 @@
 import type { EnvHandle, Item } from '../benchmarks/types.js';
 import { FatalRunError, InfraError } from '../errors.js';
 import { ContextLengthError } from '../llm/context-limit.js';
+import { AbortedUnsentError } from '../llm/types.js';
 import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
 import type { EnvEvent, RecordedError } from '../runlog/schema.js';
 
@@ -24,6 +25,7 @@ export function recordError(e: unknown, signal?: AbortSignal): RecordedError {
   if (e instanceof InfraError) out.source = e.source;
   if (e instanceof ContextLengthError) out.contextLimit = e.limit ?? { message: e.message };
   if (signal?.aborted || err.name === 'AbortError') out.aborted = true;
+  if (e instanceof AbortedUnsentError) out.unsent = true;
   return out;
 }
 

@@ -185,6 +185,18 @@ function decoded(res: http.IncomingMessage): Readable {
   return out;
 }
 
+/**
+ * Failures of requests that reached the server's socket whole and got no whole answer (a timeout, a cut,
+ * an abort after sending): the server may have done, and billed, the work. Any other failure (refused,
+ * reset before the request was written, an answered error status) cost nothing.
+ */
+const sentUnanswered = new WeakSet<Error>();
+
+/** Whether `e`, a failure of ModelHttp, came after its request was sent whole and before a whole answer. */
+export function wasSentUnanswered(e: unknown): boolean {
+  return e instanceof Error && sentUnanswered.has(e);
+}
+
 /** As the openai client words a failed fetch: a timeout when the error (or its cause) says so. */
 function connectionFailure(e: Error): APIConnectionError {
   const cause = e.cause instanceof Error ? String(e.cause) : '';
@@ -281,6 +293,8 @@ export class ModelHttp {
       let settled = false;
       /** The whole answer arrived: its connection goes back to the pool, whatever the status. */
       let whole = false;
+      /** The (last) request was handed to the kernel whole: the server may be working on it. */
+      let written = false;
       let req: http.ClientRequest | undefined;
       const finish = (err: Error | undefined, value?: unknown) => {
         if (settled) return;
@@ -288,6 +302,7 @@ export class ModelHttp {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         if (err) {
+          if (written && !whole) sentUnanswered.add(err);
           if (!whole) req?.destroy();
           reject(err);
         } else resolve(value);
@@ -306,6 +321,8 @@ export class ModelHttp {
           return finish(e instanceof Error ? e : new Error(String(e)));
         }
         let answered = false;
+        written = false;
+        r.on('finish', () => (written = true));
         r.on('error', (e) => finish(connectionFailure(answered ? terminated() : new TypeError('fetch failed', { cause: e }))));
         r.on('response', (res) => {
           answered = true;

@@ -5,7 +5,14 @@
 // §3: the paper used the Completions API; `api: 'chat'` carries the same prompt as one user message
 // for chat-only models, a deviation that describe() reports.
 import { performance } from 'node:perf_hooks';
-import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
+import {
+  AbortedUnsentError,
+  type CompletionChoice,
+  type CompletionModel,
+  type CompletionRequest,
+  type CompletionResult,
+  type TokenUsage,
+} from './types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { EndpointPool, safeEndpointLabel, type BalancePolicy, type Endpoint } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
@@ -14,7 +21,8 @@ import { MalformedResponseError, withRetry, type ErrorContext } from './retry.js
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 import { redact, Secret } from './secret.js';
 import { LlmAccumulator } from './stats.js';
-import { DEFAULT_LLM_MAX_BYTES, ModelHttp } from './model-http.js';
+import { APIError } from 'openai/core/error';
+import { DEFAULT_LLM_MAX_BYTES, ModelHttp, wasSentUnanswered } from './model-http.js';
 
 export { normalizeErrorBody } from './model-http.js';
 
@@ -122,16 +130,24 @@ export class OpenAICompatibleModel implements CompletionModel {
     const t0 = performance.now();
     const choices: CompletionChoice[] = [];
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    // Some servers (Ollama) ignore n and return one choice: ask again for the rest.
-    while (choices.length < req.n) {
-      const want = req.n - choices.length;
-      const raw = await this.request({ ...req, n: want }, opts.signal);
-      for (const c of raw.choices.slice(0, want)) choices.push({ ...c, index: choices.length });
-      if (raw.usage) {
-        usage.promptTokens += raw.usage.promptTokens;
-        usage.completionTokens += raw.usage.completionTokens;
-        usage.totalTokens += raw.usage.totalTokens;
+    // Whether a request of this call may have been billed (sent with no whole answer, or answered).
+    const billing = { maybe: false };
+    try {
+      // Some servers (Ollama) ignore n and return one choice: ask again for the rest.
+      while (choices.length < req.n) {
+        const want = req.n - choices.length;
+        const raw = await this.request({ ...req, n: want }, opts.signal, billing);
+        billing.maybe = true;
+        for (const c of raw.choices.slice(0, want)) choices.push({ ...c, index: choices.length });
+        if (raw.usage) {
+          usage.promptTokens += raw.usage.promptTokens;
+          usage.completionTokens += raw.usage.completionTokens;
+          usage.totalTokens += raw.usage.totalTokens;
+        }
       }
+    } catch (e) {
+      if (opts.signal?.aborted && !billing.maybe) throw new AbortedUnsentError(opts.signal.reason);
+      throw e;
     }
     const cost = costUsd(usage, this.o.prices);
     this.accumulator.add({ freshChoices: choices.length });
@@ -151,7 +167,7 @@ export class OpenAICompatibleModel implements CompletionModel {
     };
   }
 
-  private request(req: CompletionRequest, signal?: AbortSignal): Promise<RawResult> {
+  private request(req: CompletionRequest, signal: AbortSignal | undefined, billing: { maybe: boolean }): Promise<RawResult> {
     const ctx = this.errorContext();
     let current: Endpoint<ModelHttp> | undefined;
     return withRetry(
@@ -170,6 +186,9 @@ export class OpenAICompatibleModel implements CompletionModel {
             const raw = await this.send(ep.client, req, signal);
             if (raw.usage) grant?.settle(raw.usage.totalTokens);
             return raw;
+          } catch (e) {
+            if (mayHaveBilled(e)) billing.maybe = true;
+            throw e;
           } finally {
             ep.inFlight--;
             this.accumulator.add({ inFlight: -1 });
@@ -221,6 +240,16 @@ export class OpenAICompatibleModel implements CompletionModel {
       return content == null ? '' : content;
     });
   }
+}
+
+/**
+ * Whether a failed request may have been billed: one sent whole that got no whole answer, or a 200 that
+ * could not be used, may have been; an error status, or a connection that failed before the request was
+ * written (refused, reset), was not.
+ */
+function mayHaveBilled(e: unknown): boolean {
+  if (wasSentUnanswered(e)) return true;
+  return !(e instanceof APIError);
 }
 
 /** Checks the shape of a 200 body; anything unusable is a MalformedResponseError (retried). */

@@ -56,6 +56,19 @@ export interface CompletionResult {
   total?: { usage: TokenUsage; costUsd: number };
 }
 
+/**
+ * A call stopped by its signal before any of its requests could have been billed: it was waiting for a
+ * slot or backing off, and every request it had sent was refused or answered. The run's spend counts
+ * it as nothing, where a call cut off after its request reached the server counts as "billing unknown".
+ */
+export class AbortedUnsentError extends Error {
+  override readonly name = 'AbortError';
+  readonly unsent = true;
+  constructor(reason: unknown) {
+    super(reason instanceof Error ? reason.message : 'This operation was aborted', { cause: reason });
+  }
+}
+
 export interface CompletionModel {
   /** Model name as sent to the backend (e.g. gpt-3.5-turbo-instruct). */
   readonly model: string;

@@ -158,7 +158,7 @@ export function spendByRecordingSession(dir: string): Map<string, Spend> {
   if (text === null) return out;
   for (const raw of text.split('\n')) {
     if (!raw.includes('"t":"llm"')) continue;
-    let l: { attempt?: unknown; usage?: TokenUsage; cost?: unknown; error?: { kind?: unknown; aborted?: unknown } };
+    let l: { attempt?: unknown; usage?: TokenUsage; cost?: unknown; error?: { kind?: unknown; aborted?: unknown; unsent?: unknown } };
     try {
       l = JSON.parse(raw);
     } catch {
@@ -174,9 +174,9 @@ export function spendByRecordingSession(dir: string): Map<string, Spend> {
   return out;
 }
 
-/** A recorded error of a call that was sent and then aborted (not a budget refusal, never sent). */
-export function isInFlightAbort(error: { kind?: unknown; aborted?: unknown; name?: unknown }): boolean {
-  return error.aborted === true && error.name !== 'BudgetStop';
+/** A recorded error of a call that was sent and then aborted (not a budget refusal, nor a call aborted before any request of it could be billed). */
+export function isInFlightAbort(error: { kind?: unknown; aborted?: unknown; name?: unknown; unsent?: unknown }): boolean {
+  return error.aborted === true && error.name !== 'BudgetStop' && error.unsent !== true;
 }
 
 /**

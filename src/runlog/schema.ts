@@ -419,6 +419,8 @@ export interface RecordedError {
   source?: 'llm' | 'env';
   /** The call was cut short by an interrupt (Ctrl-C, another episode's fatal error): not replayable. */
   aborted?: true;
+  /** An aborted model call none of whose requests can have been billed (src/llm/types.ts AbortedUnsentError). */
+  unsent?: true;
   /** A context-length refusal (a model limit, an outcome of the episode): what the server said. */
   contextLimit?: ContextLimit | { message: string };
 }

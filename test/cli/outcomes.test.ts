@@ -66,6 +66,9 @@ describe('a dead model endpoint', () => {
     expect(tail[2]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --retry-errors --results-dir ${results}`);
     const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
     expect(m.sessions[0].status).toBe('failed');
+    // Nothing reached a server: the calls stopped while backing off were never billed (not "billing unknown").
+    expect(m.sessions[0].spent).toMatchObject({ calls: 0, paid_unknown_calls: 0 });
+    expect(r.stderr + r.stdout).not.toContain('billing unknown');
     expect(fs.existsSync(path.join(results, dir, '.lock'))).toBe(false);
   }, 30_000);
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelHttp, normalizeErrorBody, requestHeaders, ResponseLimitError } from '../../src/llm/model-http.js';
+import { ModelHttp, normalizeErrorBody, requestHeaders, ResponseLimitError, wasSentUnanswered } from '../../src/llm/model-http.js';
 import { classifyError, type ErrorContext } from '../../src/llm/retry.js';
 import { InfraError } from '../../src/errors.js';
 import { ContextLengthError } from '../../src/llm/context-limit.js';
@@ -385,6 +385,47 @@ describe('ModelHttp requests', () => {
       wait();
     });
     expect(closed.sort()).toEqual(['/body', '/head']);
+  });
+
+  it('tells a failure after the request reached the server (maybe billed) from one before it or with an answer (not billed)', async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      if (req.url!.endsWith('/error')) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"boom"}}');
+      } else if (req.url!.endsWith('/cut')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"choices":');
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else if (req.url!.endsWith('/hangup')) {
+        req.on('end', () => req.socket.destroy());
+      } // else: never answers
+    });
+    const failure = (url: string, p: string, o: { timeoutMs?: number; abortAfterMs?: number } = {}) => {
+      const ac = new AbortController();
+      if (o.abortAfterMs !== undefined) setTimeout(() => ac.abort(new Error('stop')), o.abortAfterMs);
+      return client(url, { timeoutMs: o.timeoutMs ?? 5000 })
+        .post(p, { prompt: 'x'.repeat(100_000) }, ac.signal)
+        .then(
+          () => undefined,
+          (x: unknown) => x,
+        );
+    };
+    const dead = await closedPort();
+    const refused = await failure(`http://127.0.0.1:${dead}/v1`, '/completions');
+    expect(refused).toBeInstanceOf(APIConnectionError);
+    expect(wasSentUnanswered(refused)).toBe(false);
+    const answered = await failure(`${base}/v1`, '/error');
+    expect(answered).toMatchObject({ status: 500 });
+    expect(wasSentUnanswered(answered)).toBe(false);
+    const aborted = await failure(`${base}/v1`, '/slow', { abortAfterMs: 100 });
+    expect(aborted).toBeInstanceOf(APIUserAbortError);
+    expect(wasSentUnanswered(aborted)).toBe(true);
+    const late = await failure(`${base}/v1`, '/slow', { timeoutMs: 100 });
+    expect(late).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(wasSentUnanswered(late)).toBe(true);
+    expect(wasSentUnanswered(await failure(`${base}/v1`, '/cut'))).toBe(true);
+    expect(wasSentUnanswered(await failure(`${base}/v1`, '/hangup'))).toBe(true);
   });
 
   it("leaves no listener on the caller's signal, whatever the call came to (a run passes one signal to every call)", async () => {

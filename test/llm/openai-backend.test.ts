@@ -1,8 +1,12 @@
-// The OpenAI-compatible backend through the real `openai` client against the test server.
+// The OpenAI-compatible backend (its requests on src/llm/model-http.ts) against the test server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FatalRunError, InfraError } from '../../src/errors.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { modelOn, req, SECRET_KEY } from './helpers.js';
+import { AbortedUnsentError } from '../../src/llm/types.js';
+import { recordError } from '../../src/envs/recording.js';
+import { isInFlightAbort } from '../../src/run/meter.js';
+import { abortReason, VirtualClock } from '../../src/util/clock.js';
 
 let srv: OpenAIServer;
 beforeAll(async () => {
@@ -328,6 +332,79 @@ describe('error bodies of other servers', () => {
     const e = await model.complete(req('q')).catch((x) => x);
     expect(e).toBeInstanceOf(FatalRunError);
     expect(e.message).toMatch(/\(400\): top_p must be in \(0, 1\]$/);
+    await model.close();
+    await s.close();
+  });
+});
+
+/** A clock whose backoff sleeps last until the call is stopped (so a test stops a call while it backs off). */
+class HeldClock extends VirtualClock {
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.sleeps.push(ms);
+    return new Promise((_, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      signal?.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
+    });
+  }
+}
+
+/** Calls `baseURL` and stops the call once it backs off after its first attempt; what the call threw. */
+async function stoppedWhileBackingOff(baseURL: string): Promise<{ e: unknown; signal: AbortSignal }> {
+  const clock = new HeldClock();
+  const { model } = await modelOn(baseURL, {}, {}, clock);
+  const ac = new AbortController();
+  const call = model.complete(req('q'), { signal: ac.signal }).catch((x: unknown) => x);
+  while (clock.sleeps.length === 0) await new Promise((r) => setTimeout(r, 5));
+  ac.abort(new Error('interrupted'));
+  const e = await call;
+  await model.close();
+  return { e, signal: ac.signal };
+}
+
+describe('a call stopped by its signal: may it have been billed?', () => {
+  it('stopped while backing off after a refused connection, it is an AbortedUnsentError (nothing reached a server)', async () => {
+    const probe = await startOpenAIServer();
+    await probe.close();
+    const { e, signal } = await stoppedWhileBackingOff(probe.baseURL);
+    expect(e).toBeInstanceOf(AbortedUnsentError);
+    expect(recordError(e, signal)).toMatchObject({ aborted: true, unsent: true });
+    expect(isInFlightAbort(recordError(e, signal))).toBe(false);
+  });
+
+  it('stopped while backing off after a 500, it is an AbortedUnsentError (an error status is not billed)', async () => {
+    const s = await startOpenAIServer();
+    s.enqueueFaults({ kind: 'status', status: 500 });
+    expect((await stoppedWhileBackingOff(s.baseURL)).e).toBeInstanceOf(AbortedUnsentError);
+    await s.close();
+  });
+
+  it('stopped while backing off after a timeout, it is not (the server may have done and billed the work)', async () => {
+    const s = await startOpenAIServer();
+    s.enqueueFaults({ kind: 'delay', ms: 2000 });
+    const clock = new HeldClock();
+    const { model } = await modelOn(s.baseURL, { requestTimeout: 0.2 }, {}, clock);
+    const ac = new AbortController();
+    const call = model.complete(req('q'), { signal: ac.signal }).catch((x: unknown) => x);
+    while (clock.sleeps.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort(new Error('interrupted'));
+    const e = await call;
+    expect(e).not.toBeInstanceOf(AbortedUnsentError);
+    expect(isInFlightAbort(recordError(e, ac.signal))).toBe(true);
+    await model.close();
+    await s.close();
+  });
+
+  it('stopped while its request is at the server, it is not', async () => {
+    const s = await startOpenAIServer();
+    s.enqueueFaults({ kind: 'delay', ms: 2000 });
+    const { model } = await modelOn(s.baseURL);
+    const ac = new AbortController();
+    const call = model.complete(req('q'), { signal: ac.signal }).catch((x: unknown) => x);
+    while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort(new Error('interrupted'));
+    const e = await call;
+    expect(e).not.toBeInstanceOf(AbortedUnsentError);
+    expect(isInFlightAbort(recordError(e, ac.signal))).toBe(true);
     await model.close();
     await s.close();
   });
