@@ -10,6 +10,7 @@ import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
 import { readSlimEpisodes, withoutAccounting } from '../runlog/episode-source.js';
 import { forTerminal } from '../util/terminal-text.js';
+import { compactSlim } from './slim-record.js';
 
 export interface LoadRunOptions {
   /**
@@ -36,7 +37,7 @@ function readRun(dir: string, opts: LoadRunOptions): RunView {
   }
   if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
   const lean = new Map<number, EpisodeRecord>();
-  for (const [idx, r] of records) lean.set(idx, withoutAccounting(r));
+  for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r)));
   return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
 }
 
