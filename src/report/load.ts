@@ -8,7 +8,8 @@ import { episodesFile, isRunFolder, readManifest, readRecords, MANIFEST_FILE } f
 import type { EpisodeRecord } from '../runlog/schema.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
-import { readSlimEpisodes, withoutAccounting } from '../runlog/episode-source.js';
+import { withoutAccounting } from '../runlog/episode-source.js';
+import { readReportEpisodes } from './episode-reader.js';
 import { forTerminal } from '../util/terminal-text.js';
 import { compactSlim } from './slim-record.js';
 
@@ -27,7 +28,7 @@ export function loadRun(dir: string): RunView {
 
 function readRun(dir: string, opts: LoadRunOptions): RunView {
   const manifest = readManifest(dir);
-  const slim = opts.slim ? readSlimEpisodes(episodesFile(dir)) : undefined;
+  const slim = opts.slim ? readReportEpisodes(episodesFile(dir)) : undefined;
   const records = slim ? slim.records : readRecords(dir);
   let summary;
   try {
