@@ -1,14 +1,14 @@
 // A run's episodes as the report reads them (load.ts), in memory independent of how many there are
-// beyond what the tables keep: one chunked pass over episodes.jsonl (loadEpisodes: the latest line per
-// index wins, a torn last line is dropped, any other line that is no record is an error) keeps the
-// slim records (runlog/episode-source.ts reportSlim) and where each latest line starts, as two typed
-// arrays sorted by index (16 bytes an episode, not a Map entry); the full records are read back one
-// at a time into one reused buffer (a page reads every record back: a buffer each would be garbage
-// the size of the run's file).
+// beyond what the tables keep: one chunked pass over episodes.jsonl, by the run store's reading rules
+// (runlog/store.ts loadEpisodes: the latest line per index wins, a torn or unreadable last line is
+// dropped, any other line that is no record is an error), keeps the slim records
+// (runlog/episode-source.ts reportSlim) and where each latest line starts, as two typed arrays sorted
+// by index (16 bytes an episode, not a Map entry). The file is read through one reused chunk buffer
+// and the full records read back one at a time into another: a report reads every file once or
+// twice, and a buffer per file or per record would be garbage the size of all the run folders.
 import fs from 'node:fs';
 import { UserError, errorMessage } from '../errors.js';
 import { upgradeRecord, type EpisodeRecord } from '../runlog/schema.js';
-import { loadEpisodes } from '../runlog/store.js';
 import { reportSlim, type EpisodeSource, type SlimEpisodes } from '../runlog/episode-source.js';
 
 /** Where each index's latest line starts: indices ascending, offsets beside them. */
@@ -83,14 +83,73 @@ function fileSource(file: string, lines: LineIndex): EpisodeSource {
   };
 }
 
+const CHUNK = 1 << 20;
+/** The chunk buffer of the pass (reading is synchronous: one file at a time). */
+let chunk: Buffer | undefined;
+
+/**
+ * Calls `visit` with every newline-terminated line of `file` (its text and the byte offset it starts
+ * at), in order; a tail without a newline is a torn write and is not visited.
+ */
+function forEachLineText(file: string, visit: (text: string, offset: number) => void): void {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    let pos = 0;
+    // A line begun in an earlier chunk: its bytes so far (a copy) and where it starts.
+    let carry: Buffer | null = null;
+    let carryAt = 0;
+    while (pos < size) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(CHUNK, size - pos), pos);
+      if (n <= 0) break;
+      const data = chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
+        if (carry) {
+          const line: Buffer = Buffer.concat([carry, data.subarray(0, nl)]);
+          carry = null;
+          visit(line.toString('utf8'), carryAt);
+        } else visit(data.toString('utf8', start, nl), pos + start);
+        start = nl + 1;
+      }
+      if (start < n) {
+        if (!carry) carryAt = pos + start;
+        carry = carry ? Buffer.concat([carry, data.subarray(start)]) : Buffer.from(data.subarray(start));
+      }
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Slim records (reportSlim, latest line per index, in file order of their latest line) and where to read each full one back. */
 export function readReportEpisodes(file: string): SlimEpisodes {
+  const records = new Map<number, EpisodeRecord>();
   const latest = new Map<number, number>();
-  const { records } = loadEpisodes(file, {
-    keep: (rec, offset) => {
+  if (fs.existsSync(file)) {
+    // A line that is no record is an error only when another line follows it (else a torn last write).
+    let bad: { line: number; error: unknown } | null = null;
+    let line = 0;
+    forEachLineText(file, (text, offset) => {
+      if (bad)
+        throw new UserError(
+          `${file}: line ${bad.line} is not an episode record (${errorMessage(bad.error)}); the file was edited or corrupted`,
+        );
+      line++;
+      if (text.trim() === '') return;
+      let rec: EpisodeRecord;
+      try {
+        rec = upgradeRecord(JSON.parse(text));
+      } catch (e) {
+        bad = { line, error: e };
+        return;
+      }
       latest.set(rec.idx, offset);
-      return reportSlim(rec);
-    },
-  });
+      records.delete(rec.idx); // insertion order = order of the latest line
+      records.set(rec.idx, reportSlim(rec));
+    });
+  }
   return { records, source: fileSource(file, lineIndex(latest)) };
 }
