@@ -6,7 +6,8 @@
 // from navigation start). --million adds a 1,000,000-episode folder (about 1.3 GB of run folders and
 // a 0.9 GB page in the temp folder, several minutes): its time and peak RSS, without the viewer (a
 // page that size is for a browser with the memory to hold it, not this check). Writes
-// bench/results-report.md (keeping its ## Notes).
+// bench/results-report.md (keeping its ## Notes), except when BENCH_REPORT_BIN measures another
+// checkout (its figures are printed only, to set beside this one's).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -107,6 +108,10 @@ for (const n of SIZES) {
 }
 fs.rmSync(tmp, { recursive: true, force: true });
 
+if (process.env.BENCH_REPORT_BIN) {
+  console.log(`(measured ${bin}: bench/results-report.md left as it is)`);
+  process.exit();
+}
 const file = path.join(here, 'results-report.md');
 const viewerText = (r: (typeof rows)[number]) =>
   r.viewer !== null ? `${r.viewer.toFixed(1)} s` : r.n > VIEWER_MAX ? 'not opened' : 'n/a (no chromium)';

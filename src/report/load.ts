@@ -8,8 +8,10 @@ import { episodesFile, isRunFolder, readManifest, readRecords, MANIFEST_FILE } f
 import type { EpisodeRecord } from '../runlog/schema.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
-import { readSlimEpisodes, withoutAccounting } from '../runlog/episode-source.js';
+import { withoutAccounting } from '../runlog/episode-source.js';
+import { readReportEpisodes } from './episode-reader.js';
 import { forTerminal } from '../util/terminal-text.js';
+import { compactSlim } from './slim-record.js';
 
 export interface LoadRunOptions {
   /**
@@ -26,7 +28,7 @@ export function loadRun(dir: string): RunView {
 
 function readRun(dir: string, opts: LoadRunOptions): RunView {
   const manifest = readManifest(dir);
-  const slim = opts.slim ? readSlimEpisodes(episodesFile(dir)) : undefined;
+  const slim = opts.slim ? readReportEpisodes(episodesFile(dir)) : undefined;
   const records = slim ? slim.records : readRecords(dir);
   let summary;
   try {
@@ -36,7 +38,7 @@ function readRun(dir: string, opts: LoadRunOptions): RunView {
   }
   if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
   const lean = new Map<number, EpisodeRecord>();
-  for (const [idx, r] of records) lean.set(idx, withoutAccounting(r));
+  for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r)));
   return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
 }
 

@@ -7,6 +7,7 @@
 //   sort the B sums ascending; the interval ends are the sums of rank ceil(B · (1 − level)/2) and
 //   ceil(B · (1 + level)/2) (1-based; the "inverted CDF" percentile: an attainable resample, no
 //   interpolation), shown as percent(sum, n) — one exact rounding, like every other score.
+import { createHash } from 'node:crypto';
 import { differencePercent, meanPercent, percent } from '../util/numbers.js';
 import { mulberry32 } from '../util/mulberry32.js';
 
@@ -47,9 +48,19 @@ export function withStatsCache<T>(cache: StatsCache, fn: () => T): T {
   }
 }
 
-/** Exact key of a bootstrap's inputs: the values in full (cheap next to B · n draws), seed, B and level. */
+/**
+ * Key of a bootstrap's inputs: seed, B, level and a SHA-256 of the value lists (each its length, then
+ * its values as float64 bytes). A report holds one key per distinct cell, so the key is a fixed 44
+ * characters, not the values in full (a cell of a million-episode sweep holds thousands of them);
+ * two different inputs sharing a key would take a 2^-128 chance.
+ */
 function cacheKey(o: Required<BootstrapOptions>, ...lists: (readonly number[])[]): string {
-  return `${o.seed}|${o.resamples}|${o.level}|${lists.map((l) => l.join(',')).join('|')}`;
+  const h = createHash('sha256');
+  for (const l of lists) {
+    h.update(Float64Array.of(l.length));
+    h.update(Float64Array.from(l));
+  }
+  return `${o.seed}|${o.resamples}|${o.level}|${h.digest('base64')}`;
 }
 
 function cached<T>(map: Map<string, T> | undefined, key: () => string, compute: () => T): T {

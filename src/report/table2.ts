@@ -60,8 +60,12 @@ export function unanalysedNote(benchmarks: readonly string[], titleOf: TitleOf):
 export interface RunSample {
   run: RunView;
   analysis: ErrorAnalysis;
-  correct: EpisodeRecord[];
-  incorrect: EpisodeRecord[];
+  /**
+   * The sampled full records. A slim run's are read back from its file on each access (the sample
+   * holds only the records kept in memory anyway): read them once where they are used.
+   */
+  readonly correct: EpisodeRecord[];
+  readonly incorrect: EpisodeRecord[];
   available: { correct: number; incorrect: number };
 }
 
@@ -69,16 +73,34 @@ export function sampleRuns(runs: readonly RunView[], analysisOf: AnalysisLookup,
   return analysedRuns(runs, analysisOf, methods).map((run) => {
     const analysis = analysisOf(run.manifest.task)!;
     const s = sampleForAnalysis(run.records, { isCorrect: (r) => analysis.isCorrect(r), seed: SAMPLE_SEED, perClass: PER_CLASS });
-    // The sample is drawn on the records as kept (slim ones carry the scores); its tags and the sheet read the full ones.
-    return { run, analysis, ...s, correct: [...fullRecords(run, s.correct)], incorrect: [...fullRecords(run, s.incorrect)] };
+    if (!run.source) return { run, analysis, ...s };
+    // The sample is drawn on the records as kept (slim ones carry the scores); its tags and the sheet
+    // read the full ones, back from the file when asked: a report of many runs never holds them all.
+    const { correct, incorrect, available } = s;
+    return {
+      run,
+      analysis,
+      available,
+      get correct() {
+        return [...fullRecords(run, correct)];
+      },
+      get incorrect() {
+        return [...fullRecords(run, incorrect)];
+      },
+    };
   });
 }
 
-/** The rows of the label sheet: every sampled trajectory with its automatic tags and an empty label. */
-export function labelSheetRows(samples: readonly RunSample[]): LabelRow[] {
+/**
+ * The rows of the label sheet: every sampled trajectory with its automatic tags and an empty label.
+ * Without `trajectory` (the page's labelling data, whose trajectories are the browser's) the rows
+ * have no trajectory, and no run's file is read for its prompt.
+ */
+export function labelSheetRows(samples: readonly RunSample[], opts: { trajectory?: boolean } = {}): LabelRow[] {
   const rows: LabelRow[] = [];
+  const withTrajectory = opts.trajectory ?? true;
   for (const s of samples) {
-    const prompt = runPrompt(fullRecords(s.run));
+    const prompt = withTrajectory ? runPrompt(fullRecords(s.run)) : '';
     for (const [outcome, recs] of [
       ['correct', s.correct],
       ['incorrect', s.incorrect],
@@ -95,7 +117,7 @@ export function labelSheetRows(samples: readonly RunSample[]): LabelRow[] {
           gold: r.gold ?? '',
           answer: r.answer ?? '',
           auto_tags: s.analysis.autoTags(r),
-          trajectory: traj.startsWith(prompt) ? traj.slice(prompt.length) : traj,
+          ...(withTrajectory ? { trajectory: traj.startsWith(prompt) ? traj.slice(prompt.length) : traj } : {}),
           label_choices: labelChoices(s.analysis.categories, outcome),
           label: '',
           note: '',
@@ -140,17 +162,18 @@ export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): 
         { key: `${s.run.manifest.runId}.cor_n`, label: 'n', group: g },
       ];
     });
-    // Each sampled record's tags once, not once per row.
-    const tagged = new Map(mine.flatMap((s) => [...s.correct, ...s.incorrect].map((r) => [r, new Set(s.analysis.autoTags(r))] as const)));
+    // Each sampled record's tags once, not once per row: all the rows show of a sample.
+    const tagSets = (s: RunSample, xs: EpisodeRecord[]) => xs.map((r) => new Set(s.analysis.autoTags(r)));
+    const tagged = mine.map((s) => ({ s, incorrect: tagSets(s, s.incorrect), correct: tagSets(s, s.correct) }));
     const rows: ReportRow[] = tags.map(({ key: tag, label }) => {
       const cells: ReportRow['cells'] = {};
-      for (const s of mine) {
+      for (const { s, incorrect, correct } of tagged) {
         const id = s.run.manifest.runId;
-        const k = (xs: EpisodeRecord[]) => xs.filter((r) => tagged.get(r)!.has(tag)).length;
-        cells[`${id}.inc`] = percent(k(s.incorrect), s.incorrect.length);
-        cells[`${id}.inc_n`] = `${k(s.incorrect)}/${s.incorrect.length}`;
-        cells[`${id}.cor`] = percent(k(s.correct), s.correct.length);
-        cells[`${id}.cor_n`] = `${k(s.correct)}/${s.correct.length}`;
+        const k = (xs: Set<string>[]) => xs.filter((t) => t.has(tag)).length;
+        cells[`${id}.inc`] = percent(k(incorrect), incorrect.length);
+        cells[`${id}.inc_n`] = `${k(incorrect)}/${incorrect.length}`;
+        cells[`${id}.cor`] = percent(k(correct), correct.length);
+        cells[`${id}.cor_n`] = `${k(correct)}/${correct.length}`;
       }
       return { label, source: 'ours', cells };
     });
@@ -161,9 +184,9 @@ export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): 
         columns,
         rows,
         notes: [
-          ...mine.map(
-            (s) =>
-              `${names.get(s.run.manifest.runId)}: ${s.correct.length} correct and ${s.incorrect.length} incorrect trajectories drawn (seed ${SAMPLE_SEED}) from the ${s.available.correct} correct and ${s.available.incorrect} incorrect scored episodes of run ${s.run.manifest.runId} (split ${s.run.manifest.split}); error episodes are never drawn.`,
+          ...tagged.map(
+            ({ s, correct, incorrect }) =>
+              `${names.get(s.run.manifest.runId)}: ${correct.length} correct and ${incorrect.length} incorrect trajectories drawn (seed ${SAMPLE_SEED}) from the ${s.available.correct} correct and ${s.available.incorrect} incorrect scored episodes of run ${s.run.manifest.runId} (split ${s.run.manifest.split}); error episodes are never drawn.`,
           ),
           'Share (%) of the sampled trajectories the trajectory itself shows the cause for; a trajectory can have several tags. The categories need a person: `react-repro report RUNS --label-sheet FILE`, label, then `--labels FILE`.',
         ],

@@ -243,19 +243,41 @@ export function replaceFileAtomic(file: string, content: Uint8Array | string | I
  * Writes text produced piece by piece (a page too large to be one string), in batches of about 1 MB.
  * A piece that throws aborts the write: replaceFileAtomic then removes the temp file.
  */
+/**
+ * The chunks encoded into one reused 1 MiB buffer, written each time it fills: no batch string or
+ * buffer per MiB (those are large objects V8 frees only in a full collection, so a page of hundreds
+ * of MB written in MiB batches piled them up). A chunk ending in half a surrogate pair waits for the
+ * next, so the bytes are those of the joined text.
+ */
 function writeChunks(fd: number, chunks: Iterable<string>, write: WriteFn | undefined): void {
-  let batch: string[] = [];
-  let size = 0;
+  const buf = Buffer.allocUnsafe(1 << 20);
+  let used = 0;
+  let carry = '';
   const flush = () => {
-    if (batch.length) writeAll(fd, batch.join(''), { write });
-    batch = [];
-    size = 0;
+    if (used) writeAll(fd, buf.subarray(0, used), { write });
+    used = 0;
   };
-  for (const c of chunks) {
-    batch.push(c);
-    size += c.length;
-    if (size >= 1 << 20) flush();
+  const put = (c: string) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (used + c.length * 3 > buf.length) {
+      flush();
+      if (c.length * 3 > buf.length) return writeAll(fd, c, { write });
+    }
+    used += buf.write(c, used, 'utf8');
+  };
+  for (let c of chunks) {
+    if (carry) {
+      c = carry + c;
+      carry = '';
+    }
+    const last = c.charCodeAt(c.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      carry = c.slice(-1);
+      c = c.slice(0, -1);
+    }
+    if (c) put(c);
   }
+  if (carry) put(carry);
   flush();
 }
 

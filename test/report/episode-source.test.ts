@@ -98,6 +98,30 @@ describe('report building on slim records', () => {
     }
   });
 
+  it('keeps in each slim record only its own fields (the zeros shared), and reads back lines of any length', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'episode-reader-'));
+    try {
+      // A trajectory of 300,000 characters, most of them 2 bytes in UTF-8: several times the read buffer.
+      const long = qa(1, 'right', { traj: 'Question: é?\n' + 'é'.repeat(300_000), extra_field: 'kept' } as never);
+      writeRun(dir, { runId: 'hotpotqa-react-long', method: 'react', indices: [0, 1, 2], records: [qa(0, 'wrong'), long, qa(2, 'error')] });
+      const [run] = loadRuns([dir], { slim: true });
+      const [r0, r1] = run.records;
+      expect(Object.keys(r1)).not.toContain('n_calls');
+      expect(Object.keys(r1)).toContain('extra_field');
+      expect([r1.n_calls, r1.cost, r1.latency_ms, r1.cached_calls, r1.traj, r1.input]).toEqual([0, 0, 0, 0, '', '']);
+      expect(r1.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+      expect([r0.idx, r0.gold, r0.answer, r0.metrics]).toEqual([0, 'gold 0', 'nothing', { em: 0, f1: 0 }]);
+      // The run's summary counts the calls and tokens the full records hold.
+      expect(run.summary.n_calls).toBe(6);
+      const back = [...fullRecords(run)];
+      expect(back.map((r) => r.idx)).toEqual([0, 1, 2]);
+      expect(back[1]).toEqual(long);
+      expect(run.source!.read(0)).toEqual(qa(0, 'wrong'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says so in one line when a file changed under the report', () => {
     const [run] = loadRuns([tmp], { slim: true }).filter((r) => r.manifest.runId === 'hotpotqa-react-a');
     const file = path.join(run.dir, 'episodes.jsonl');

@@ -153,6 +153,58 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
     expect(errors).toEqual([]);
   }, 120_000);
 
+  it('is drawn under the tallest height browsers lay out, its scroll scaled: the last row is reached and shown, none skipped', async () => {
+    // 200,000 rows at ~34 px are ~6.8 million px: more than the list is drawn (5 million), as a
+    // million rows (~34 million px) are more than Chromium lays out at all.
+    const geometry = () =>
+      page.evaluate(() => {
+        const list = document.getElementById('episode-list')!;
+        return { height: list.scrollHeight, scale: Number(list.dataset.scale) };
+      });
+    const g = await geometry();
+    expect(g.height).toBeLessThanOrEqual(5_000_000);
+    expect(g.scale).toBeGreaterThan(1);
+    // Scrolled to the end, the last row is drawn inside the list's visible box, at its bottom.
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
+    const inView = await page.evaluate(() => {
+      const list = document.getElementById('episode-list')!;
+      const box = list.getBoundingClientRect();
+      const last = list.querySelector('details[data-episode="199999"]')!.getBoundingClientRect();
+      return {
+        top: last.top >= box.top - 0.5,
+        bottom: Math.abs(last.bottom - box.bottom) < 40,
+        after: list.lastElementChild!.getBoundingClientRect().height,
+      };
+    });
+    expect(inView).toEqual({ top: true, bottom: true, after: 0 });
+    expect((await geometry()).height).toBeLessThanOrEqual(5_000_000);
+    // Scrolling down by less than a row's share of the scaled height at a time, the first row in view
+    // moves by at most one row per step: every row in between is shown.
+    const firsts = await page.evaluate(async () => {
+      const list = document.getElementById('episode-list')!;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const step = Math.max(1, Math.floor(30 / Number(list.dataset.scale)));
+      const seen: number[] = [];
+      list.scrollTop = Math.floor(list.scrollHeight / 3);
+      await frame();
+      for (let n = 0; n < 60; n++) {
+        const top = list.getBoundingClientRect().top;
+        const first = [...list.querySelectorAll<HTMLElement>(':scope > details')].find((r) => r.getBoundingClientRect().bottom > top + 1)!;
+        seen.push(Number(first.dataset.episode));
+        list.scrollTop += step;
+        await frame();
+      }
+      return seen;
+    });
+    const moves = firsts.slice(1).map((f, k) => f - firsts[k]);
+    expect(moves.every((d) => d === 0 || d === 1)).toBe(true);
+    expect(firsts.at(-1)! - firsts[0]).toBeGreaterThan(5);
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   it('opening a row far down decodes that episode only, and shows its trajectory', async () => {
     await scrollTo('bottom');
     await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);

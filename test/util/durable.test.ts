@@ -172,6 +172,13 @@ describe('replaceFileAtomic', () => {
     expect(temps(tmp)).toEqual([]);
   });
 
+  it('writes chunks as their joined text: across buffer fills, a chunk larger than the buffer, a surrogate pair split between chunks', () => {
+    const f = path.join(tmp, 'page.html');
+    const chunks = ['<p>', 'é'.repeat(300_000), 'x'.repeat(2_000_000), 'a\ud83d', '\ude00b', '🙂', 'end\ud83d'];
+    replaceFileAtomic(f, chunks, { write: dribble(100_000) });
+    expect(fs.readFileSync(f)).toEqual(Buffer.from(chunks.join(''), 'utf8'));
+  });
+
   it('ENOTDIR and EISDIR are one-line DiskErrors naming the path', () => {
     const file = path.join(tmp, 'plain-file');
     fs.writeFileSync(file, 'x');

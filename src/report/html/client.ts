@@ -3,7 +3,10 @@
 // option.text: no innerHTML, no attribute built from data except `value` and `data-*` set as properties.
 // The episode list is virtualised: only the rows in view (and a few around them) are in the document,
 // between two spacers that stand for the rest, so a sweep of hundreds of thousands of episodes scrolls
-// as one list; a closed row has one fixed height, an open one is measured.
+// as one list; a closed row has one fixed height, an open one is measured. A list taller than MAX_PX
+// (a million rows at 34 px is ~34 million px, past the element height browsers lay out: ~33.5
+// million in Chromium, ~17.9 million in Firefox) is drawn MAX_PX tall and its scroll position scaled
+// onto the full height, so every row, the last included, is reached by scrolling.
 export const CLIENT_JS = String.raw`(function () {
   'use strict';
   var runs = JSON.parse(document.getElementById('report-data').textContent).runs;
@@ -183,10 +186,13 @@ export const CLIENT_JS = String.raw`(function () {
   var topSpacer = el('div', 'spacer');
   var bottomSpacer = el('div', 'spacer');
   var drawn = { start: 0, end: 0 };
+  // The tallest the list is drawn (well under every browser's element height limit).
+  var MAX_PX = 5000000;
 
   function pitchOf(node) {
     var cs = getComputedStyle(node);
-    return node.offsetHeight + (parseFloat(cs.marginTop) || 0) + (parseFloat(cs.marginBottom) || 0);
+    // The exact height (offsetHeight is rounded: a fraction of a px per row adds up over a long list).
+    return node.getBoundingClientRect().height + (parseFloat(cs.marginTop) || 0) + (parseFloat(cs.marginBottom) || 0);
   }
   /** The open rows among the hits: [position, extra height], by position. */
   function opens() {
@@ -214,17 +220,47 @@ export const CLIENT_JS = String.raw`(function () {
     return Math.max(0, Math.floor((y - acc) / ROW));
   }
 
+  /**
+   * What to draw for the list's scroll position: the list's full height (total) is drawn in phys px;
+   * when it is taller than MAX_PX the position is scaled onto it (y: the full-height offset at the
+   * view's top), and only rows that fit between the drawn top and bottom are drawn around it.
+   */
+  function windowOf(os) {
+    var total = offsetOf(hits.length, os);
+    var view = Math.max(list.clientHeight, 200);
+    var phys = Math.min(total, MAX_PX);
+    var scaled = total > phys && phys > view;
+    // Scrolled to the end of what is drawn, the view is at the end of the list, even when the browser
+    // drew the list a fraction of a px shorter than phys (lengths that large are rounded).
+    var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 0.5;
+    var top = atEnd && scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
+    var k = scaled ? (total - view) / (phys - view) : 1;
+    var y = scaled ? top * k : list.scrollTop;
+    var start = Math.max(0, rowAt(y, os) - OVERSCAN);
+    var end = Math.min(hits.length, rowAt(y + view, os) + OVERSCAN + 1);
+    if (scaled) {
+      // Rows drawn must fit above and below the view in the drawn height: [y - top, y + phys - top].
+      while (start < hits.length && offsetOf(start, os) < y - top) start++;
+      while (end > start && offsetOf(end, os) > y + phys - top) end--;
+    }
+    return { total: total, phys: phys, scaled: scaled, k: k, y: y, top: top, start: start, end: end };
+  }
+
   // Draws the rows in view; called on scroll, on a filter change and when an open row changes height.
   // Rows still in view stay the same nodes (a scroll moves the spacers, adds and removes rows at the edges).
   var nodes = {};
   function layout() {
     var os = opens();
-    var view = Math.max(list.clientHeight, 200);
-    var start = Math.max(0, rowAt(list.scrollTop, os) - OVERSCAN);
-    var end = Math.min(hits.length, rowAt(list.scrollTop + view, os) + OVERSCAN + 1);
+    var w = windowOf(os);
+    var start = w.start, end = w.end;
     var keep = list.scrollTop;
-    topSpacer.style.height = offsetOf(start, os) + 'px';
-    bottomSpacer.style.height = (offsetOf(hits.length, os) - offsetOf(end, os)) + 'px';
+    // Unscaled, the spacers are the rows' own offsets; scaled, the drawn rows sit where the scaled
+    // position puts them and the spacers fill the rest of the drawn height.
+    var above = w.scaled ? w.top - (w.y - offsetOf(start, os)) : offsetOf(start, os);
+    var rows = offsetOf(end, os) - offsetOf(start, os);
+    topSpacer.style.height = above + 'px';
+    bottomSpacer.style.height = (w.scaled ? Math.max(0, w.phys - above - rows) : w.total - offsetOf(end, os)) + 'px';
+    list.dataset.scale = String(Math.round(w.k * 1000) / 1000);
     var next = {}, want = [];
     for (var p = start; p < end; p++) {
       var i = hits[p];
@@ -276,10 +312,9 @@ export const CLIENT_JS = String.raw`(function () {
   [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', render); });
   fSearch.addEventListener('input', render);
   list.addEventListener('scroll', function () {
-    var os = opens();
-    var start = Math.max(0, rowAt(list.scrollTop, os) - OVERSCAN);
-    var end = Math.min(hits.length, rowAt(list.scrollTop + Math.max(list.clientHeight, 200), os) + OVERSCAN + 1);
-    if (start !== drawn.start || end !== drawn.end) layout();
+    var w = windowOf(opens());
+    // A scaled list's rows move with every scroll position, not only when the rows drawn change.
+    if (w.scaled || w.start !== drawn.start || w.end !== drawn.end) layout();
   });
 
   // Each run's few-shot prompt, once.

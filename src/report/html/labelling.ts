@@ -33,7 +33,7 @@ export interface LabellingData {
 
 /** The page's labelling data from the report's Table 2 samples (null: nothing to label). */
 export function labellingData(samples: readonly RunSample[]): LabellingData | null {
-  const rows = labelSheetRows(samples);
+  const rows = labelSheetRows(samples, { trajectory: false });
   if (rows.length === 0) return null;
   const categories: Record<string, readonly AnalysisLabel[]> = {};
   for (const s of samples) categories[s.run.manifest.task] = s.analysis.categories;

@@ -132,10 +132,13 @@ function* episodeBlocks(input: HtmlReportInput): Generator<string> {
   const opts = { isCorrect: input.isCorrect, extraTags: input.extraTags };
   const infos = input.runs.map(browserRun);
   yield `<script type="application/json" id="report-data">${scriptJson({ runs: infos })}</script>\n`;
-  let pending: EpisodeSummary[] = [];
+  // Each summary held as its JSON text until its block is written (the array's JSON is its elements'
+  // joined, and scriptJson's escapes are per character): a block's objects would outlive a few young
+  // collections and be promoted, garbage only a full collection frees, piling up over a long page.
+  let pending: string[] = [];
   let n = 0;
   const flush = () => {
-    const text = `<script type="application/json" class="episode-index">${scriptJson(pending)}</script>\n`;
+    const text = `<script type="application/json" class="episode-index">[${pending.join(',')}]</script>\n`;
     pending = [];
     return text;
   };
@@ -143,7 +146,7 @@ function* episodeBlocks(input: HtmlReportInput): Generator<string> {
     const run = input.runs[i];
     for (const r of fullRecords(run)) {
       const { summary, body } = splitEpisode(browserEpisode(run, i, infos[i], r, opts));
-      pending.push(summary);
+      pending.push(scriptJson(summary));
       yield `<script type="application/json" id="ep-${n++}">${scriptJson(body)}</script>\n`;
       if (pending.length >= INDEX_BLOCK) yield flush();
     }

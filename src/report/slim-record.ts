@@ -1,0 +1,51 @@
+// A slim record as the report holds it for the whole build (load.ts): every record it keeps has no
+// text and no accounting (runlog/episode-source.ts reportSlim, withoutAccounting: input and traj '',
+// calls, tokens, cost and latency 0, read from the run's summary instead), so those fields are held
+// once, on a shared prototype, and each record holds only its own fields: about half the memory per
+// episode. Reads (r.n_calls, r.usage...) see the same values; Object.keys and JSON see only the
+// record's own fields, as no reader of a slim record needs the zeros.
+import type { EpisodeRecord } from '../runlog/schema.js';
+
+const ZERO_USAGE = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+/** The values every slim record has alike (never written: a record's own field shadows one). */
+const SHARED: Readonly<Record<string, unknown>> = {
+  input: '',
+  traj: '',
+  n_calls: 0,
+  n_badcalls: 0,
+  usage: ZERO_USAGE,
+  cost: 0,
+  latency_ms: 0,
+  cached_calls: 0,
+};
+
+/** The fields most records have, set first and in this order so that records share one layout. */
+const COMMON = ['idx', 'item', 'gold', 'answer', 'metrics', 'reward', 'steps', 'error'] as const;
+
+class SlimRecord {
+  constructor(r: Record<string, unknown>) {
+    const self = this as unknown as Record<string, unknown>;
+    for (const k of COMMON) if (Object.prototype.hasOwnProperty.call(r, k)) self[k] = r[k];
+  }
+}
+Object.assign(SlimRecord.prototype, SHARED);
+
+function isShared(key: string, v: unknown): boolean {
+  if (!Object.prototype.hasOwnProperty.call(SHARED, key)) return false;
+  if (key !== 'usage') return v === SHARED[key];
+  if (!v || typeof v !== 'object') return false;
+  const u = v as Record<string, unknown>;
+  return Object.keys(u).length === 3 && u.prompt_tokens === 0 && u.completion_tokens === 0 && u.total_tokens === 0;
+}
+
+/** The record with its shared values left to the prototype (a slim record, after withoutAccounting). Pure. */
+export function compactSlim(rec: EpisodeRecord): EpisodeRecord {
+  const r = rec as unknown as Record<string, unknown>;
+  const out = new SlimRecord(r) as unknown as Record<string, unknown>;
+  for (const k of Object.keys(r)) {
+    if ((COMMON as readonly string[]).includes(k) || isShared(k, r[k])) continue;
+    out[k] = r[k];
+  }
+  return out as unknown as EpisodeRecord;
+}
