@@ -38,7 +38,7 @@ export function notAWikiPage(html: string): string | undefined {
   return undefined;
 }
 
-const PARSER = 'BeautifulSoup html.parser rules on htmlparser2 tokenizer';
+const PARSER = 'BeautifulSoup 4.11 html.parser rules on a port of Python 3.11 html.parser';
 
 export class LiveHtmlBackend implements WikiBackend {
   readonly kind: string = 'live';
