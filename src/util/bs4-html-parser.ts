@@ -87,138 +87,154 @@ function windows1252(b: number): string | undefined {
   return c === '\0' ? undefined : c;
 }
 
-/** Parses HTML into a tree shaped as BeautifulSoup's html.parser builder shapes it. */
-export function parseSoup(html: string): SoupElement {
-  const root: SoupElement = { name: '[document]', classes: [], children: [] };
-  const stack: SoupElement[] = [root];
-  const openCount = new Map<string, number>();
-  let preserveDepth = 0;
-  let containerDepth = 0;
-  let current = root;
-  let data: string[] = [];
-  const alreadyClosedEmpty: string[] = [];
+// The builder's state; a class (not closures) so each parse allocates one object and the methods,
+// shared by every parse, warm up once.
+class SoupBuilder implements PyHtmlHandler {
+  readonly root: SoupElement = { name: '[document]', classes: [], children: [] };
+  private readonly stack: SoupElement[] = [this.root];
+  private readonly openCount = new Map<string, number>();
+  private current: SoupElement = this.root;
+  private preserveDepth = 0;
+  private containerDepth = 0;
+  private buf: string[] = [];
+  private readonly alreadyClosedEmpty: string[] = [];
 
-  // BeautifulSoup.endData: `hidden` for the kinds get_text() skips whatever their container.
-  const endData = (kind: 'text' | 'cdata' | 'other' = 'text') => {
-    if (data.length === 0) return;
-    let text = data.length === 1 ? data[0] : data.join('');
-    data = [];
-    if (preserveDepth === 0 && ASCII_WS.test(text)) text = text.includes('\n') ? '\n' : ' ';
-    const hidden = kind === 'other' || (kind === 'text' && containerDepth > 0);
-    current.children.push({ text, hidden });
-  };
-  const popTag = () => {
-    const el = stack.pop()!;
-    openCount.set(el.name, openCount.get(el.name)! - 1);
-    if (PRESERVE_WS.has(el.name)) preserveDepth--;
-    if (STRING_CONTAINERS.has(el.name)) containerDepth--;
-    current = stack[stack.length - 1];
-  };
-  // BeautifulSoup._popToTag
-  const popToTag = (name: string) => {
+  /** BeautifulSoup.endData; `kind` is the string's class: text, CData, or one get_text() skips. */
+  endData(kind: 'text' | 'cdata' | 'other' = 'text'): void {
+    const buf = this.buf;
+    if (buf.length === 0) return;
+    let text = buf.length === 1 ? buf[0] : buf.join('');
+    this.buf = [];
+    if (this.preserveDepth === 0 && ASCII_WS.test(text)) text = text.includes('\n') ? '\n' : ' ';
+    const hidden = kind === 'other' || (kind === 'text' && this.containerDepth > 0);
+    this.current.children.push({ text, hidden });
+  }
+
+  private popTag(): void {
+    const el = this.stack.pop()!;
+    this.openCount.set(el.name, this.openCount.get(el.name)! - 1);
+    if (PRESERVE_WS.has(el.name)) this.preserveDepth--;
+    if (STRING_CONTAINERS.has(el.name)) this.containerDepth--;
+    this.current = this.stack[this.stack.length - 1];
+  }
+
+  /** BeautifulSoup._popToTag: up to and including the most recent open `name`, if any is open. */
+  private popToTag(name: string): void {
+    if (!this.openCount.get(name)) return;
+    const stack = this.stack;
     for (let k = stack.length - 1; k > 0; k--) {
-      if (!openCount.get(name)) break;
       const t = stack[k];
-      popTag();
+      this.popTag();
       if (t.name === name) break;
     }
-  };
-  const soupEndtag = (name: string) => {
-    endData();
-    popToTag(name);
-  };
-  const startTag = (name: string, attrs: [string, string | null][]) => {
-    endData();
-    let cls: string | null | undefined;
-    for (const [k, v] of attrs) if (k === 'class') cls = v; // a repeated attribute: the last wins
-    const el: SoupElement = { name, classes: cls ? (cls.match(PY_NON_WS) ?? []) : [], children: [] };
-    current.children.push(el);
-    stack.push(el);
-    current = el;
-    openCount.set(name, (openCount.get(name) ?? 0) + 1);
-    if (PRESERVE_WS.has(name)) preserveDepth++;
-    if (STRING_CONTAINERS.has(name)) containerDepth++;
-  };
-  // BeautifulSoupHTMLParser.handle_endtag
-  const endTag = (name: string, checkAlreadyClosed: boolean) => {
-    const at = checkAlreadyClosed ? alreadyClosedEmpty.indexOf(name) : -1;
-    if (at >= 0) alreadyClosedEmpty.splice(at, 1);
-    else soupEndtag(name);
-  };
-  const special = (text: string, kind: 'cdata' | 'other' | 'comment') => {
-    endData();
-    data.push(text);
-    if (kind === 'comment') data = [];
-    else endData(kind);
-  };
+  }
 
-  const handler: PyHtmlHandler = {
-    starttag(tag, attrs) {
-      startTag(tag, attrs);
-      if (VOID.has(tag)) {
-        endTag(tag, false);
-        alreadyClosedEmpty.push(tag);
-      }
-    },
-    startendtag(tag, attrs) {
-      startTag(tag, attrs);
-      endTag(tag, true);
-    },
-    endtag(tag) {
-      endTag(tag, true);
-    },
-    data(text) {
-      data.push(text);
-    },
-    charref(name) {
-      data.push(charrefText(name));
-    },
-    entityref(name) {
-      data.push(entityCharacters(name) ?? '&' + name);
-    },
-    comment(text) {
-      special(text, 'comment');
-    },
-    decl(text) {
-      special(text.slice('DOCTYPE '.length), 'other');
-    },
-    unknownDecl(text) {
-      if (text.toUpperCase().startsWith('CDATA[')) special(text.slice('CDATA['.length), 'cdata');
-      else special(text, 'other');
-    },
-    pi(text) {
-      special(text, 'other');
-    },
-  };
-  parsePyHtml(html, handler);
-  endData();
-  return root;
+  private pushTag(name: string, cls: string | null | undefined): void {
+    this.endData();
+    const el: SoupElement = { name, classes: cls ? (cls.match(PY_NON_WS) ?? []) : [], children: [] };
+    this.current.children.push(el);
+    this.stack.push(el);
+    this.current = el;
+    this.openCount.set(name, (this.openCount.get(name) ?? 0) + 1);
+    if (PRESERVE_WS.has(name)) this.preserveDepth++;
+    if (STRING_CONTAINERS.has(name)) this.containerDepth++;
+  }
+
+  /** BeautifulSoupHTMLParser.handle_endtag. */
+  private closeTag(name: string, checkAlreadyClosed: boolean): void {
+    const list = this.alreadyClosedEmpty;
+    const at = checkAlreadyClosed && list.length > 0 ? list.indexOf(name) : -1;
+    if (at >= 0) {
+      list.splice(at, 1);
+      return;
+    }
+    this.endData();
+    this.popToTag(name);
+  }
+
+  private special(text: string, kind: 'cdata' | 'other'): void {
+    this.endData();
+    this.buf.push(text);
+    this.endData(kind);
+  }
+
+  starttag(tag: string, cls: string | null | undefined): void {
+    this.pushTag(tag, cls);
+    if (VOID.has(tag)) {
+      this.closeTag(tag, false);
+      this.alreadyClosedEmpty.push(tag);
+    }
+  }
+  startendtag(tag: string, cls: string | null | undefined): void {
+    this.pushTag(tag, cls);
+    this.closeTag(tag, true);
+  }
+  endtag(tag: string): void {
+    this.closeTag(tag, true);
+  }
+  data(text: string): void {
+    this.buf.push(text);
+  }
+  charref(name: string): void {
+    this.buf.push(charrefText(name));
+  }
+  entityref(name: string): void {
+    this.buf.push(entityCharacters(name) ?? '&' + name);
+  }
+  comment(): void {
+    this.endData(); // a Comment: not kept (get_text() and findAll(text=True) callers drop it)
+  }
+  decl(text: string): void {
+    this.special(text.slice('DOCTYPE '.length), 'other');
+  }
+  unknownDecl(text: string): void {
+    if (text.toUpperCase().startsWith('CDATA[')) this.special(text.slice('CDATA['.length), 'cdata');
+    else this.special(text, 'other');
+  }
+  pi(text: string): void {
+    this.special(text, 'other');
+  }
+}
+
+/** Parses HTML into a tree shaped as BeautifulSoup's html.parser builder shapes it. */
+export function parseSoup(html: string): SoupElement {
+  const b = new SoupBuilder();
+  parsePyHtml(html, b);
+  b.endData();
+  return b.root;
+}
+
+function collectElements(el: SoupElement, name: string, cls: string | undefined, out: SoupElement[]): void {
+  const children = el.children;
+  for (let k = 0; k < children.length; k++) {
+    const c = children[k];
+    if ('name' in c) {
+      if (c.name === name && (cls === undefined || c.classes.includes(cls))) out.push(c);
+      if (c.children.length > 0) collectElements(c, name, cls, out);
+    }
+  }
 }
 
 /** Elements named `name` (and with class `cls`, if given) in document order, like soup.find_all. */
 export function findAll(root: SoupElement, name: string, cls?: string): SoupElement[] {
   const out: SoupElement[] = [];
-  const walk = (el: SoupElement) => {
-    for (const c of el.children) {
-      if ('name' in c) {
-        if (c.name === name && (cls === undefined || c.classes.includes(cls))) out.push(c);
-        walk(c);
-      }
-    }
-  };
-  walk(root);
+  collectElements(root, name, cls, out);
   return out;
+}
+
+function collectText(el: SoupElement, parts: string[]): void {
+  const children = el.children;
+  for (let k = 0; k < children.length; k++) {
+    const c = children[k];
+    if ('name' in c) {
+      if (c.children.length > 0) collectText(c, parts);
+    } else if (!c.hidden) parts.push(c.text);
+  }
 }
 
 /** Tag.get_text(): every visible descendant string, concatenated. */
 export function getText(el: SoupElement): string {
   const parts: string[] = [];
-  const walk = (e: SoupElement) => {
-    for (const c of e.children) {
-      if ('name' in c) walk(c);
-      else if (!c.hidden) parts.push(c.text);
-    }
-  };
-  walk(el);
+  collectText(el, parts);
   return parts.join('');
 }

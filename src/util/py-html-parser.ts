@@ -9,10 +9,14 @@ import { pyLower, pyStrip } from './python-str.js';
 import { EnvironmentFailure } from '../errors.js';
 import { HTML5_ENTITIES_JSON, LEGACY_ENTITY_NAMES } from './html-entities.js';
 
-/** The callbacks HTMLParser's subclass overrides (attribute values null when absent). */
+/**
+ * The callbacks HTMLParser's subclass overrides. Of the attributes only `class` is passed (the
+ * soup keeps nothing else): its last occurrence's unescaped value, null when it has no value,
+ * undefined when the tag has none.
+ */
 export interface PyHtmlHandler {
-  starttag(tag: string, attrs: [string, string | null][]): void;
-  startendtag(tag: string, attrs: [string, string | null][]): void;
+  starttag(tag: string, cls: string | null | undefined): void;
+  startendtag(tag: string, cls: string | null | undefined): void;
   endtag(tag: string): void;
   data(text: string): void;
   charref(name: string): void;
@@ -54,6 +58,15 @@ const DECLNAME = new RegExp(`[a-zA-Z][-_.a-zA-Z0-9]*${WS}*`, 'y');
 const MARKEDSECTIONCLOSE = new RegExp(`]${WS}*]${WS}*>`, 'g');
 const MSMARKEDSECTIONCLOSE = new RegExp(`]${WS}*>`, 'g');
 const CDATA_CONTENT_ELEMENTS = new Set(['script', 'style']);
+// set_cdata_mode's pattern (re.I: with "u", JavaScript folds case as Python does, e.g. U+017F ~ s).
+const SCRIPT_CLOSE = new RegExp(`</${WS}*script${WS}*>`, 'giu');
+const STYLE_CLOSE = new RegExp(`</${WS}*style${WS}*>`, 'giu');
+// The fast path's three forms, each a case where the regular expressions above give the same result:
+// a text run up to the next & or <; <name attrs> or <name attrs/> with an ASCII name and attributes
+// separated by spaces or newlines, each a bare name or name="value"; </name> with nothing else in it.
+const FAST = /([^&<]+)|<([a-zA-Z][a-zA-Z0-9]*)((?:[ \n]+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:="[^"]*")?)*)[ \n]*(\/?)>|<\/([a-zA-Z][a-zA-Z0-9]*)>/y;
+const FAST_ATTR = /[ \n]+([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:="([^"]*)")?/g;
+const CLASS_WORD = /class/i;
 const NON_ASCII = /[\u0080-\uffff]/;
 
 const lower = (s: string) => (NON_ASCII.test(s) ? pyLower(s) : s.toLowerCase());
@@ -77,7 +90,7 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
   const parseStarttag = (i: number): number => {
     const endpos = checkForWholeStartTag(i);
     if (endpos < 0) return endpos;
-    const attrs: [string, string | null][] = [];
+    let cls: string | null | undefined;
     const m = stickyMatch(TAGFIND_TOLERANT, raw, i + 1)!;
     let k = TAGFIND_TOLERANT.lastIndex;
     const tag = lower(m[1]);
@@ -87,8 +100,7 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
       let value: string | null = a[2] === undefined ? null : a[3];
       // Only a quoted value can start with a quote (the bare form excludes it), and it ends with the same.
       if (value !== null && (value[0] === "'" || value[0] === '"')) value = value.slice(1, -1);
-      if (value) value = pyUnescape(value);
-      attrs.push([lower(a[1]), value]);
+      if (lower(a[1]) === 'class') cls = value ? pyUnescape(value) : value;
       k = ATTRFIND_TOLERANT.lastIndex;
     }
     const end = pyStrip(raw.slice(k, endpos));
@@ -97,12 +109,12 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
       return endpos;
     }
     if (end.endsWith('/>')) {
-      h.startendtag(tag, attrs); // XHTML-style empty tag
+      h.startendtag(tag, cls); // XHTML-style empty tag
     } else {
-      h.starttag(tag, attrs);
+      h.starttag(tag, cls);
       if (CDATA_CONTENT_ELEMENTS.has(tag)) {
         cdataElem = tag;
-        cdataClose = new RegExp(`</${WS}*${tag}${WS}*>`, 'giu');
+        cdataClose = tag === 'script' ? SCRIPT_CLOSE : STYLE_CLOSE;
       }
     }
     return endpos;
@@ -212,10 +224,43 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
     return parseBogusComment(i);
   };
 
+  // A start tag the fast path matched: an ASCII name and attributes, each a name alone or name="value".
+  const fastStarttag = (name: string, attrText: string, selfClosing: boolean) => {
+    const tag = name.toLowerCase();
+    let cls: string | null | undefined;
+    if (attrText.length > 0 && CLASS_WORD.test(attrText)) {
+      FAST_ATTR.lastIndex = 0;
+      for (let a = FAST_ATTR.exec(attrText); a !== null; a = FAST_ATTR.exec(attrText)) {
+        if (a[1].toLowerCase() === 'class') cls = a[2] === undefined ? null : a[2] ? pyUnescape(a[2]) : '';
+      }
+    }
+    if (selfClosing) h.startendtag(tag, cls);
+    else {
+      h.starttag(tag, cls);
+      if (tag === 'script' || tag === 'style') {
+        cdataElem = tag;
+        cdataClose = tag === 'script' ? SCRIPT_CLOSE : STYLE_CLOSE;
+      }
+    }
+  };
+
   // HTMLParser.goahead(end): returns where it stopped (Python keeps rawdata[i:] for the next call).
   const goahead = (start: number, end: boolean): number => {
     let i = start;
     while (i < n) {
+      if (cdataElem === null) {
+        // Fast path: a text run, a plain start tag or a plain end tag, each handled exactly as the
+        // general steps below would; anything else (references, comments, odd tags) goes there.
+        FAST.lastIndex = i;
+        const f = FAST.exec(raw);
+        if (f !== null) {
+          if (f[1] !== undefined) h.data(f[1]);
+          else if (f[2] !== undefined) fastStarttag(f[2], f[3], f[4] === '/');
+          else h.endtag(f[5].toLowerCase());
+          i = FAST.lastIndex;
+          continue;
+        }
+      }
       let j: number;
       if (cdataElem === null) {
         const m = searchFrom(INTERESTING_NORMAL, raw, i);
