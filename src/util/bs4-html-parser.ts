@@ -65,6 +65,8 @@ const PRESERVE_WS = new Set(['pre', 'textarea']);
 const ASCII_WS = /^[ \n\t\f\r]*$/;
 // Python's \S+ (the split of a multi-valued attribute such as class).
 const PY_NON_WS = new RegExp(`[^${PY_WS_CLASS}]+`, 'g');
+// The usual value (words split by single spaces), where split(' ') gives the same list.
+const SIMPLE_CLASSES = /^[-\w]+(?: [-\w]+)*$/;
 
 /** How BeautifulSoupHTMLParser.handle_charref turns a numeric reference's name into text. */
 function charrefText(name: string): string {
@@ -131,7 +133,8 @@ class SoupBuilder implements PyHtmlHandler {
 
   private pushTag(name: string, cls: string | null | undefined): void {
     this.endData();
-    const el: SoupElement = { name, classes: cls ? (cls.match(PY_NON_WS) ?? []) : [], children: [] };
+    const classes = !cls ? [] : SIMPLE_CLASSES.test(cls) ? cls.split(' ') : (cls.match(PY_NON_WS) ?? []);
+    const el: SoupElement = { name, classes, children: [] };
     this.current.children.push(el);
     this.stack.push(el);
     this.current = el;

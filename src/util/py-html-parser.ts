@@ -244,6 +244,77 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
     }
   };
 
+  // One step of goahead's loop past the fast path: the new position, or -(position) - 1 where
+  // Python's loop breaks. Kept apart so the fast loop compiles small.
+  const step = (start: number, end: boolean): number => {
+    let i = start;
+    let j: number;
+    if (cdataElem === null) {
+      const m = searchFrom(INTERESTING_NORMAL, raw, i);
+      j = m ? m.index : n;
+    } else {
+      const m = searchFrom(cdataClose!, raw, i);
+      if (!m) return -i - 1;
+      j = m.index;
+    }
+    if (i < j) h.data(raw.slice(i, j));
+    i = j;
+    if (i === n) return -i - 1;
+    const c = raw.charCodeAt(i);
+    if (c === 60 /* < */) {
+      let k: number;
+      const c1 = raw.charCodeAt(i + 1);
+      if (isAsciiLetter(c1)) k = parseStarttag(i);
+      else if (c1 === 47 /* / */) k = parseEndtag(i);
+      else if (raw.startsWith('<!--', i)) k = parseComment(i);
+      else if (c1 === 63 /* ? */) k = parsePi(i);
+      else if (c1 === 33 /* ! */) k = parseHtmlDeclaration(i);
+      else if (i + 1 < n) {
+        h.data('<');
+        k = i + 1;
+      } else return -i - 1;
+      if (k < 0) {
+        if (!end) return -i - 1;
+        k = raw.indexOf('>', i + 1);
+        if (k < 0) {
+          k = raw.indexOf('<', i + 1);
+          if (k < 0) k = i + 1;
+        } else k += 1;
+        h.data(raw.slice(i, k));
+      }
+      return k;
+    } else if (raw.startsWith('&#', i)) {
+      const m = stickyMatch(CHARREF, raw, i);
+      if (m) {
+        h.charref(m[0].slice(2, -1));
+        let k = CHARREF.lastIndex;
+        if (raw.charCodeAt(k - 1) !== 59 /* ; */) k -= 1;
+        return k;
+      }
+      if (raw.indexOf(';', i) >= 0) {
+        // bail by consuming "&#"
+        h.data('&#');
+        i += 2;
+      }
+      return -i - 1;
+    } else {
+      const m = stickyMatch(ENTITYREF, raw, i);
+      if (m) {
+        h.entityref(m[1]);
+        let k = ENTITYREF.lastIndex;
+        if (raw.charCodeAt(k - 1) !== 59) k -= 1;
+        return k;
+      }
+      if (stickyMatch(INCOMPLETE, raw, i)) {
+        if (end && i + 2 === n) i += 1; // Python drops the "&" of a final "&x"
+        return -i - 1;
+      } else if (i + 1 < n) {
+        h.data('&');
+        return i + 1;
+      } else return -i - 1;
+    }
+  };
+
   // HTMLParser.goahead(end): returns where it stopped (Python keeps rawdata[i:] for the next call).
   const goahead = (start: number, end: boolean): number => {
     let i = start;
@@ -261,73 +332,12 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
           continue;
         }
       }
-      let j: number;
-      if (cdataElem === null) {
-        const m = searchFrom(INTERESTING_NORMAL, raw, i);
-        j = m ? m.index : n;
-      } else {
-        const m = searchFrom(cdataClose!, raw, i);
-        if (!m) break;
-        j = m.index;
-      }
-      if (i < j) h.data(raw.slice(i, j));
-      i = j;
-      if (i === n) break;
-      const c = raw.charCodeAt(i);
-      if (c === 60 /* < */) {
-        let k: number;
-        const c1 = raw.charCodeAt(i + 1);
-        if (isAsciiLetter(c1)) k = parseStarttag(i);
-        else if (c1 === 47 /* / */) k = parseEndtag(i);
-        else if (raw.startsWith('<!--', i)) k = parseComment(i);
-        else if (c1 === 63 /* ? */) k = parsePi(i);
-        else if (c1 === 33 /* ! */) k = parseHtmlDeclaration(i);
-        else if (i + 1 < n) {
-          h.data('<');
-          k = i + 1;
-        } else break;
-        if (k < 0) {
-          if (!end) break;
-          k = raw.indexOf('>', i + 1);
-          if (k < 0) {
-            k = raw.indexOf('<', i + 1);
-            if (k < 0) k = i + 1;
-          } else k += 1;
-          h.data(raw.slice(i, k));
-        }
-        i = k;
-      } else if (raw.startsWith('&#', i)) {
-        const m = stickyMatch(CHARREF, raw, i);
-        if (m) {
-          h.charref(m[0].slice(2, -1));
-          let k = CHARREF.lastIndex;
-          if (raw.charCodeAt(k - 1) !== 59 /* ; */) k -= 1;
-          i = k;
-          continue;
-        }
-        if (raw.indexOf(';', i) >= 0) {
-          // bail by consuming "&#"
-          h.data('&#');
-          i += 2;
-        }
+      const r = step(i, end);
+      if (r < 0) {
+        i = -r - 1;
         break;
-      } else {
-        const m = stickyMatch(ENTITYREF, raw, i);
-        if (m) {
-          h.entityref(m[1]);
-          let k = ENTITYREF.lastIndex;
-          if (raw.charCodeAt(k - 1) !== 59) k -= 1;
-          i = k;
-          continue;
-        }
-        if (stickyMatch(INCOMPLETE, raw, i)) {
-          if (end && i + 2 === n) i += 1; // Python drops the "&" of a final "&x"
-          break;
-        } else if (i + 1 < n) {
-          h.data('&');
-          i += 1;
-        } else break;
       }
+      i = r;
     }
     if (end && i < n && cdataElem === null) {
       h.data(raw.slice(i, n));
@@ -340,22 +350,36 @@ export function parsePyHtml(raw: string, h: PyHtmlHandler): void {
   goahead(rest, true); // close()
 }
 
-let entities: Map<string, string> | undefined;
-let legacyEntities: Set<string> | undefined;
+// A page uses a handful of names: each is looked up in the JSON text (its keys are quoted ASCII
+// names, so '"name":' finds exactly that key) and remembered, rather than parsing 2,125 entries.
+const entityCache = new Map<string, string | null>([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['nbsp', '\u00a0'],
+]);
 
-// The table is parsed on the first reference a page contains, not at import.
-function entityTable(): Map<string, string> {
-  if (!entities) {
-    entities = new Map(Object.entries(JSON.parse(HTML5_ENTITIES_JSON) as Record<string, string>));
-    legacyEntities = new Set(LEGACY_ENTITY_NAMES.split(' '));
-  }
-  return entities;
-}
-
-/** bs4's EntitySubstitution.HTML_ENTITY_TO_CHARACTER.get(name). */
+/** bs4's EntitySubstitution.HTML_ENTITY_TO_CHARACTER.get(name): the HTML5 name without ';'. */
 export function entityCharacters(name: string): string | undefined {
-  return entityTable().get(name);
+  let v = entityCache.get(name);
+  if (v === undefined) {
+    v = null;
+    const key = `"${name}":"`;
+    const at = HTML5_ENTITIES_JSON.indexOf(key);
+    if (at >= 0) {
+      const start = at + key.length - 1;
+      let k = start + 1;
+      while (HTML5_ENTITIES_JSON[k] !== '"') k += HTML5_ENTITIES_JSON[k] === '\\' ? 2 : 1;
+      v = JSON.parse(HTML5_ENTITIES_JSON.slice(start, k + 1)) as string;
+    }
+    entityCache.set(name, v);
+  }
+  return v ?? undefined;
 }
+
+/** html.unescape also accepts these names without a ';'. */
+const isLegacyEntity = (name: string) => ` ${LEGACY_ENTITY_NAMES} `.includes(` ${name} `);
 
 const INVALID_CHARREFS: Record<number, string> = {
   0x00: '\ufffd',
@@ -410,7 +434,6 @@ const UNESCAPE = /&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)/g;
 /** html.unescape (Python 3.11): how html.parser decodes attribute values. */
 export function pyUnescape(s: string): string {
   if (!s.includes('&')) return s;
-  const table = entityTable();
   return s.replace(UNESCAPE, (_all, ref: string) => {
     if (ref[0] === '#') {
       const hex = ref[1] === 'x' || ref[1] === 'X';
@@ -421,11 +444,13 @@ export function pyUnescape(s: string): string {
       if (isInvalidCodepoint(num)) return '';
       return String.fromCodePoint(num);
     }
-    if (ref.endsWith(';') && table.has(ref.slice(0, -1))) return table.get(ref.slice(0, -1))!;
-    if (!ref.endsWith(';') && legacyEntities!.has(ref)) return table.get(ref)!;
+    if (ref.endsWith(';')) {
+      const whole = entityCharacters(ref.slice(0, -1));
+      if (whole !== undefined) return whole;
+    } else if (isLegacyEntity(ref)) return entityCharacters(ref)!;
     // the longest legacy name that prefixes it (html5 keys without ';' are the legacy ones)
     for (let x = ref.length - 1; x > 1; x--) {
-      if (legacyEntities!.has(ref.slice(0, x))) return table.get(ref.slice(0, x))! + ref.slice(x);
+      if (isLegacyEntity(ref.slice(0, x))) return entityCharacters(ref.slice(0, x))! + ref.slice(x);
     }
     return '&' + ref;
   });

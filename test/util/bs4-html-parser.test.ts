@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findAll, getText, HtmlParserAssertion, parseSoup, type SoupElement } from '../../src/util/bs4-html-parser.js';
-import { pyUnescape } from '../../src/util/py-html-parser.js';
+import { entityCharacters, pyUnescape } from '../../src/util/py-html-parser.js';
+import { HTML5_ENTITIES_JSON } from '../../src/util/html-entities.js';
 import { visibleTexts } from '../../src/benchmarks/webshop/page-text.js';
 import { EnvironmentFailure } from '../../src/errors.js';
 
@@ -56,6 +57,18 @@ describe('BeautifulSoup html.parser port (bs4 4.11.2 differential fixture)', () 
   }
   it('markup html.parser rejects is an environment failure, never an observation', () => {
     expect(() => parseSoup('<p>a<![foo[x]]>b</p>')).toThrow(EnvironmentFailure);
+  });
+});
+
+describe('entity names', () => {
+  it('finds every HTML5 name of the table, and no other', () => {
+    const table = JSON.parse(HTML5_ENTITIES_JSON) as Record<string, string>;
+    expect(Object.keys(table).length).toBe(2125);
+    const bad = Object.entries(table).filter(([k, v]) => entityCharacters(k) !== v);
+    expect(bad.slice(0, 5)).toEqual([]);
+    expect(entityCharacters('bsol')).toBe('\\');
+    expect(entityCharacters('QUOT')).toBe('"');
+    for (const k of ['ampx', 'Amp', 'lt;', '', 'nl', 'unknown']) expect(entityCharacters(k)).toBeUndefined();
   });
 });
 
