@@ -35,7 +35,7 @@ SNIPPETS = [
     # raw text elements
     '<script>if (a</b) x = "</div>";</script><p>after</p>', '<p>a<script>unterminated <b>x</b>', '<style>a</style >b<p>c</p>',
     '<SCRIPT>a</script>b', '<script>a</SCRIPT >b', '<script>a</ script>b', '<style>a</styl>b</style>c', '<script>&amp; <!-- x --></script>y',
-    '<script>a</\u017fcript>b</script>c', '<p>x<style>p{}</style>y<script>z</script>w</p>',
+    '<script>a</\u017fcript>b</script>c', '<script>a</scr\u0130pt>b', '<script>a</scr\u0131pt>b</script>c', '<style>a</\u017ftyle>b', '<p>x<style>p{}</style>y<script>z</script>w</p>',
     # title and textarea parse tags in Python 3.11
     '<title><b>t</b> &amp; u</title><p>x</p>', '<p>a<textarea>\n <b>x</b> </textarea>b</p>', '<textarea>  </textarea><p>  </p>',
     # attributes

@@ -58,9 +58,10 @@ const DECLNAME = new RegExp(`[a-zA-Z][-_.a-zA-Z0-9]*${WS}*`, 'y');
 const MARKEDSECTIONCLOSE = new RegExp(`]${WS}*]${WS}*>`, 'g');
 const MSMARKEDSECTIONCLOSE = new RegExp(`]${WS}*>`, 'g');
 const CDATA_CONTENT_ELEMENTS = new Set(['script', 'style']);
-// set_cdata_mode's pattern (re.I: with "u", JavaScript folds case as Python does, e.g. U+017F ~ s).
-const SCRIPT_CLOSE = new RegExp(`</${WS}*script${WS}*>`, 'giu');
-const STYLE_CLOSE = new RegExp(`</${WS}*style${WS}*>`, 'giu');
+// set_cdata_mode's pattern, compiled with re.I: Python's case-insensitive match also takes U+017F
+// for "s" and U+0130, U+0131 for "i" (JavaScript's /iu folds only the first), so the letters are spelt out.
+const SCRIPT_CLOSE = new RegExp(`</${WS}*[sS\u017f][cC][rR][iI\u0130\u0131][pP][tT]${WS}*>`, 'g');
+const STYLE_CLOSE = new RegExp(`</${WS}*[sS\u017f][tT][yY][lL][eE]${WS}*>`, 'g');
 // The fast path's three forms, each a case where the regular expressions above give the same result:
 // a text run up to the next & or <; <name attrs> or <name attrs/> with an ASCII name and attributes
 // separated by spaces or newlines, each a bare name or name="value"; </name> with nothing else in it.
