@@ -372,7 +372,8 @@ export function entityCharacters(name: string): string | undefined {
       const start = at + key.length - 1;
       let k = start + 1;
       while (HTML5_ENTITIES_JSON[k] !== '"') k += HTML5_ENTITIES_JSON[k] === '\\' ? 2 : 1;
-      v = JSON.parse(HTML5_ENTITIES_JSON.slice(start, k + 1)) as string;
+      const value: unknown = JSON.parse(HTML5_ENTITIES_JSON.slice(start, k + 1));
+      if (typeof value === 'string') v = value;
     }
     entityCache.set(name, v);
   }
