@@ -38,10 +38,9 @@ export function notAWikiPage(html: string): string | undefined {
   return undefined;
 }
 
-const PARSER = 'BeautifulSoup 4.11 html.parser rules on a port of Python 3.11 html.parser';
-// identity()'s words stay those live run ids were first computed with, so existing runs keep their ids
-// (the pages are read by the same rules; only the manifest's description names the new parser).
-const PARSER_ID = 'BeautifulSoup html.parser rules on htmlparser2 tokenizer';
+// Part of live run ids (pinned): the words stay those the ids were first computed with, though the
+// rules now run on a port of Python's html.parser (src/util/py-html-parser.ts).
+const PARSER = 'BeautifulSoup html.parser rules on htmlparser2 tokenizer';
 
 export class LiveHtmlBackend implements WikiBackend {
   readonly kind: string = 'live';
@@ -76,6 +75,6 @@ export class LiveHtmlBackend implements WikiBackend {
 
   /** What the pages are read as; not where from, how patiently, or with which User-Agent. */
   identity(): Record<string, unknown> {
-    return { kind: this.kind, parser: PARSER_ID };
+    return { kind: this.kind, parser: PARSER };
   }
 }
