@@ -38,6 +38,8 @@ export function notAWikiPage(html: string): string | undefined {
   return undefined;
 }
 
+// Part of live run ids (pinned): the words stay those the ids were first computed with, though the
+// rules now run on a port of Python's html.parser (src/util/py-html-parser.ts).
 const PARSER = 'BeautifulSoup html.parser rules on htmlparser2 tokenizer';
 
 export class LiveHtmlBackend implements WikiBackend {
