@@ -38,9 +38,10 @@ export function notAWikiPage(html: string): string | undefined {
   return undefined;
 }
 
-// Part of live run ids (pinned): the words stay those the ids were first computed with, though the
-// rules now run on a port of Python's html.parser (src/util/py-html-parser.ts).
-const PARSER = 'BeautifulSoup html.parser rules on htmlparser2 tokenizer';
+// Part of live run ids: what the pages are read as. The port of Python's html.parser
+// (src/util/py-html-parser.ts) answers as BeautifulSoup 4.11 does on malformed markup where the
+// htmlparser2-based reader before it did not, so live runs made with that reader are other runs.
+const PARSER = 'BeautifulSoup 4.11 html.parser rules on a port of Python 3.11 html.parser';
 
 export class LiveHtmlBackend implements WikiBackend {
   readonly kind: string = 'live';
