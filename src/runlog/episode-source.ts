@@ -94,72 +94,8 @@ export function withoutAccounting(rec: EpisodeRecord): EpisodeRecord {
   };
 }
 
-/** A line's bytes from `offset` to its newline (the line was seen whole when the file was indexed). */
-function readLineAt(fd: number, offset: number, file: string): Buffer {
-  let size = 16 * 1024;
-  for (;;) {
-    const buf = Buffer.allocUnsafe(size);
-    const n = fs.readSync(fd, buf, 0, size, offset);
-    const nl = buf.subarray(0, n).indexOf(0x0a);
-    if (nl >= 0) return buf.subarray(0, nl);
-    if (n < size) throw new UserError(`${file}: changed while the report read it (a line at byte ${offset} lost its end)`);
-    size *= 4;
-  }
-}
-
-/** A line read back: it was a record when the file was indexed, so anything else means the file changed since. */
-function parseLine(bytes: Buffer, file: string, offset: number): EpisodeRecord {
-  try {
-    return upgradeRecord(JSON.parse(bytes.toString('utf8')));
-  } catch (e) {
-    throw new UserError(`${file}: changed while the report read it (the line at byte ${offset}: ${errorMessage(e)})`);
-  }
-}
-
-function fileSource(file: string, offsets: Map<number, number>): EpisodeSource {
-  const at = (idx: number): number => {
-    const o = offsets.get(idx);
-    if (o === undefined) throw new Error(`${file}: no record of item ${idx}`);
-    return o;
-  };
-  function* each(indices: Iterable<number>): Generator<EpisodeRecord> {
-    const fd = fs.openSync(file, 'r');
-    try {
-      for (const idx of indices) {
-        const offset = at(idx);
-        yield parseLine(readLineAt(fd, offset, file), file, offset);
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-  return {
-    file,
-    read: (idx) => {
-      for (const r of each([idx])) return r;
-      throw new Error('unreachable');
-    },
-    each,
-  };
-}
-
 export interface SlimEpisodes {
   /** Latest record per index, slim (reportSlim), in file order of their latest line. */
   records: Map<number, EpisodeRecord>;
   source: EpisodeSource;
-}
-
-/**
- * One chunked pass over episodes.jsonl (loadEpisodes: its reading rules, the latest line per index):
- * slim records and where each latest line starts.
- */
-export function readSlimEpisodes(file: string): SlimEpisodes {
-  const offsets = new Map<number, number>();
-  const { records } = loadEpisodes(file, {
-    keep: (rec, offset) => {
-      offsets.set(rec.idx, offset);
-      return reportSlim(rec);
-    },
-  });
-  return { records, source: fileSource(file, offsets) };
 }
