@@ -15,7 +15,12 @@ try {
   process.exit(status || 1);
 }
 const passed = r.numPassedTests ?? 0;
-const failed = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0) + extraFailed;
+// A failed file with no failed test (it did not load, or a hook threw) counts once; a file whose tests
+// failed is already counted by them (numFailedTestSuites counts each describe block again).
+const brokenFiles = (r.testResults ?? []).filter(
+  (f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'),
+).length;
+const failed = (r.numFailedTests ?? 0) + brokenFiles + extraFailed;
 const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(status !== 0 ? status : passed === 0 || extraFailed > 0 ? 1 : 0);

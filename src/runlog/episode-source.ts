@@ -1,13 +1,7 @@
-// A run's episodes for report building in memory independent of the run's length: one chunked pass
-// over episodes.jsonl keeps, per episode, what the tables and statistics read (a slim record: no
-// trajectory text, steps without their text) and where its line starts; the full record is read back
-// from the file when a page or a sheet needs it (the HTML's episode blocks, Table 2's sample, the run's
-// few-shot prompt), one at a time. The pass is loadEpisodes' (src/runlog/store.ts): the latest line per
-// index wins, a torn last line is dropped, any other line that is no record is an error.
-import fs from 'node:fs';
-import { UserError, errorMessage } from '../errors.js';
-import { upgradeRecord, type EpisodeRecord, type StepRecord } from './schema.js';
-import { loadEpisodes } from './store.js';
+// What a report keeps of a run's episodes in memory (a slim record: no trajectory text, steps without
+// their text) and how it reads a full record back from episodes.jsonl when a page or a sheet needs it
+// (EpisodeSource). The reader that fills them is src/report/episode-reader.ts.
+import type { EpisodeRecord, StepRecord } from './schema.js';
 
 /** Reads full records back from a run's episodes.jsonl. */
 export interface EpisodeSource {

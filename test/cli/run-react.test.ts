@@ -54,7 +54,8 @@ describe('run (ReAct, Act, combinations) on the offline Wikipedia', () => {
 
     // The ReAct episode's traj is the notebook's final prompt, byte for byte.
     const reactDir = dirs.find((d) => d.startsWith('hotpotqa-react-indices-'))!;
-    const [ep0] = readLines(path.join(results, reactDir, 'episodes.jsonl'));
+    // Episodes are appended as they finish (--concurrency), so the file's order is not the plan's.
+    const ep0 = readLines(path.join(results, reactDir, 'episodes.jsonl')).find((e) => e.idx === 0)!;
     const instruction = JSON.parse(fs.readFileSync(path.join(repo, 'prompts/hotpotqa_instruction.json'), 'utf8')).webthink_instruction;
     const examples = JSON.parse(fs.readFileSync(path.join(repo, 'prompts/prompts_naive.json'), 'utf8')).webthink_simple6;
     const obs1 = await searchObservation('Scott Derrickson');
