@@ -11,8 +11,9 @@
 // "trajectories equal"). Wall time from spawn to exit and the client's CPU time (user + system,
 // /usr/bin/time -v) per model call, two ways: over the whole run (start included), and per call in
 // the steady state: (CPU of the 48-question run − CPU of a 4-question run) ÷ (the difference in calls); the runs are interleaved round by round so the shared machine's
-// load falls on both alike. `--base DIR` adds the --concurrency 16 run of another compiled tree
-// (main's dist/, built into a folder under this checkout so it finds node_modules) in each round.
+// load falls on both alike. `--base DIR` adds the runs of another compiled tree (DIR: its dist/, e.g.
+// main's built into a folder under this checkout so it finds node_modules; its bundle when it has
+// one) in each round, and its steady-state figures beside ours.
 // `--steady N` adds an N-question run of each a round, for a steady-state figure less noisy than 48 − 4.
 // Writes bench/results-loop.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
 import { spawn, spawnSync } from 'node:child_process';
@@ -83,14 +84,20 @@ async function timed(argv: string[], env: NodeJS.ProcessEnv): Promise<{ s: numbe
   return { s, cpuMs: (Number(user) + Number(sys)) * 1000, err };
 }
 
-/** Our CLI: the bin (compiled, bundled when current) or another compiled tree's dist/cli/main.js. */
+/** Another compiled tree's entry: its bundle when it has one (as our bin runs ours), else dist/cli/main.js. */
+const baseEntry = (distDir: string) => {
+  const bundle = path.join(distDir, 'cli-bundle', 'main.js');
+  return fs.existsSync(bundle) ? bundle : path.join(distDir, 'cli', 'main.js');
+};
+
+/** Our CLI: the bin (compiled, bundled when current) or another compiled tree's (baseEntry). */
 async function ours(concurrency: number, limit = LIMIT, distDir?: string): Promise<Run> {
   const results = path.join(tmp, `r${seq++}`);
   const head = distDir
     ? [
         '--input-type=module',
         '-e',
-        `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(distDir, 'cli', 'main.js')).href)}); process.exitCode = await main(process.argv.slice(1));`,
+        `const { main } = await import(${JSON.stringify(pathToFileURL(baseEntry(distDir)).href)}); process.exitCode = await main(process.argv.slice(1));`,
       ]
     : [bin];
   const args = [process.execPath, ...head, 'run', '--task', 'hotpotqa', '--method', 'react', '--split', 'offline500'];
@@ -151,17 +158,21 @@ const p: Run[] = [];
 const b: Run[] = [];
 const oSmall: Run[] = [];
 const pSmall: Run[] = [];
+const bSmall: Run[] = [];
 const oSteady: Run[] = [];
 const pSteady: Run[] = [];
+const bSteady: Run[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   o.push(await ours(CONCURRENCY));
   p.push(await paper());
   if (baseDir) b.push(await ours(CONCURRENCY, LIMIT, baseDir));
   oSmall.push(await ours(CONCURRENCY, SMALL));
   pSmall.push(await paper(SMALL));
+  if (baseDir) bSmall.push(await ours(CONCURRENCY, SMALL, baseDir));
   if (STEADY) {
     oSteady.push(await ours(CONCURRENCY, STEADY));
     pSteady.push(await paper(STEADY));
+    if (baseDir) bSteady.push(await ours(CONCURRENCY, STEADY, baseDir));
   }
 }
 const load1 = loadNow();
@@ -193,6 +204,15 @@ if (STEADY) {
   const r = marginal(oSteady, oSmall) / marginal(pSteady, pSmall);
   out.push(
     `client CPU per call in the steady state (${STEADY} − ${SMALL} questions), ours / paper's loop: ${marginal(oSteady, oSmall).toFixed(2)} / ${marginal(pSteady, pSmall).toFixed(2)} ms = ${r.toFixed(2)} ×  [target ≤ 0.5 ×]`,
+  );
+}
+if (baseDir) {
+  // the same figures of the other tree, measured in the same rounds
+  const steady = STEADY
+    ? `, (${STEADY} − ${SMALL}) ${marginal(bSteady, bSmall).toFixed(2)} vs ${marginal(oSteady, oSmall).toFixed(2)} ms`
+    : '';
+  out.push(
+    `client CPU per call in the steady state, --base vs ours: (${LIMIT} − ${SMALL}) ${marginal(b, bSmall).toFixed(2)} vs ${marginal(o, oSmall).toFixed(2)} ms${steady}`,
   );
 }
 console.log(out.join('\n'));

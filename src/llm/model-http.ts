@@ -19,10 +19,10 @@ import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
 import { urlToHttpOptions } from 'node:url';
-import type { Readable } from 'node:stream';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { VERSION } from 'openai/version';
 import { JsonFields } from '../util/json-fields.js';
+import { Http1Pool } from '../util/http1-client.js';
 
 /** Largest model answer body by default: a completion of n samples is kilobytes; 16 MB fits any many times over. */
 export const DEFAULT_LLM_MAX_BYTES = 16 * 1024 * 1024;
@@ -68,12 +68,12 @@ export function normalizeErrorBody(body: unknown): unknown {
 
 // An idle connection is closed after 4 s, as undici's fetch does without a server hint: servers close
 // theirs after about 5 s (uvicorn, Node), and a request sent on a connection the server is closing
-// would fail and be retried. (The agent's timeout drops idle sockets only, never one in use; an idle
-// kept-alive socket does not hold the process open.)
-const agents = {
-  http: new http.Agent({ keepAlive: true, timeout: 4000 }),
-  https: new https.Agent({ keepAlive: true, timeout: 4000 }),
-};
+// would fail and be retried. (Only idle connections are timed out, never one in use; an idle
+// kept-alive connection does not hold the process open.) Plain http goes through the lean client
+// (src/util/http1-client.ts), https through node:https.
+const IDLE_MS = 4000;
+const plain = new Http1Pool(IDLE_MS);
+const httpsAgent = new https.Agent({ keepAlive: true, timeout: IDLE_MS });
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** fetch's redirect limit. */
@@ -102,6 +102,12 @@ interface Route {
   /** The request options; `head` as its headers, in rawHeaders form (Node then stores them as given). */
   options: http.RequestOptions;
   head: string[];
+  /** Plain http: the request line and headers as node:http writes them, up to the body's length. */
+  text: string;
+  hostname: string;
+  port: number;
+  /** A header node:http would refuse (OPENAI_CUSTOM_HEADERS): the error its request would throw. */
+  invalid?: Error;
 }
 
 /** The headers the openai client sends that a server may act on (its X-Stainless telemetry left out). */
@@ -129,13 +135,31 @@ export function requestHeaders(apiKey: string, env: NodeJS.ProcessEnv): Record<s
 function route(url: URL, method: 'GET' | 'POST', headers: Record<string, string>): Route {
   const head = ['host', url.host];
   for (const k in headers) head.push(k, headers[k]);
-  return {
-    url,
-    method,
-    headers,
-    head,
-    options: { ...urlToHttpOptions(url), method, agent: url.protocol === 'https:' ? agents.https : agents.http },
-  };
+  const options: http.RequestOptions = { ...urlToHttpOptions(url), method, agent: httpsAgent };
+  let text = `${method} ${options.path ?? '/'} HTTP/1.1\r\n`;
+  let invalid: Error | undefined;
+  for (let i = 0; i < head.length; i += 2) {
+    try {
+      http.validateHeaderName(head[i]);
+      http.validateHeaderValue(head[i], head[i + 1]);
+    } catch (e) {
+      invalid ??= e instanceof Error ? e : new Error(String(e));
+    }
+    text += `${head[i]}: ${head[i + 1]}\r\n`;
+  }
+  text += 'Connection: keep-alive\r\n';
+  return { url, method, headers, head, options, text, hostname: options.hostname ?? url.hostname, port: Number(url.port) || 80, invalid };
+}
+
+/** The request as node:http writes it: `text` (request line and headers), the body's length, the body (UTF-8). */
+function requestBytes(text: string, body: string | undefined): Buffer {
+  if (body === undefined) return Buffer.from(text + '\r\n', 'latin1');
+  const length = Buffer.byteLength(body, 'utf8');
+  const head = `${text}content-length: ${length}\r\n\r\n`;
+  const out = Buffer.allocUnsafe(head.length + length);
+  out.write(head, 0, 'latin1');
+  out.write(body, head.length, 'utf8');
+  return out;
 }
 
 /** Where fetch goes after a redirect answer (and whether the body goes along), or why it stops (a network error). */
@@ -164,10 +188,20 @@ function redirected(from: Route, status: number, location: string): { to: Route;
   return { to: route(url, method, headers), keepBody };
 }
 
-/** The body decoded as fetch decodes it: every coding of Content-Encoding undone, or none if one is unknown. */
-function decoded(res: http.IncomingMessage): Readable {
-  const enc = res.headers['content-encoding'];
-  if (!enc) return res;
+/** Where an answer's body goes, chunk by chunk, and what ends it. */
+interface BodySink {
+  data(chunk: Buffer): void;
+  end(): void;
+  /** A decoding failure (a corrupt gzip stream...). */
+  fail(e: Error): void;
+}
+
+/**
+ * The body decoded as fetch decodes it: every coding of Content-Encoding undone, or none if one is
+ * unknown; `out` gets the decoded chunks.
+ */
+function decoder(enc: string | undefined, out: BodySink): BodySink {
+  if (!enc) return out;
   const codings = enc.toLowerCase().split(',');
   const steps: zlib.Gunzip[] = [];
   for (let i = codings.length - 1; i >= 0; i--) {
@@ -175,14 +209,21 @@ function decoded(res: http.IncomingMessage): Readable {
     if (c === 'gzip' || c === 'x-gzip') steps.push(zlib.createGunzip());
     else if (c === 'deflate') steps.push(zlib.createInflate());
     else if (c === 'br') steps.push(zlib.createBrotliDecompress());
-    else return res;
+    else return out;
   }
-  let out: Readable = res;
-  for (const s of steps) {
-    out.on('error', (e) => s.destroy(e));
-    out = out.pipe(s);
+  for (let i = 0; i < steps.length - 1; i++) {
+    steps[i].on('error', (e) => steps[i + 1].destroy(e));
+    steps[i].pipe(steps[i + 1]);
   }
-  return out;
+  const last = steps[steps.length - 1];
+  last.on('data', (chunk: Buffer) => out.data(chunk));
+  last.on('end', () => out.end());
+  last.on('error', (e) => out.fail(e));
+  return {
+    data: (chunk) => void steps[0].write(chunk),
+    end: () => void steps[0].end(),
+    fail: (e) => steps[0].destroy(e),
+  };
 }
 
 /**
@@ -224,7 +265,7 @@ function safeJSON(text: string): unknown {
 }
 
 /** The error an answered error status becomes, as the openai client makes it. */
-function statusError(status: number, res: http.IncomingMessage, text: string): APIError {
+function statusError(status: number, rawHeaders: string[], text: string): APIError {
   let errJSON = safeJSON(text);
   let errText = text;
   if (status >= 400 && errJSON !== undefined) {
@@ -232,7 +273,7 @@ function statusError(status: number, res: http.IncomingMessage, text: string): A
     errText = JSON.stringify(errJSON);
   }
   const headers = new Headers();
-  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+  for (let i = 0; i < rawHeaders.length; i += 2) headers.append(rawHeaders[i], rawHeaders[i + 1]);
   // the body handed over is the decoded whole: these no longer describe it
   headers.delete('content-length');
   headers.delete('content-encoding');
@@ -242,9 +283,9 @@ function statusError(status: number, res: http.IncomingMessage, text: string): A
 }
 
 /** A 2xx body as the openai client parses it: JSON when the Content-Type says so, else the text. */
-function okBody(status: number, res: http.IncomingMessage, buf: Buffer): unknown {
+function okBody(status: number, headers: http.IncomingHttpHeaders, buf: Buffer): unknown {
   if (status === 204) return null;
-  const mediaType = res.headers['content-type']?.split(';')[0]?.trim();
+  const mediaType = headers['content-type']?.split(';')[0]?.trim();
   const text = utf8(buf);
   if (!mediaType || !(mediaType.includes('application/json') || mediaType.endsWith('+json'))) return text;
   const value: unknown = JSON.parse(text);
@@ -295,7 +336,7 @@ export class ModelHttp {
       let whole = false;
       /** The (last) request was handed to the kernel whole: the server may be working on it. */
       let written = false;
-      let req: http.ClientRequest | undefined;
+      let req: { destroy(): void } | undefined;
       const finish = (err: Error | undefined, value?: unknown) => {
         if (settled) return;
         settled = true;
@@ -311,64 +352,104 @@ export class ModelHttp {
       const timer = setTimeout(() => finish(new APIConnectionTimeoutError()), this.o.timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
 
-      const send = (t: Route, body: string | undefined, hops: number) => {
-        const headers = body === undefined ? t.head : [...t.head, 'content-length', String(Buffer.byteLength(body))];
-        let r: http.ClientRequest;
-        try {
-          r = req = (t.url.protocol === 'https:' ? https : http).request({ ...t.options, headers });
-        } catch (e) {
-          // a header the environment supplied that HTTP does not allow (OPENAI_CUSTOM_HEADERS)
-          return finish(e instanceof Error ? e : new Error(String(e)));
+      /**
+       * The answer's head: a redirect is followed (its body dropped: false), a body past the cap ends
+       * the call (false), else the sink its body goes to (decoded), which settles the call at its end.
+       */
+      const onHead = (
+        t: Route,
+        body: string | undefined,
+        hops: number,
+        status: number,
+        headers: http.IncomingHttpHeaders,
+        rawHeaders: string[],
+      ): BodySink | false => {
+        const location = headers.location;
+        if (REDIRECTS.has(status) && location !== undefined) {
+          const next = hops >= MAX_REDIRECTS ? new Error('redirect count exceeded') : redirected(t, status, location);
+          if (next instanceof Error) finish(connectionFailure(new TypeError('fetch failed', { cause: next })));
+          else if (!settled) send(next.to, next.keepBody ? body : undefined, hops + 1);
+          return false;
         }
-        let answered = false;
-        written = false;
-        r.on('finish', () => (written = true));
-        r.on('error', (e) => finish(connectionFailure(answered ? terminated() : new TypeError('fetch failed', { cause: e }))));
-        r.on('response', (res) => {
-          answered = true;
-          const status = res.statusCode ?? 0;
-          const location = res.headers.location;
-          if (REDIRECTS.has(status) && location !== undefined) {
-            res.resume();
-            const next = hops >= MAX_REDIRECTS ? new Error('redirect count exceeded') : redirected(t, status, location);
-            if (next instanceof Error) finish(connectionFailure(new TypeError('fetch failed', { cause: next })));
-            else if (!settled) send(next.to, next.keepBody ? body : undefined, hops + 1);
-            return;
-          }
-          const tooBig = () =>
-            finish(
-              new APIConnectionError({ cause: new ResponseLimitError(`the answer is larger than ${maxBytes} bytes (--llm-max-bytes)`) }),
-            );
-          const declared = Number(res.headers['content-length']);
-          if (declared > maxBytes) return tooBig();
-          const cut = () => finish(connectionFailure(terminated()));
-          res.on('aborted', cut);
-          res.on('error', cut);
-          const nullBody = status === 204 || status === 304;
-          const src = nullBody ? res : decoded(res);
-          const chunks: Buffer[] = [];
-          let bytes = 0;
-          src.on('data', (chunk: Buffer) => {
+        const tooBig = () =>
+          finish(
+            new APIConnectionError({ cause: new ResponseLimitError(`the answer is larger than ${maxBytes} bytes (--llm-max-bytes)`) }),
+          );
+        const declared = Number(headers['content-length']);
+        if (declared > maxBytes) {
+          tooBig();
+          return false;
+        }
+        const nullBody = status === 204 || status === 304;
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        const sink: BodySink = {
+          data: (chunk) => {
             if (settled || nullBody) return;
             bytes += chunk.length;
             if (bytes > maxBytes) return tooBig();
             chunks.push(chunk);
-          });
-          if (src !== res) src.on('error', (e) => finish(connectionFailure(new TypeError('terminated', { cause: e }))));
-          src.on('end', () => {
+          },
+          end: () => {
             if (settled) return;
             whole = true;
             const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes);
             if (status >= 200 && status < 300) {
               let value: unknown;
               try {
-                value = okBody(status, res, buf);
+                value = okBody(status, headers, buf);
               } catch (e) {
                 return finish(e instanceof Error ? e : new Error(String(e)));
               }
               finish(undefined, value);
-            } else finish(statusError(status, res, utf8(buf)));
+            } else finish(statusError(status, rawHeaders, utf8(buf)));
+          },
+          fail: (e) => finish(connectionFailure(new TypeError('terminated', { cause: e }))),
+        };
+        return nullBody ? sink : decoder(headers['content-encoding'], sink);
+      };
+      /** A connection that failed before an answer, or an answer cut short. */
+      const failed = (e: Error, answered: boolean) =>
+        finish(connectionFailure(answered ? terminated() : new TypeError('fetch failed', { cause: e })));
+
+      const send = (t: Route, body: string | undefined, hops: number) => {
+        written = false;
+        if (t.url.protocol === 'http:') {
+          // the lean client (src/util/http1-client.ts): node:http's request checks, then the request as it writes it
+          if (t.invalid) return finish(t.invalid);
+          let sink: BodySink | false = false;
+          req = plain.request(t.hostname, t.port, requestBytes(t.text, body), {
+            written: () => (written = true),
+            head: (status, headers, rawHeaders) => {
+              sink = onHead(t, body, hops, status, headers, rawHeaders);
+              return sink !== false;
+            },
+            data: (chunk) => (sink as BodySink).data(chunk),
+            end: () => (sink as BodySink).end(),
+            error: failed,
           });
+          return;
+        }
+        const headers = body === undefined ? t.head : [...t.head, 'content-length', String(Buffer.byteLength(body))];
+        let r: http.ClientRequest;
+        try {
+          r = req = https.request({ ...t.options, headers });
+        } catch (e) {
+          // a header the environment supplied that HTTP does not allow (OPENAI_CUSTOM_HEADERS)
+          return finish(e instanceof Error ? e : new Error(String(e)));
+        }
+        let answered = false;
+        r.on('finish', () => (written = true));
+        r.on('error', (e) => failed(e, answered));
+        r.on('response', (res) => {
+          answered = true;
+          const sink = onHead(t, body, hops, res.statusCode ?? 0, res.headers, res.rawHeaders);
+          if (sink === false) return void res.resume();
+          const cut = () => finish(connectionFailure(terminated()));
+          res.on('aborted', cut);
+          res.on('error', cut);
+          res.on('data', (chunk: Buffer) => sink.data(chunk));
+          res.on('end', () => sink.end());
         });
         r.end(body);
       };

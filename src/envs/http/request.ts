@@ -26,6 +26,7 @@ import { abortReason, systemClock, type Clock } from '../../util/clock.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../../util/backoff.js';
 import { repoRoot } from '../../paths.js';
 import { redactUrl } from '../../util/redact.js';
+import { Http1Pool } from '../../util/http1-client.js';
 
 let version = '0.0.0';
 try {
@@ -171,7 +172,6 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
   return new Promise((resolve, reject) => {
     const signal = opts.signal;
     if (signal?.aborted) return reject(abortReason(signal));
-    const lib = t.url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = {
       'User-Agent': USER_AGENT,
       Accept: '*/*',
@@ -199,57 +199,121 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
       );
       req.destroy();
     }, limits.deadlineMs);
-    const req = lib.request(
-      {
-        protocol: t.url.protocol,
-        hostname: t.url.hostname.replace(/^\[|\]$/g, ''),
-        port: t.url.port || undefined,
-        path: t.path,
-        method: t.method,
-        headers,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > limits.maxBytes) {
-          done(() => reject(tooLarge()));
-          req.destroy();
-          return;
-        }
-        res.on('data', (c: Buffer) => {
-          bytes += c.length;
-          if (bytes > limits.maxBytes) {
-            done(() => reject(tooLarge()));
-            req.destroy();
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('end', () =>
-          done(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') })),
-        );
-        res.on('error', (e) => done(() => reject(new Retryable(`connection dropped mid-response (${e.message})`))));
-        res.on('aborted', () => done(() => reject(new Retryable('connection dropped mid-response'))));
-      },
-    );
+    // the answer's head; false when it ends the request (a declared size past the cap)
+    const onHead = (headers: HttpHeaders): boolean => {
+      const declared = Number(headers['content-length']);
+      if (Number.isFinite(declared) && declared > limits.maxBytes) {
+        done(() => reject(tooLarge()));
+        req.destroy();
+        return false;
+      }
+      return true;
+    };
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const onData = (c: Buffer) => {
+      bytes += c.length;
+      if (bytes > limits.maxBytes) {
+        done(() => reject(tooLarge()));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    };
+    const onEnd = (status: number, headers: HttpHeaders) =>
+      done(() => resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') }));
+    const onError = (e: NodeJS.ErrnoException) => {
+      const code = e.code ?? '';
+      if (REFUSED_CODES.has(code)) done(() => reject(new Retryable(`connection refused (${code})`, undefined, true)));
+      else if (DROPPED_CODES.has(code) || /socket hang up|closed/i.test(e.message)) done(() => reject(new Retryable(`connection dropped (${code || e.message})`)));
+      else done(() => reject(e));
+    };
+    const onCut = () => done(() => reject(new Retryable('connection dropped mid-response')));
+    const onTimeout = () => {
+      done(() => reject(new Retryable(`timed out after ${timeoutMs} ms`)));
+      req.destroy();
+    };
+    const req = t.url.protocol === 'http:' ? plainRequest(t, headers, timeoutMs, { onHead, onData, onEnd, onError, onCut, onTimeout }) : nodeRequest();
+    function nodeRequest(): http.ClientRequest {
+      const r = https.request(
+        {
+          protocol: t.url.protocol,
+          hostname: t.url.hostname.replace(/^\[|\]$/g, ''),
+          port: t.url.port || undefined,
+          path: t.path,
+          method: t.method,
+          headers,
+        },
+        (res) => {
+          if (!onHead(res.headers)) return;
+          res.on('data', onData);
+          res.on('end', () => onEnd(res.statusCode ?? 0, res.headers));
+          res.on('error', (e) => done(() => reject(new Retryable(`connection dropped mid-response (${e.message})`))));
+          res.on('aborted', onCut);
+        },
+      );
+      r.setTimeout(timeoutMs, onTimeout);
+      r.on('error', onError);
+      r.end(t.body);
+      return r;
+    }
     const onAbort = () => {
       done(() => reject(abortReason(signal!)));
       req.destroy();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    req.setTimeout(timeoutMs, () => {
-      done(() => reject(new Retryable(`timed out after ${timeoutMs} ms`)));
-      req.destroy();
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      const code = e.code ?? '';
-      if (REFUSED_CODES.has(code)) done(() => reject(new Retryable(`connection refused (${code})`, undefined, true)));
-      else if (DROPPED_CODES.has(code) || /socket hang up|closed/i.test(e.message)) done(() => reject(new Retryable(`connection dropped (${code || e.message})`)));
-      else done(() => reject(e));
-    });
-    req.end(t.body);
   });
+}
+
+interface PlainHandlers {
+  onHead: (headers: HttpHeaders) => boolean;
+  onData: (chunk: Buffer) => void;
+  onEnd: (status: number, headers: HttpHeaders) => void;
+  onError: (e: NodeJS.ErrnoException) => void;
+  /** The connection ended in the middle of the answer. */
+  onCut: () => void;
+  onTimeout: () => void;
+}
+
+// Plain http goes through the lean client (src/util/http1-client.ts: less client CPU a request than
+// node:http), its idle connections kept as node:http's global agent keeps them (5 s).
+const plain = new Http1Pool(5000);
+
+/**
+ * One request on the lean client, written as node:http writes it (the headers in their order, then
+ * Host and Connection) after node:http's own checks of the path and headers, which throw here as
+ * its request() throws.
+ */
+function plainRequest(t: Target, headers: Record<string, string>, timeoutMs: number, h: PlainHandlers): { destroy(): void } {
+  if (/[^\u0021-\u00ff]/.test(t.path)) throw Object.assign(new TypeError('Request path contains unescaped characters'), { code: 'ERR_UNESCAPED_CHARACTERS' });
+  const hostname = t.url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(t.url.port) || 80;
+  let text = `${t.method} ${t.path} HTTP/1.1\r\n`;
+  for (const name in headers) {
+    http.validateHeaderName(name);
+    http.validateHeaderValue(name, headers[name]);
+    text += `${name}: ${headers[name]}\r\n`;
+  }
+  const given = Object.keys(headers).map((k) => k.toLowerCase());
+  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+  if (!given.includes('host')) text += `Host: ${port === 80 ? host : `${host}:${port}`}\r\n`;
+  if (!given.includes('connection')) text += 'Connection: keep-alive\r\n';
+  text += '\r\n';
+  const head = Buffer.from(text, 'latin1');
+  let status = 0;
+  let answer: HttpHeaders = {};
+  return plain.request(hostname, port, t.body ? Buffer.concat([head, t.body]) : head, {
+    written: () => {},
+    head: (s, hs) => {
+      status = s;
+      answer = hs;
+      return h.onHead(hs);
+    },
+    data: h.onData,
+    end: () => h.onEnd(status, answer),
+    error: (e, answered) => (answered ? h.onCut() : h.onError(e)),
+    timeout: h.onTimeout,
+  }, timeoutMs);
 }
 
 /** The request the next hop sends, as requests.Session.resolve_redirects builds it. */
