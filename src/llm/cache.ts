@@ -83,7 +83,8 @@ export class ConversationKeyer {
     let h: Hash;
     let rest: string;
     if (last !== undefined && last.model === model && last.api === api && prompt.startsWith(last.prompt)) {
-      h = last.state.copy();
+      // the kept state itself (not a copy): it is replaced below, before anything can ask for it again
+      h = last.state;
       rest = prompt.slice(last.prompt.length);
     } else {
       h = createHash('sha256').update(canonicalHead(model, api));
