@@ -1,5 +1,5 @@
-// The model server's HTTP client: one JSON request, answered by one JSON body, on node:http/https with
-// kept-alive connections. It replaces the openai client's request path (README "Dependencies and why":
+// The model server's HTTP client: one JSON request, answered by one JSON body, over kept-alive
+// connections (plain http: the lean client of src/util/http1-client.ts; https: node:https). It replaces the openai client's request path (README "Dependencies and why":
 // the SDK's request building and Node's fetch cost more client CPU per call than the request itself)
 // and fails the way that path failed, with the openai package's own error classes, so retry.ts
 // classifies every failure as before:

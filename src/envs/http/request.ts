@@ -1,8 +1,8 @@
 // One HTTP client for every environment backend (Wikipedia live/api, an ALFWorld JSON server, the
 // WebShop site), so that an outage is retried the same way everywhere and never becomes an
 // observation (README "Reliability"):
-// - the request line is sent exactly as given (node:http/https, no URL re-normalisation: §6, the
-//   notebook's requests.get sends "AT&T" as search=AT&T);
+// - the request line is sent exactly as given (http: src/util/http1-client.ts; https: node:https; no
+//   URL re-normalisation: §6, the notebook's requests.get sends "AT&T" as search=AT&T);
 // - redirects are followed as python-requests follows them (301/302/303/307/308 with a Location, at
 //   most 30; 303 and 302, and 301 after a POST, become a GET without body; 307/308 keep method and body;
 //   credentials are dropped when the host changes);
