@@ -193,18 +193,20 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
     };
     const tooLarge = () =>
       new InfraError(`${opts.service}: the answer to ${t.method} ${describeUrl(t)} is larger than ${limits.maxBytes} bytes (--env-max-bytes): not passed on to the model`, 'env');
+    // Set once the request is made; a request refused before it exists (a bad header) settles at once.
+    let req: { destroy(): void } | undefined;
     const deadline = setTimeout(() => {
       done(() =>
         reject(new InfraError(`${opts.service}: ${t.method} ${describeUrl(t)} did not complete within ${limits.deadlineMs / 1000} s (--env-deadline)`, 'env')),
       );
-      req.destroy();
+      req?.destroy();
     }, limits.deadlineMs);
     // the answer's head; false when it ends the request (a declared size past the cap)
     const onHead = (headers: HttpHeaders): boolean => {
       const declared = Number(headers['content-length']);
       if (Number.isFinite(declared) && declared > limits.maxBytes) {
         done(() => reject(tooLarge()));
-        req.destroy();
+        req?.destroy();
         return false;
       }
       return true;
@@ -215,7 +217,7 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
       bytes += c.length;
       if (bytes > limits.maxBytes) {
         done(() => reject(tooLarge()));
-        req.destroy();
+        req?.destroy();
         return;
       }
       chunks.push(c);
@@ -231,9 +233,19 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
     const onCut = () => done(() => reject(new Retryable('connection dropped mid-response')));
     const onTimeout = () => {
       done(() => reject(new Retryable(`timed out after ${timeoutMs} ms`)));
-      req.destroy();
+      req?.destroy();
     };
-    const req = t.url.protocol === 'http:' ? plainRequest(t, headers, timeoutMs, { onHead, onData, onEnd, onError, onCut, onTimeout }) : nodeRequest();
+    const onAbort = () => {
+      done(() => reject(abortReason(signal!)));
+      req?.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      req = t.url.protocol === 'http:' ? plainRequest(t, headers, timeoutMs, { onHead, onData, onEnd, onError, onCut, onTimeout }) : nodeRequest();
+    } catch (e) {
+      done(() => reject(e));
+      return;
+    }
     function nodeRequest(): http.ClientRequest {
       const r = https.request(
         {
@@ -257,11 +269,6 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
       r.end(t.body);
       return r;
     }
-    const onAbort = () => {
-      done(() => reject(abortReason(signal!)));
-      req.destroy();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

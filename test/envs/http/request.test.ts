@@ -275,6 +275,21 @@ describe('abort', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('a request refused before it is sent (a header with a line break) fails at once and leaves no deadline behind', async () => {
+    const ac = new AbortController();
+    const err = await httpRequest(base, '/x', {
+      ...opts(),
+      signal: ac.signal,
+      headers: { 'X-Bad': 'a\r\nInjected: 1' },
+      limits: { deadlineMs: 30 },
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(seen).toHaveLength(0);
+    // the deadline timer, had it been left, would fire now against a request that never existed
+    await new Promise((r) => setTimeout(r, 80));
+    ac.abort();
+  });
+
   it('an already aborted signal sends nothing', async () => {
     const err = await httpRequest(base, '/x', { service: 'Test site', signal: AbortSignal.abort() }).catch((e) => e);
     expect(isAbortError(err)).toBe(true);
