@@ -7,7 +7,10 @@
 // a 0.9 GB page in the temp folder, several minutes): its time and peak RSS, without the viewer (a
 // page that size is for a browser with the memory to hold it, not this check). Writes
 // bench/results-report.md (keeping its ## Notes), except when BENCH_REPORT_BIN measures another
-// checkout (its figures are printed only, to set beside this one's).
+// checkout (its figures are printed only, to set beside this one's). `--viewer-sweep N` (e.g. 1000000)
+// measures the trajectory browser alone instead: a page of N short episodes (the sweep of
+// test/report/html-sweep-runs.ts, written in process) opened in headless Chromium: time to ready,
+// the renderer's memory, a search and opening the last episode; printed only (for the notes).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +19,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mulberry32 } from '../src/util/mulberry32.js';
 import { qa, writeRun } from '../test/report/run-folders.js';
 import { reportRows, writeResultsFile } from './support/summary.js';
+import { sweepRuns } from '../test/report/html-sweep-runs.js';
+import { renderHtmlChunks } from '../src/report/html/render.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // BENCH_REPORT_BIN: another checkout's bin/react-repro.js, to measure it side by side.
@@ -80,6 +85,108 @@ async function viewerSeconds(file: string): Promise<number | null> {
   } finally {
     await browser.close();
   }
+}
+
+/** Resident memory (MB) of this process's largest Chromium renderer (descendants started with --type=renderer): the page's. */
+function rendererRssMb(): number {
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  let kb = 0;
+  for (const pid of parent.keys()) {
+    if (!ours(pid)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      kb = Math.max(kb, Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
+}
+
+/** The sweep page of `n` episodes in Chromium: ready, memory, a search, the last episode opened. */
+async function viewerSweep(n: number): Promise<void> {
+  const file = path.join(tmp, `sweep-${n}.html`);
+  const t0 = performance.now();
+  const fd = fs.openSync(file, 'w');
+  for (const chunk of renderHtmlChunks({ title: 'Sweep', tables: [], figures: [], runs: sweepRuns(n / 4) })) fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+  const written = (performance.now() - t0) / 1000;
+  const mb = fs.statSync(file).size / 1e6;
+  console.log(`sweep page of ${n} episodes: ${mb.toFixed(1)} MB, written in ${written.toFixed(1)} s (load ${os.loadavg()[0]!.toFixed(1)})`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const load = os.loadavg()[0]!.toFixed(1);
+    const t1 = performance.now();
+    await page.goto(pathToFileURL(file).href, { timeout: 1_200_000, waitUntil: 'commit' });
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 1_200_000 });
+    const ready = (performance.now() - t1) / 1000;
+    const heap = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / 1e6;
+    };
+    const counted = await page.locator('#episode-count').getAttribute('data-count');
+    console.log(
+      `  ready in ${ready.toFixed(1)} s (load ${load}), ${counted} listed; JS heap ${(await heap()).toFixed(0)} MB, renderer RSS ${rendererRssMb().toFixed(0)} MB`,
+    );
+    const t2 = performance.now();
+    await page.evaluate(() => {
+      const list = document.getElementById('episode-list')!;
+      list.scrollTop = list.scrollHeight;
+    });
+    const last = page.locator(`#episode-list > details[data-episode="${n - 1}"]`);
+    await last.waitFor({ timeout: 600_000 });
+    await last.locator(':scope > summary').click();
+    await last.locator('pre').first().waitFor({ timeout: 600_000 });
+    console.log(`  scrolled to the end and opened the last episode in ${((performance.now() - t2) / 1000).toFixed(1)} s`);
+    await last.locator(':scope > summary').click();
+    // A run's last question: one match each. The first search reads every episode; the second, the
+    // texts the first kept.
+    for (const [attempt, needle] of [
+      ['first', `q3-${n / 4 - 1}`],
+      ['second', `q2-${n / 4 - 1}`],
+    ]) {
+      const t3 = performance.now();
+      await page.fill('#filter-search', needle!);
+      await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '1', undefined, { timeout: 1_200_000 });
+      console.log(
+        `  search (${attempt}) found its one episode in ${((performance.now() - t3) / 1000).toFixed(1)} s; JS heap ${(await heap()).toFixed(0)} MB, renderer RSS ${rendererRssMb().toFixed(0)} MB (load ${os.loadavg()[0]!.toFixed(1)})`,
+      );
+      await page.fill('#filter-search', '');
+      await page.waitForFunction((all) => document.getElementById('episode-count')!.dataset.count === all, String(n), {
+        timeout: 1_200_000,
+      });
+    }
+  } finally {
+    await browser.close();
+    fs.rmSync(file, { force: true });
+  }
+}
+
+const sweepAt = process.argv.indexOf('--viewer-sweep');
+if (sweepAt >= 0) {
+  await viewerSweep(Number(process.argv[sweepAt + 1]));
+  fs.rmSync(tmp, { recursive: true, force: true });
+  process.exit();
 }
 
 const loadAtStart = os

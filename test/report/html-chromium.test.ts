@@ -158,11 +158,10 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
     expect(body).toContain(PAYLOAD_CLOSE);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
-    // Our one script, and JSON data blocks only (the runs, the episode index, one block per episode).
+    // Our one script, and JSON data blocks only: the runs and one block of episodes (up to 1,000 a block).
     expect(await page.locator('script:not([type="application/json"])').count()).toBe(1);
-    expect(await page.locator('script[type="application/json"]').count()).toBe(
-      2 + (await page.evaluate(() => document.querySelectorAll('script[id^="ep-"]').length)),
-    );
+    expect(await page.locator('script[type="application/json"]').count()).toBe(2);
+    expect(await page.locator('script.episode-block').count()).toBe(1);
     expect(dialogs).toEqual([]);
     // The run's model name (a payload too) is text in the runs table.
     expect(await page.locator('table.runs').textContent()).toContain(`evil-model ${PAYLOAD_IMG}`);

@@ -1,8 +1,9 @@
 // The trajectory browser at sweep scale, in headless Chromium: a page of 200,000 episodes (four runs,
-// short trajectories) becomes ready (no call stack overflow from spreading every episode's tags) with
-// no episode body parsed; the virtualised list draws only the rows in view and scrolls through all
-// 200,000; its filters and the search over episodes' text work; an episode opened shows its body,
-// parsed then.
+// short trajectories, html-sweep-runs.ts) holds them in a few hundred elements (blocks of 1,000, not
+// one element each) and becomes ready (no call stack overflow from spreading every episode's tags)
+// with no episode body parsed; the virtualised list draws only the rows in view and scrolls through
+// all 200,000; its filters and the search over episodes' text work, together too; an episode opened
+// shows its body, parsed then.
 // Skipped, saying why, when there is no chromium binary or no playwright-core. No timed assertion:
 // the time to a usable viewer is measured in bench/report.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
-import type { RunView } from '../../src/report/model.js';
-import type { RunManifest, RunSummary, EpisodeRecord } from '../../src/runlog/schema.js';
+import { sweepRuns } from './html-sweep-runs.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let playwright: typeof import('playwright-core') | null = null;
@@ -30,60 +30,6 @@ const skipReason = !fs.existsSync(CHROMIUM)
 if (skipReason) console.warn(`html-scale-chromium.test.ts skipped: ${skipReason}`);
 
 const PER_RUN = 50_000;
-const PROMPT = 'Solve a question answering task.\nQuestion: an example?\nAction 1: Finish[x]\n\n';
-
-function run(i: number, task: string, method: string): RunView {
-  const indices = Array.from({ length: PER_RUN }, (_, k) => k);
-  const manifest = {
-    schema: 1,
-    runId: `${method}-${task}-run${i}`,
-    kind: 'run',
-    task,
-    method,
-    split: 'dev',
-    shard: null,
-    model: 'm',
-    indices,
-    identity: {},
-    settings: {},
-    fidelity: {},
-    inputs: {},
-    modelDescription: {},
-    environment: null,
-    metrics: [{ key: 'em', label: 'EM' }],
-    software: { package: 'react-repro', version: '0', git: null, node: 'v20', platform: 'linux-x64' },
-    startedAt: '2026-01-01T00:00:00Z',
-    sessions: [],
-  } as unknown as RunManifest;
-  const records = indices.map((k) => {
-    const input = `q${i}-${k}`;
-    const em = k % 3 === 0 ? 1 : 0;
-    const error = k % 10 === 9 ? { source: 'llm', message: 'unreachable' } : null;
-    // every 7th episode of run 0 is tagged; one episode in all carries a tag and a word of its own
-    const tags = i === 0 && k % 7 === 0 ? ['search-not-found'] : i === 3 && k === 49_999 ? ['only-one'] : [];
-    const text = `Question: ${input}\nThought 1: ${i === 2 && k === 12_345 ? 'zebra-needle' : 'think'}\nAction 1: Finish[a]\n`;
-    return {
-      idx: k,
-      item: input,
-      input,
-      gold: 'a',
-      answer: 'a',
-      metrics: { em },
-      reward: em,
-      steps: [],
-      n_calls: 1,
-      n_badcalls: 0,
-      usage: null,
-      cost: 0,
-      latency_ms: 1,
-      cached_calls: 0,
-      error,
-      tags,
-      traj: PROMPT + text,
-    } as unknown as EpisodeRecord;
-  });
-  return { dir: `/runs/${i}`, manifest, records, summary: {} as RunSummary };
-}
 
 describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes in headless Chromium', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-scale-'));
@@ -93,7 +39,7 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
   const errors: string[] = [];
 
   beforeAll(async () => {
-    const runs = [run(0, 'hotpotqa', 'react'), run(1, 'hotpotqa', 'act'), run(2, 'fever', 'react'), run(3, 'fever', 'cot')];
+    const runs = sweepRuns(PER_RUN);
     const fd = fs.openSync(file, 'w');
     for (const chunk of renderHtmlChunks({ title: 'Sweep', tables: [], figures: [], runs })) fs.writeSync(fd, chunk);
     fs.closeSync(fd);
@@ -129,6 +75,15 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
   it('becomes ready with every episode listed, only the rows in view drawn, no body parsed, no error', async () => {
     expect(errors).toEqual([]);
     expect(await count()).toBe(200_000);
+    // The episodes are 200 blocks, not an element each: with the runs' block and our script, 202 scripts.
+    const elements = await page.evaluate(() => ({
+      scripts: document.querySelectorAll('script').length,
+      blocks: document.querySelectorAll('script.episode-block').length,
+      all: document.getElementsByTagName('*').length,
+      perEpisode: document.querySelectorAll('[id^="ep-"]').length,
+    }));
+    expect(elements).toMatchObject({ scripts: 202, blocks: 200, perEpisode: 0 });
+    expect(elements.all).toBeLessThan(1_000);
     const drawn = await drawnEpisodes();
     expect(drawn.length).toBeGreaterThan(5);
     expect(drawn.length).toBeLessThan(100);
@@ -248,8 +203,20 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
     await page.locator('#episode-list > details > summary').first().click();
     await expect.poll(() => page.locator('#episode-list pre').first().textContent()).toContain('Thought 1: zebra-needle');
     expect(await page.locator('#episode-list .kv .v').first().textContent()).toContain('fever');
+    // With a filter: the search's matches among the filter's.
+    await page.selectOption('#filter-method', 'cot');
+    await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '0', undefined, { timeout: 120_000 });
+    await page.selectOption('#filter-method', 'react');
+    await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '1', undefined, { timeout: 120_000 });
+    await page.selectOption('#filter-method', '');
     await page.fill('#filter-search', 'q1-4999');
     await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '11', undefined, { timeout: 120_000 });
+    // A tag is searched too; an emptied search lists every episode again.
+    await page.fill('#filter-search', 'ONLY-ONE');
+    await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '1', undefined, { timeout: 120_000 });
+    expect(await page.locator('#episode-list > details').first().getAttribute('data-episode')).toBe('199999');
+    await page.fill('#filter-search', '');
+    await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '200000', undefined, { timeout: 120_000 });
     expect(errors).toEqual([]);
   }, 240_000);
 });

@@ -7,6 +7,7 @@ import { pageData, renderHtmlReport, scriptJson, tableHtml } from '../../src/rep
 import { linePlotSvg } from '../../src/report/svg.js';
 import { COT_PROMPT, PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, sampleRuns } from './sample-runs.js';
 import { NASTY, table1, wideRuns } from './sample-tables.js';
+import { sweepRuns } from './html-sweep-runs.js';
 
 describe('few-shot prompt once per run', () => {
   it('commonLinePrefix stops at a line end', () => {
@@ -83,11 +84,31 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('<code>react-hotpotqa-paper500-aaaa</code>');
     expect(html).toContain('evil-model &lt;img src=x onerror=&quot;window.__pwned = 2; alert(&#39;img&#39;)&quot;&gt;');
     // The JSON block round-trips to the same data.
-    const json = [...html.matchAll(/<script type="application\/json"[^>]*>(.*?)<\/script>/g)].map((m) => m[1]!).join('\n');
+    const json = [...html.matchAll(/<script type="application\/json"[^>]*>([^]*?)<\/script>/g)].map((m) => m[1]!).join('\n');
     expect(json).not.toContain('<');
     expect(pageData(html)).toEqual(browserData(sampleRuns()));
     // The prompt is in the page once per run that has it.
     expect(json.split('Musician and satirist').length - 1).toBe(1);
+  });
+
+  it('writes the episodes in blocks of 1,000 lines of JSON, which read back to the same data', () => {
+    // 3,000 episodes over four runs: blocks that start and end inside a run, and a tag list in one.
+    const runs = sweepRuns(750);
+    const page = renderHtmlReport({ tables: [], figures: [], runs });
+    const blocks = [...page.matchAll(/<script type="application\/json" class="episode-block">([^<]*)<\/script>/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(3);
+    // A block: its bodies, its rows, its index; JSON holds no raw line break, so one line each.
+    for (const b of blocks) expect(b.split('\n')).toHaveLength(2 * 1000 + 1);
+    expect(JSON.parse(blocks[1]!.split('\n')[2000]!)).toEqual({
+      n: 1000,
+      run: [1, 500, 2, 500],
+      idx: [250, 500, 0, 500],
+      outcome: expect.stringMatching(/^[cie]{1000}$/),
+      sets: [[]],
+      tags: Array(1000).fill(0),
+    });
+    expect(page).not.toContain('id="ep-');
+    expect(pageData(page)).toEqual(browserData(runs));
   });
 
   it('scriptJson escapes what could end a script element', () => {

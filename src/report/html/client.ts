@@ -10,19 +10,95 @@
 export const CLIENT_JS = String.raw`(function () {
   'use strict';
   var runs = JSON.parse(document.getElementById('report-data').textContent).runs;
-  // Summaries from the index blocks (appended one by one: spreading 100,000+ into one call overflows
-  // the stack); each episode's body (steps, text...) is parsed from its own block when it is needed.
-  var episodes = [];
-  var blocks = document.querySelectorAll('script.episode-index');
-  for (var b = 0; b < blocks.length; b++) {
-    var part = JSON.parse(blocks[b].textContent);
-    for (var j = 0; j < part.length; j++) episodes.push(part[j]);
+  var OUTCOMES = ['correct', 'incorrect', 'error'];
+  var CODE = { c: 0, i: 1, e: 2 };
+  // The episode blocks (render.ts episodeBlocks): a block's body lines, its row lines, then its index.
+  // Only the indexes are read here, into typed arrays over all episodes (a million episodes are a
+  // few MB and no object each); a row or body is parsed from its line when it is drawn, opened or
+  // searched.
+  var blockEls = document.querySelectorAll('script.episode-block');
+  var nBlocks = blockEls.length;
+  var firsts = new Int32Array(nBlocks + 1);
+  var nEpisodes = 0;
+  var heads = Array.prototype.map.call(blockEls, function (block, b) {
+    var text = block.textContent;
+    var head = JSON.parse(text.slice(text.lastIndexOf('\n') + 1));
+    firsts[b] = nEpisodes;
+    nEpisodes += head.n;
+    return head;
+  });
+  firsts[nBlocks] = nEpisodes;
+  var runOf = new Int32Array(nEpisodes);
+  var idxOf = new Float64Array(nEpisodes);
+  var outcomeOf = new Uint8Array(nEpisodes);
+  var setOf = new Int32Array(nEpisodes);
+  // Every distinct tag list once (sets[0] is the empty one); an episode holds its list's position.
+  var sets = [[]];
+  var setAt = Object.create(null);
+  setAt['[]'] = 0;
+  heads.forEach(function (h, b) {
+    var at = firsts[b], k, c;
+    for (k = 0; k < h.run.length; k += 2) for (c = 0; c < h.run[k + 1]; c++) runOf[at++] = h.run[k];
+    at = firsts[b];
+    for (k = 0; k < h.idx.length; k += 2) for (c = 0; c < h.idx[k + 1]; c++) idxOf[at++] = h.idx[k] + c;
+    var local = h.sets.map(function (s) {
+      var key = JSON.stringify(s);
+      if (setAt[key] === undefined) { setAt[key] = sets.length; sets.push(s); }
+      return setAt[key];
+    });
+    for (k = 0; k < h.n; k++) {
+      outcomeOf[firsts[b] + k] = CODE[h.outcome.charAt(k)];
+      setOf[firsts[b] + k] = local[h.tags[k]];
+    }
+  });
+  heads = null;
+
+  function blockOf(i) {
+    var lo = 0, hi = nBlocks - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (firsts[mid] <= i) lo = mid; else hi = mid - 1;
+    }
+    return lo;
   }
-  var bodies = [];
+  // Where each line of a block ends, found on the block's first read (its 2n lines before the index).
+  var lineEnds = [];
+  function lineOf(b, k) {
+    var text = blockEls[b].textContent;
+    var ends = lineEnds[b];
+    if (!ends) {
+      var n = 2 * (firsts[b + 1] - firsts[b]), at = -1;
+      ends = lineEnds[b] = new Int32Array(n);
+      for (var j = 0; j < n; j++) { at = text.indexOf('\n', at + 1); ends[j] = at; }
+    }
+    return text.slice(k === 0 ? 0 : ends[k - 1] + 1, ends[k]);
+  }
+  function rowLine(i) {
+    var b = blockOf(i);
+    return JSON.parse(lineOf(b, firsts[b + 1] - firsts[b] + i - firsts[b]));
+  }
+  function bodyLine(i) {
+    var b = blockOf(i);
+    return JSON.parse(lineOf(b, i - firsts[b]));
+  }
+
+  // An episode's summary as the list shows it, made when its row is drawn (the last few thousand kept).
+  var summaries = {}, nSummaries = 0;
+  function episodeAt(i) {
+    var e = summaries[i];
+    if (!e) {
+      if (nSummaries >= 5000) { summaries = {}; nSummaries = 0; }
+      var row = rowLine(i);
+      e = summaries[i] = { run: runOf[i], idx: idxOf[i], outcome: OUTCOMES[outcomeOf[i]], tags: sets[setOf[i]], item: row[0], answer: row[1], gold: row[2], metrics: row[3] };
+      nSummaries++;
+    }
+    return e;
+  }
+  var bodies = {};
   var decoded = 0;
   function bodyOf(i) {
     if (!bodies[i]) {
-      bodies[i] = JSON.parse(document.getElementById('ep-' + i).textContent);
+      bodies[i] = bodyLine(i);
       decoded++;
       document.body.dataset.decoded = String(decoded);
     }
@@ -58,33 +134,72 @@ export const CLIENT_JS = String.raw`(function () {
 
   fill(fBench, uniq(runs.map(function (r) { return r.benchmark; })), 'all benchmarks');
   fill(fMethod, uniq(runs.map(function (r) { return r.method; })), 'all methods');
-  var tagSet = {}, allTags = [];
-  episodes.forEach(function (e) {
-    e.tags.forEach(function (t) { if (!Object.prototype.hasOwnProperty.call(tagSet, t)) { tagSet[t] = 1; allTags.push(t); } });
-  });
+  var allTags = [];
+  sets.forEach(function (s) { s.forEach(function (t) { allTags.push(t); }); });
   fill(fTag, uniq(allTags), 'all tags');
 
-  // Lower-cased search text per episode, built on the first search (it reads every episode's body).
-  var haystack = null;
-  function searchText(i) {
-    if (!haystack) haystack = [];
-    if (haystack[i] === undefined) {
-      var e = episodes[i], body = bodyOf(i);
-      haystack[i] = [e.item, body.input, e.answer || '', e.gold || '', body.text, body.error || '', e.tags.join(' ')].join('\n').toLowerCase();
-      bodies[i] = undefined;
+  // Search reads a block's rows and bodies into one lower-cased text, its episodes' texts joined by
+  // '\n' (no match of a query without one spans two episodes), with where each episode starts. The
+  // texts are kept for the next search while they fit in HAY_MAX characters (past that, a page's text
+  // held twice), else made again.
+  var HAY_MAX = 200000000, hayChars = 0, hays = [];
+  function hayOf(b) {
+    if (hays[b]) return hays[b];
+    var first = firsts[b], n = firsts[b + 1] - first, parts = new Array(n), starts = new Int32Array(n + 1), at = 0;
+    for (var k = 0; k < n; k++) {
+      var row = JSON.parse(lineOf(b, n + k)), body = JSON.parse(lineOf(b, k));
+      parts[k] = [row[0], body.input, row[1] || '', row[2] || '', body.text, body.error || '', sets[setOf[first + k]].join(' ')].join('\n').toLowerCase();
+      starts[k] = at;
+      at += parts[k].length + 1;
     }
-    return haystack[i];
+    starts[n] = at;
+    var hay = { text: parts.join('\n'), starts: starts };
+    if (hayChars + hay.text.length <= HAY_MAX) { hays[b] = hay; hayChars += hay.text.length; }
+    return hay;
   }
-
-  function matches(e, i) {
-    var run = runs[e.run];
-    if (fBench.value && run.benchmark !== fBench.value) return false;
-    if (fMethod.value && run.method !== fMethod.value) return false;
-    if (fOutcome.value && e.outcome !== fOutcome.value) return false;
-    if (fTag.value && e.tags.indexOf(fTag.value) < 0) return false;
+  function searchBlock(b, q, into) {
+    var hay = hayOf(b), s = hay.starts, at = hay.text.indexOf(q);
+    while (at >= 0) {
+      var lo = 0, hi = s.length - 2;
+      while (lo < hi) {
+        var mid = (lo + hi + 1) >> 1;
+        if (s[mid] <= at) lo = mid; else hi = mid - 1;
+      }
+      if (at + q.length < s[lo + 1]) {
+        into[firsts[b] + lo] = 1;
+        at = hay.text.indexOf(q, s[lo + 1]);
+      } else at = hay.text.indexOf(q, at + 1);
+    }
+  }
+  // The last finished search (its query and which episodes match), and the one under way: it reads
+  // blocks for ~40 ms at a time, saying how far it is, then lets the page draw and take input.
+  var query = '', found = null, job = null;
+  function search(q) {
+    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) };
+    function step() {
+      if (job !== me) return;
+      var t0 = Date.now();
+      while (me.b < nBlocks && Date.now() - t0 < 40) searchBlock(me.b++, q, me.found);
+      if (me.b < nBlocks) {
+        count.textContent = 'Searching… ' + firsts[me.b] + ' of ' + nEpisodes + ' episodes read';
+        delete count.dataset.count;
+        setTimeout(step, 0);
+        return;
+      }
+      job = null;
+      query = q;
+      found = me.found;
+      render();
+    }
+    step();
+  }
+  // A filter or the search changed: the list drawn again, once the search has read every episode.
+  function update() {
     var q = fSearch.value.trim().toLowerCase();
-    if (q && searchText(i).indexOf(q) < 0) return false;
-    return true;
+    if (q && job && job.q === q) return;
+    job = null;
+    if (q && !(q === query && found)) search(q);
+    else render();
   }
 
   function kv(parent, label, value, cls) {
@@ -181,8 +296,10 @@ export const CLIENT_JS = String.raw`(function () {
   var ROW = 34;
   var measured = false;
   var OVERSCAN = 12;
-  var hits = [];
-  var posOf = new Int32Array(episodes.length).fill(-1);
+  // The rows listed (episode positions, the first nHits) and each episode's place among them (-1: not listed).
+  var hits = new Int32Array(nEpisodes);
+  var nHits = 0;
+  var posOf = new Int32Array(nEpisodes).fill(-1);
   var topSpacer = el('div', 'spacer');
   var bottomSpacer = el('div', 'spacer');
   var drawn = { start: 0, end: 0 };
@@ -226,7 +343,7 @@ export const CLIENT_JS = String.raw`(function () {
    * view's top), and only rows that fit between the drawn top and bottom are drawn around it.
    */
   function windowOf(os) {
-    var total = offsetOf(hits.length, os);
+    var total = offsetOf(nHits, os);
     var view = Math.max(list.clientHeight, 200);
     var phys = Math.min(total, MAX_PX);
     var scaled = total > phys && phys > view;
@@ -237,10 +354,10 @@ export const CLIENT_JS = String.raw`(function () {
     var k = scaled ? (total - view) / (phys - view) : 1;
     var y = scaled ? top * k : list.scrollTop;
     var start = Math.max(0, rowAt(y, os) - OVERSCAN);
-    var end = Math.min(hits.length, rowAt(y + view, os) + OVERSCAN + 1);
+    var end = Math.min(nHits, rowAt(y + view, os) + OVERSCAN + 1);
     if (scaled) {
       // Rows drawn must fit above and below the view in the drawn height: [y - top, y + phys - top].
-      while (start < hits.length && offsetOf(start, os) < y - top) start++;
+      while (start < nHits && offsetOf(start, os) < y - top) start++;
       while (end > start && offsetOf(end, os) > y + phys - top) end--;
     }
     return { total: total, phys: phys, scaled: scaled, k: k, y: y, top: top, start: start, end: end };
@@ -264,7 +381,7 @@ export const CLIENT_JS = String.raw`(function () {
     var next = {}, want = [];
     for (var p = start; p < end; p++) {
       var i = hits[p];
-      var node = nodes[i] || episodeNode(episodes[i], i);
+      var node = nodes[i] || episodeNode(episodeAt(i), i);
       next[i] = node;
       want.push(node);
     }
@@ -300,17 +417,26 @@ export const CLIENT_JS = String.raw`(function () {
     openHeights = {};
     nodes = {};
     list.textContent = '';
-    hits = [];
-    posOf.fill(-1);
-    episodes.forEach(function (e, i) { if (matches(e, i)) { posOf[i] = hits.length; hits.push(i); } });
+    var bench = fBench.value, method = fMethod.value, tag = fTag.value;
+    var outcome = fOutcome.value ? OUTCOMES.indexOf(fOutcome.value) : -1;
+    var m = fSearch.value.trim() ? found : null;
+    var runOk = runs.map(function (r) { return (!bench || r.benchmark === bench) && (!method || r.method === method); });
+    var setOk = sets.map(function (s) { return !tag || s.indexOf(tag) >= 0; });
+    nHits = 0;
+    for (var i = 0; i < nEpisodes; i++) {
+      if (runOk[runOf[i]] && (outcome < 0 || outcomeOf[i] === outcome) && setOk[setOf[i]] && (!m || m[i] === 1)) {
+        posOf[i] = nHits;
+        hits[nHits++] = i;
+      } else posOf[i] = -1;
+    }
     list.scrollTop = 0;
-    count.textContent = hits.length + ' of ' + episodes.length + ' episodes';
-    count.dataset.count = String(hits.length);
+    count.textContent = nHits + ' of ' + nEpisodes + ' episodes';
+    count.dataset.count = String(nHits);
     layout();
   }
 
-  [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', render); });
-  fSearch.addEventListener('input', render);
+  [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', update); });
+  fSearch.addEventListener('input', update);
   list.addEventListener('scroll', function () {
     var w = windowOf(opens());
     // A scaled list's rows move with every scroll position, not only when the rows drawn change.
@@ -326,6 +452,6 @@ export const CLIENT_JS = String.raw`(function () {
     prompts.appendChild(d);
   });
 
-  render();
+  update();
   document.body.dataset.ready = '1';
 })();`;

@@ -161,10 +161,11 @@ export function browserData(runs: readonly RunView[], opts: BrowserOptions = {})
 }
 
 /**
- * The page keeps a small summary of every episode in its index (what the list, the filters and the
- * outcome/tag counts need) and the rest (input, steps, text, extras, error) in a block of its own,
- * parsed only when the episode is opened or a search reads it: a sweep of 100,000+ episodes opens
- * without parsing every trajectory.
+ * The page keeps a small summary of every episode (its run, idx, outcome and tags in its block's
+ * index, what the list, the filters and the counts need; its item, answer, gold and scores in a row
+ * line, read when its row is drawn) and the rest (input, steps, text, extras, error) in a body line,
+ * parsed only when the episode is opened or a search reads it (render.ts episodeBlocks): a sweep of a
+ * million episodes opens without parsing every trajectory or making an object per episode.
  */
 export type EpisodeSummary = Pick<BrowserEpisode, 'run' | 'idx' | 'item' | 'answer' | 'gold' | 'metrics' | 'outcome' | 'tags'>;
 export type EpisodeBody = Pick<BrowserEpisode, 'input' | 'error' | 'steps' | 'text' | 'extras'>;

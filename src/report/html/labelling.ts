@@ -107,17 +107,26 @@ export const LABEL_JS = String.raw`(function () {
   var status = document.getElementById('label-status');
   var message = document.getElementById('label-message');
   var textOf = {};
-  // Only the sampled episodes' bodies are parsed (their position in the index names their block).
+  // Only the sampled episodes' bodies are parsed: each block's index (its last line) says which runs
+  // and items it holds, and a sampled one's body is its k-th line (render.ts episodeBlocks).
   var wanted = {};
   rows.forEach(function (r) { wanted[r.run + '\u0000' + r.idx] = 1; });
-  var blocks = document.querySelectorAll('script.episode-index'), n = 0;
-  for (var b = 0; b < blocks.length; b++) {
-    var part = JSON.parse(blocks[b].textContent);
-    for (var j = 0; j < part.length; j++, n++) {
-      var k = runIds[part[j].run] + '\u0000' + part[j].idx;
-      if (wanted[k] === 1) textOf[k] = JSON.parse(document.getElementById('ep-' + n).textContent).text;
+  (function () {
+    var blocks = document.querySelectorAll('script.episode-block');
+    for (var b = 0; b < blocks.length; b++) {
+      var text = blocks[b].textContent;
+      var head = JSON.parse(text.slice(text.lastIndexOf('\n') + 1));
+      var runAt = [], idxAt = [], c, j;
+      for (j = 0; j < head.run.length; j += 2) for (c = 0; c < head.run[j + 1]; c++) runAt.push(head.run[j]);
+      for (j = 0; j < head.idx.length; j += 2) for (c = 0; c < head.idx[j + 1]; c++) idxAt.push(head.idx[j] + c);
+      for (var k = 0, at = 0; k < head.n; k++) {
+        var end = text.indexOf('\n', at);
+        var id = runIds[runAt[k]] + '\u0000' + idxAt[k];
+        if (wanted[id] === 1) textOf[id] = JSON.parse(text.slice(at, end)).text;
+        at = end + 1;
+      }
     }
-  }
+  })();
   var STORE = 'react-repro-label\u0000';
   function key(r) { return STORE + r.run + '\u0000' + r.idx; }
   function load(r) {

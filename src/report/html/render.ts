@@ -119,52 +119,145 @@ function runsTableHtml(runs: RunView[]): string {
   return `<table class="runs"><thead><tr><th>Run</th><th>Benchmark</th><th>Method</th><th>Split</th><th>Model</th><th class="num">Episodes</th><th class="num">Errors</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** Episode summaries per index block: small enough to parse in one go, few enough blocks to find fast. */
-const INDEX_BLOCK = 2000;
+/**
+ * Episodes per page block. A block is one element: a page of an element per episode took Chromium
+ * minutes to parse at a million episodes (bench/results-report.md), a thousand elements take no
+ * longer than the page's bytes. Opening an episode scans one block's text for its line: small enough
+ * to scan at once, few enough blocks that reading every block's index is fast.
+ */
+const BLOCK = 1000;
+
+const OUTCOME_CODE = { correct: 'c', incorrect: 'i', error: 'e' } as const;
+const OUTCOME_OF: Record<string, BrowserEpisode['outcome']> = { c: 'correct', i: 'incorrect', e: 'error' };
+
+/** A block's index (its last line): what the list, the filters and the counts read of its episodes. */
+interface BlockIndex {
+  /** How many episodes the block holds. */
+  n: number;
+  /** The episodes' runs (positions in BrowserData.runs), run-length coded: run, count, run, count... */
+  run: number[];
+  /** The episodes' idx, coded as runs of consecutive values: first, count, first, count... */
+  idx: number[];
+  /** One letter per episode: c(orrect), i(ncorrect), e(rror). */
+  outcome: string;
+  /** The distinct tag lists of the block's episodes (the first is always the empty one). */
+  sets: string[][];
+  /** Each episode's tag list, a position in `sets`. */
+  tags: number[];
+}
+
+/** A row line: what a drawn row shows beside the index (item, answer, gold, scores). */
+type RowLine = [EpisodeSummary['item'], EpisodeSummary['answer'], EpisodeSummary['gold'], EpisodeSummary['metrics']];
+
+/** One block's index and row lines, built as its episodes are written (only its summaries are held). */
+class BlockBuilder {
+  n = 0;
+  private runs: number[] = [];
+  private idx: number[] = [];
+  private outcome: string[] = [];
+  private sets: string[][] = [[]];
+  private setAt = new Map<string, number>([['[]', 0]]);
+  private tags: number[] = [];
+  private rows: string[] = [];
+
+  add(s: EpisodeSummary): void {
+    const rl = this.runs.length;
+    if (rl > 0 && this.runs[rl - 2] === s.run) this.runs[rl - 1]++;
+    else this.runs.push(s.run, 1);
+    const il = this.idx.length;
+    if (il > 0 && this.idx[il - 2] + this.idx[il - 1] === s.idx) this.idx[il - 1]++;
+    else this.idx.push(s.idx, 1);
+    this.outcome.push(OUTCOME_CODE[s.outcome]);
+    const key = JSON.stringify(s.tags);
+    let at = this.setAt.get(key);
+    if (at === undefined) {
+      at = this.sets.length;
+      this.sets.push(s.tags);
+      this.setAt.set(key, at);
+    }
+    this.tags.push(at);
+    const row: RowLine = [s.item, s.answer, s.gold, s.metrics];
+    this.rows.push(scriptJson(row));
+    this.n++;
+  }
+
+  /** The rest of the block after its body lines: its row lines, then its index. */
+  close(): string {
+    const index: BlockIndex = {
+      n: this.n,
+      run: this.runs,
+      idx: this.idx,
+      outcome: this.outcome.join(''),
+      sets: this.sets,
+      tags: this.tags,
+    };
+    return `${this.rows.join('\n')}\n${scriptJson(index)}</script>\n`;
+  }
+}
 
 /**
- * The trajectory browser's data as page blocks, in document order: `report-data` (the runs), then
- * per episode its body block (`ep-<n>`, n its position over all runs) and, every INDEX_BLOCK
- * episodes, an `episode-index` block of their summaries. Built one episode at a time: a slim run's
- * records are read back from its file here, each written out before the next is read.
+ * The trajectory browser's data as page blocks, in document order: `report-data` (the runs), then the
+ * episodes (in run order, n their position over all runs) in blocks of BLOCK, each one
+ * `<script type="application/json" class="episode-block">` of lines (JSON never holds a raw newline):
+ * the episodes' bodies (EpisodeBody), one a line, then their row lines (RowLine), then the block's
+ * index (BlockIndex). The viewer reads every block's last line when the page opens and a row or body
+ * line only when it is drawn, opened or searched. Built one episode at a time: a slim run's records
+ * are read back from its file here, each body written out before the next is read; only a block's
+ * summaries are held until it closes.
  */
 function* episodeBlocks(input: HtmlReportInput): Generator<string> {
   const opts = { isCorrect: input.isCorrect, extraTags: input.extraTags };
   const infos = input.runs.map(browserRun);
   yield `<script type="application/json" id="report-data">${scriptJson({ runs: infos })}</script>\n`;
-  // Each summary held as its JSON text until its block is written (the array's JSON is its elements'
-  // joined, and scriptJson's escapes are per character): a block's objects would outlive a few young
-  // collections and be promoted, garbage only a full collection frees, piling up over a long page.
-  let pending: string[] = [];
-  let n = 0;
-  const flush = () => {
-    const text = `<script type="application/json" class="episode-index">[${pending.join(',')}]</script>\n`;
-    pending = [];
-    return text;
-  };
+  let block = new BlockBuilder();
   for (let i = 0; i < input.runs.length; i++) {
     const run = input.runs[i];
     for (const r of fullRecords(run)) {
       const { summary, body } = splitEpisode(browserEpisode(run, i, infos[i], r, opts));
-      pending.push(scriptJson(summary));
-      yield `<script type="application/json" id="ep-${n++}">${scriptJson(body)}</script>\n`;
-      if (pending.length >= INDEX_BLOCK) yield flush();
+      const head = block.n === 0 ? '<script type="application/json" class="episode-block">' : '';
+      block.add(summary);
+      yield `${head}${scriptJson(body)}\n`;
+      if (block.n >= BLOCK) {
+        yield block.close();
+        block = new BlockBuilder();
+      }
     }
   }
-  if (pending.length) yield flush();
+  if (block.n > 0) yield block.close();
 }
 
-/** The browser data a page holds, put back together (its index blocks and episode blocks): for tests and tools. */
+/** The browser data a page holds, put back together from its episode blocks: for tests and tools. */
 export function pageData(html: string): BrowserData {
   const runs = (
     JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/.exec(html)![1]) as { runs: BrowserData['runs'] }
   ).runs;
-  const bodies = new Map<number, EpisodeBody>();
-  for (const m of html.matchAll(/<script type="application\/json" id="ep-(\d+)">(.*?)<\/script>/g))
-    bodies.set(Number(m[1]), JSON.parse(m[2]) as EpisodeBody);
   const episodes: BrowserEpisode[] = [];
-  for (const m of html.matchAll(/<script type="application\/json" class="episode-index">(.*?)<\/script>/g)) {
-    for (const s of JSON.parse(m[1]) as EpisodeSummary[]) episodes.push({ ...s, ...bodies.get(episodes.length)! });
+  for (const m of html.matchAll(/<script type="application\/json" class="episode-block">([^<]*)<\/script>/g)) {
+    const lines = m[1].split('\n');
+    const index = JSON.parse(lines[lines.length - 1]) as BlockIndex;
+    const expand = (coded: number[], step: number) => {
+      const out: number[] = [];
+      for (let k = 0; k < coded.length; k += 2) for (let j = 0; j < coded[k + 1]; j++) out.push(coded[k] + step * j);
+      return out;
+    };
+    const runOf = expand(index.run, 0);
+    const idxOf = expand(index.idx, 1);
+    for (let k = 0; k < index.n; k++) {
+      const [item, answer, gold, metrics] = JSON.parse(lines[index.n + k]) as RowLine;
+      const body = JSON.parse(lines[k]) as EpisodeBody;
+      const outcome = OUTCOME_OF[index.outcome[k]];
+      const summary: EpisodeSummary = {
+        run: runOf[k],
+        idx: idxOf[k],
+        item,
+        answer,
+        gold,
+        metrics,
+        outcome,
+        tags: [...index.sets[index.tags[k]]],
+      };
+      episodes.push({ ...summary, ...body });
+    }
   }
   return { runs, episodes };
 }
