@@ -7,8 +7,10 @@
 // headers, the body. It fails as node:http fails, so the callers word every failure as before: a
 // connection error, or a connection closed before the answer began ("socket hang up", ECONNRESET),
 // comes before the head; a connection cut after it ends the body early; a malformed answer is a parse
-// error with llhttp's code (HPE_*). Idle connections are closed after `idleMs` and never hold the
-// process open, as the agent's are. https stays with node:https (the callers choose).
+// error with llhttp's code and message (HPE_*), a head at its first wrong line. It reads two things
+// node:http refuses: lines ended by a bare LF, and bytes after a whole answer (the connection is then
+// dropped). Idle connections are closed after `idleMs` and never hold the process open, as the agent's
+// are. https stays with node:https (the callers choose).
 import net from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -56,31 +58,63 @@ function parseError(code: string, message: string): Error {
   return Object.assign(new Error(`Parse Error: ${message}`), { code });
 }
 
+/** A header name's characters (RFC 9110 token), as llhttp checks them. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** The status line's error, as llhttp words it (its code differs with what is wrong, and callers retry by code). */
+function statusLineError(line: string): Error {
+  if (!line.startsWith('HTTP/')) return notHttp();
+  if (!/^HTTP\/1\.[01] /.test(line)) return parseError('HPE_INVALID_VERSION', 'Invalid HTTP version');
+  return parseError('HPE_INVALID_STATUS', /^HTTP\/1\.[01] \d/.test(line) ? 'Invalid response status' : 'Invalid status code');
+}
+
+function notHttp(): Error {
+  return parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/, RTSP/ or ICE/');
+}
+
 /** The answer's head (its text up to the empty line), or the parse error node:http would give. */
 function parseHead(text: string): { status: number; keepAlive: boolean; headers: IncomingHttpHeaders; rawHeaders: string[] } | Error {
   const lines = text.split(/\r?\n/);
   const m = /^HTTP\/1\.([01]) (\d{3})(?:[ \t].*)?$/.exec(lines[0]);
-  if (!m) return parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
+  if (!m) return statusLineError(lines[0]);
   const headers: IncomingHttpHeaders = {};
   const rawHeaders: string[] = [];
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i];
     if (line === '') continue;
+    if (line[0] === ' ' || line[0] === '\t') return parseError('HPE_INVALID_HEADER_TOKEN', 'Unexpected whitespace after header value');
     const colon = line.indexOf(':');
-    if (colon <= 0 || /[\s]/.test(line.slice(0, colon))) return parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
     const name = line.slice(0, colon);
-    const value = line.slice(colon + 1).trim();
+    if (colon <= 0 || !TOKEN.test(name)) return parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
+    // optional whitespace is spaces and tabs only (String.trim would also take a Latin-1 no-break space)
+    let from = colon + 1;
+    let to = line.length;
+    while (from < to && (line[from] === ' ' || line[from] === '\t')) from++;
+    while (to > from && (line[to - 1] === ' ' || line[to - 1] === '\t' || line[to - 1] === '\r')) to--;
+    const value = line.slice(from, to);
     rawHeaders.push(name, value);
     const key = name.toLowerCase();
     const had = headers[key];
     if (had === undefined) headers[key] = key === 'set-cookie' ? [value] : value;
     else if (key === 'set-cookie') (had as string[]).push(value);
+    else if (key === 'content-length') return parseError('HPE_UNEXPECTED_CONTENT_LENGTH', 'Duplicate Content-Length');
     else if (!FIRST_ONLY.has(key)) headers[key] = `${had as string}${key === 'cookie' ? '; ' : ', '}${value}`;
   }
   const http10 = m[1] === '0';
   const connection = String(headers.connection ?? '').toLowerCase();
   const keepAlive = http10 ? /\bkeep-alive\b/.test(connection) : !/\bclose\b/.test(connection);
   return { status: Number(m[2]), keepAlive, headers, rawHeaders };
+}
+
+/**
+ * The parse error in a head not yet whole, if its lines so far have one: llhttp fails at the first
+ * wrong byte, so a server that sends something else than HTTP and keeps the connection open fails now.
+ */
+function partialHeadError(text: string): Error | undefined {
+  const nl = text.lastIndexOf('\n');
+  if (nl < 0) return 'HTTP/'.startsWith(text.slice(0, 5)) ? undefined : notHttp();
+  const head = parseHead(text.slice(0, text[nl - 1] === '\r' ? nl - 1 : nl));
+  return head instanceof Error ? head : undefined;
 }
 
 const enum Body {
@@ -176,6 +210,8 @@ class Conn {
         }
         if (end < 0) {
           if (d.length - i > MAX_HEAD) return this.fail(parseError('HPE_HEADER_OVERFLOW', 'Header overflow'));
+          const e = partialHeadError(d.toString('latin1', i));
+          if (e) return this.fail(e);
           this.buf = Buffer.from(d.subarray(i));
           return;
         }
@@ -188,6 +224,9 @@ class Conn {
         const cl = head.headers['content-length'];
         this.keep = head.keepAlive;
         this.remaining = 0;
+        if (te !== undefined && cl !== undefined) {
+          return this.fail(parseError('HPE_INVALID_TRANSFER_ENCODING', "Transfer-Encoding can't be present with Content-Length"));
+        }
         if (head.status === 204 || head.status === 304) this.state = Body.Length;
         else if (typeof te === 'string' && /(?:^|,)\s*chunked\s*$/i.test(te)) this.state = Body.ChunkSize;
         else if (te !== undefined) this.state = Body.UntilClose;
@@ -239,7 +278,7 @@ class Conn {
         if (line !== '') return this.fail(parseError('HPE_STRICT', 'Expected LF after chunk data'));
         this.state = Body.ChunkSize;
       } else if (this.state === Body.ChunkSize) {
-        const size = /^([0-9a-fA-F]{1,15})[ \t]*(?:;.*)?$/.exec(line);
+        const size = /^([0-9a-fA-F]{1,15})(?:;.*)?$/.exec(line);
         if (!size) return this.fail(parseError('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size'));
         this.remaining = parseInt(size[1], 16);
         this.state = this.remaining === 0 ? Body.Trailers : Body.ChunkData;
