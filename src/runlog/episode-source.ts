@@ -4,10 +4,7 @@
 // from the file when a page or a sheet needs it (the HTML's episode blocks, Table 2's sample, the run's
 // few-shot prompt), one at a time. The pass is loadEpisodes' (src/runlog/store.ts): the latest line per
 // index wins, a torn last line is dropped, any other line that is no record is an error.
-import fs from 'node:fs';
-import { UserError, errorMessage } from '../errors.js';
-import { upgradeRecord, type EpisodeRecord, type StepRecord } from './schema.js';
-import { loadEpisodes } from './store.js';
+import type { EpisodeRecord, StepRecord } from './schema.js';
 
 /** Reads full records back from a run's episodes.jsonl. */
 export interface EpisodeSource {
