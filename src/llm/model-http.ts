@@ -426,7 +426,9 @@ export class ModelHttp {
             },
             data: (chunk) => (sink as BodySink).data(chunk),
             end: () => (sink as BodySink).end(),
-            error: failed,
+            // After a head that returned no sink (a redirect followed, or the call already ended), a
+            // cut while its body is drained concerns a hop the call has left: as node:http, ignore it.
+            error: (e, answered) => (answered && sink === false ? undefined : failed(e, answered)),
           });
           return;
         }

@@ -11,7 +11,7 @@ import type { RunView } from './model.js';
 import { withoutAccounting } from '../runlog/episode-source.js';
 import { readReportEpisodes } from './episode-reader.js';
 import { forTerminal } from '../util/terminal-text.js';
-import { compactSlim } from './slim-record.js';
+import { compactSlim, SharedTexts } from './slim-record.js';
 
 export interface LoadRunOptions {
   /**
@@ -26,7 +26,7 @@ export function loadRun(dir: string): RunView {
   return readRun(dir, {});
 }
 
-function readRun(dir: string, opts: LoadRunOptions): RunView {
+function readRun(dir: string, opts: LoadRunOptions, texts = new SharedTexts()): RunView {
   const manifest = readManifest(dir);
   const slim = opts.slim ? readReportEpisodes(episodesFile(dir)) : undefined;
   const records = slim ? slim.records : readRecords(dir);
@@ -38,7 +38,7 @@ function readRun(dir: string, opts: LoadRunOptions): RunView {
   }
   if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
   const lean = new Map<number, EpisodeRecord>();
-  for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r)));
+  for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r), texts));
   return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
 }
 
@@ -76,9 +76,10 @@ export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
   const warn = opts.warn ?? ((line: string) => process.stderr.write(forTerminal(line, { oneLine: true }) + '\n'));
   const runs: RunView[] = [];
   const dirs = runFolders(args);
+  const texts = new SharedTexts();
   for (const dir of dirs) {
     try {
-      runs.push(readRun(dir, opts));
+      runs.push(readRun(dir, opts, texts));
     } catch (e) {
       // Bad content (UserError) or a file the system refuses to read (EACCES, EISDIR...): skip it.
       if (!(e instanceof UserError) && typeof errorCode(e) !== 'string') throw e;

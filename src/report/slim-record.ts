@@ -42,27 +42,29 @@ function isShared(key: string, v: unknown): boolean {
 /**
  * Texts held once however many records hold them: the same question, gold and answer recur in every
  * method's and model's run of a report, and JSON.parse gives each line its own copy (it shares only
- * strings of up to 10 characters). At most TEXTS_MAX, so a report of all-distinct texts costs no more
- * than without sharing once the table is full.
+ * strings of up to 10 characters). One table per report's loading pass (nothing outlives it in a
+ * long-lived process); at most TEXTS_MAX, so a report of all-distinct texts costs no more than
+ * without sharing once the table is full.
  */
 const TEXTS_MAX = 1 << 20;
-const texts = new Map<string, string>();
+export class SharedTexts {
+  private readonly texts = new Map<string, string>();
 
-function shareText(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const hit = texts.get(v);
-  if (hit !== undefined) return hit;
-  if (texts.size < TEXTS_MAX) texts.set(v, v);
-  return v;
+  share(v: unknown): unknown {
+    if (typeof v !== 'string') return v;
+    const hit = this.texts.get(v);
+    if (hit !== undefined) return hit;
+    if (this.texts.size < TEXTS_MAX) this.texts.set(v, v);
+    return v;
+  }
 }
 
-/** The record with its shared values left to the prototype and its texts shared (a slim record, after withoutAccounting). Pure but for the sharing. */
-export function compactSlim(rec: EpisodeRecord): EpisodeRecord {
+export function compactSlim(rec: EpisodeRecord, texts: SharedTexts): EpisodeRecord {
   const r = rec as unknown as Record<string, unknown>;
   const out = new SlimRecord(r) as unknown as Record<string, unknown>;
   for (const k of Object.keys(r)) {
-    if ((COMMON as readonly string[]).includes(k)) out[k] = shareText(r[k]);
-    else if (!isShared(k, r[k])) out[k] = shareText(r[k]);
+    if ((COMMON as readonly string[]).includes(k)) out[k] = texts.share(r[k]);
+    else if (!isShared(k, r[k])) out[k] = texts.share(r[k]);
   }
   return out as unknown as EpisodeRecord;
 }

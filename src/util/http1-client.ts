@@ -94,7 +94,8 @@ function parseHead(text: string): { status: number; keepAlive: boolean; headers:
     const value = line.slice(from, to);
     rawHeaders.push(name, value);
     const key = name.toLowerCase();
-    const had = headers[key];
+    // own keys only: a header named "constructor" must not read Object's
+    const had = Object.hasOwn(headers, key) ? headers[key] : undefined;
     if (had === undefined) headers[key] = key === 'set-cookie' ? [value] : value;
     else if (key === 'set-cookie') (had as string[]).push(value);
     else if (key === 'content-length') return parseError('HPE_UNEXPECTED_CONTENT_LENGTH', 'Duplicate Content-Length');
@@ -128,6 +129,12 @@ const enum Body {
 }
 
 /** One kept-alive connection and the request it serves. */
+/** A "Keep-Alive: timeout=N" header's N in ms, as node:http's agent reads it. */
+function keepAliveHintMs(value: string | string[] | undefined): number | undefined {
+  const m = typeof value === 'string' ? /\btimeout=(\d+)/.exec(value) : null;
+  return m ? Number(m[1]) * 1000 : undefined;
+}
+
 class Conn {
   h: Http1Handlers | undefined;
   private buf: Buffer | undefined;
@@ -139,6 +146,8 @@ class Conn {
   /** The body is delivered (false: read and dropped). */
   private deliver = true;
   private closed = false;
+  /** The server's Keep-Alive timeout for this connection, ms (undefined: none given). */
+  private idleHint: number | undefined;
 
   constructor(
     readonly socket: net.Socket,
@@ -147,7 +156,9 @@ class Conn {
   ) {
     socket.on('error', (e) => this.fail(e));
     socket.on('close', () => this.onClose());
-    socket.on('timeout', () => (this.h?.timeout ? this.h.timeout() : socket.destroy()));
+    // the server ended it: never hand it out again ('close' comes later)
+    socket.on('end', () => this.pool.drop(this));
+    socket.on('timeout', () => (this.h?.timeout ? this.h.timeout() : this.discard()));
   }
 
   /** Sends the request (its whole text in one buffer: one write, no stream buffering of pieces). */
@@ -164,6 +175,12 @@ class Conn {
   /** Ends the request in progress and closes the connection (the caller's abort, a timeout, a size cap). */
   destroy(): void {
     this.h = undefined;
+    this.discard();
+  }
+
+  /** Closes the connection, out of the pool first (its 'close' event comes later). */
+  private discard(): void {
+    this.pool.drop(this);
     this.socket.destroy();
   }
 
@@ -193,7 +210,7 @@ class Conn {
   onData(chunk: Buffer): void {
     if (!this.h) {
       // bytes nobody asked for (an idle connection): it cannot be reused
-      this.socket.destroy();
+      this.discard();
       return;
     }
     const d = this.buf ? Buffer.concat([this.buf, chunk]) : chunk;
@@ -223,6 +240,7 @@ class Conn {
         const te = head.headers['transfer-encoding'];
         const cl = head.headers['content-length'];
         this.keep = head.keepAlive;
+        this.idleHint = keepAliveHintMs(head.headers['keep-alive']);
         this.remaining = 0;
         if (te !== undefined && cl !== undefined) {
           return this.fail(parseError('HPE_INVALID_TRANSFER_ENCODING', "Transfer-Encoding can't be present with Content-Length"));
@@ -295,11 +313,9 @@ class Conn {
     this.h = undefined;
     this.buf = undefined;
     this.state = Body.Head;
-    if (this.keep && leftover === 0 && !this.closed) this.pool.release(this);
-    else {
-      this.pool.drop(this);
-      this.socket.destroy();
-    }
+    const idleMs = this.pool.idleFor(this.idleHint);
+    if (this.keep && leftover === 0 && !this.closed && idleMs > 0) this.pool.release(this, idleMs);
+    else this.discard();
     if (this.deliver) h.end();
   }
 }
@@ -322,6 +338,8 @@ export class Http1Pool {
     const key = `${host}:${port}`;
     const list = this.idle.get(key);
     let conn = list?.pop();
+    // one the server ended or reset while idle, not yet closed: skip it
+    while (conn && (conn.socket.destroyed || !conn.socket.writable)) conn = list?.pop();
     if (conn) {
       conn.socket.ref();
       conn.socket.setTimeout(timeoutMs);
@@ -339,14 +357,26 @@ export class Http1Pool {
       if (timeoutMs) socket.setTimeout(timeoutMs);
     }
     conn.start(h, request);
-    return conn;
+    const c = conn;
+    // This request's handle: once it is over, the connection may carry another request, which a late
+    // destroy() (a decoder failing after the answer was whole) must not touch.
+    return { destroy: () => (c.h === h ? c.destroy() : undefined) };
   }
 
-  release(c: Conn): void {
+  /**
+   * How long a connection may idle in the pool: idleMs, shortened as node:http's agent shortens it
+   * to a server's "Keep-Alive: timeout=N" less a second (0 or less: not kept), so it is closed by us
+   * before the server closes it.
+   */
+  idleFor(hintMs: number | undefined): number {
+    return hintMs === undefined ? this.idleMs : Math.min(this.idleMs, hintMs - 1000);
+  }
+
+  release(c: Conn, idleMs: number): void {
     let list = this.idle.get(c.key);
     if (!list) this.idle.set(c.key, (list = []));
     c.socket.unref();
-    c.socket.setTimeout(this.idleMs);
+    c.socket.setTimeout(idleMs);
     list.push(c);
   }
 

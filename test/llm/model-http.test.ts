@@ -428,6 +428,54 @@ describe('ModelHttp requests', () => {
     expect(wasSentUnanswered(await failure(`${base}/v1`, '/hangup'))).toBe(true);
   });
 
+  it("a call that fails after its answer was whole (decoded past --llm-max-bytes) leaves the connection's next call alone", async () => {
+    // The lean client pools the connection as soon as the gzip body is read; the decoder fails later.
+    const bomb = zlib.gzipSync(Buffer.alloc(30_000_000));
+    let bAnswered = false;
+    const base = await serve((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        if (body.includes('"a"')) {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length });
+          res.end(bomb);
+        } else
+          setTimeout(() => {
+            bAnswered = true;
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': '7' });
+            res.end('{"b":1}');
+          }, 300);
+      });
+    });
+    const m = client(`${base}/v1`, { timeoutMs: 10_000, maxBytes: 10_000_000 });
+    const a = m.post('/completions', { a: 1 }).catch((e: unknown) => e);
+    // B takes the connection A left in the pool while A's body is still being decoded
+    await new Promise((r) => setTimeout(r, 20));
+    const b = await m.post('/completions', { b: 1 });
+    expect(b).toEqual({ b: 1 });
+    expect(bAnswered).toBe(true);
+    expect(((await a) as Error).cause).toBeInstanceOf(ResponseLimitError);
+  });
+
+  it('a redirect whose own body is cut after the next hop was sent does not fail (or resend) the call', async () => {
+    const seen: string[] = [];
+    const base = await serve((req, res) => {
+      req.resume();
+      seen.push(req.url!);
+      if (req.url === '/v1/completions') {
+        res.writeHead(307, { location: '/v1/ok', 'content-length': '100' });
+        res.write('0123456789');
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '13' });
+          res.end('{"choices":1}');
+        }, 150);
+    });
+    expect(await client(`${base}/v1`).post('/completions', { a: 1 })).toEqual({ choices: 1 });
+    expect(seen).toEqual(['/v1/completions', '/v1/ok']);
+  });
+
   it("leaves no listener on the caller's signal, whatever the call came to (a run passes one signal to every call)", async () => {
     const base = await serve((req, res) => {
       req.resume();

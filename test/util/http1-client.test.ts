@@ -459,6 +459,26 @@ describe('kept-alive connections', () => {
     expect(connections).toEqual([1, 1]);
   });
 
+  it('a "Keep-Alive: timeout=N" hint is honoured as node:http honours it: N = 1 is not kept, N = 2 is', async () => {
+    // node:http's agent keeps a socket N − 1 s at most (none when that is 0): closed before the server would
+    for (const [hint, conns] of [
+      [1, 2],
+      [2, 1],
+    ] as const) {
+      const { lean, node, connections } = await both(
+        (s, conn, n) => send(s, [`HTTP/1.1 200 OK\r\nKeep-Alive: timeout=${hint}\r\nContent-Length: 4\r\n\r\nc${conn}r${n}`]),
+        2,
+      );
+      expect(lean).toEqual(node);
+      expect(connections).toEqual([conns, conns]);
+    }
+  });
+
+  it('a header named like an Object property ("constructor") is read as any other', async () => {
+    const out = await same(['HTTP/1.1 200 OK\r\nConstructor: x\r\nToString: y\r\nContent-Length: 0\r\n\r\n']);
+    expect(out.headers).toMatchObject({ constructor: 'x', tostring: 'y' });
+  });
+
   it('an answer with Connection: close: the next request opens a new connection', async () => {
     const { lean, node, connections } = await both(
       (s, conn, n) => send(s, [`HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 4\r\n\r\nc${conn}r${n}`], 'end'),

@@ -283,8 +283,9 @@ interface PlainHandlers {
 }
 
 // Plain http goes through the lean client (src/util/http1-client.ts: less client CPU a request than
-// node:http), its idle connections kept as node:http's global agent keeps them (5 s).
-const plain = new Http1Pool(5000);
+// node:http). Idle connections are closed after 4 s, before servers that keep theirs 5 s without
+// saying so (uvicorn, node:http's default) close them under a request; a Keep-Alive hint shortens it.
+const plain = new Http1Pool(4000);
 
 /**
  * One request on the lean client, written as node:http writes it (the headers in their order, then
