@@ -243,7 +243,7 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
     try {
       req = t.url.protocol === 'http:' ? plainRequest(t, headers, timeoutMs, { onHead, onData, onEnd, onError, onCut, onTimeout }) : nodeRequest();
     } catch (e) {
-      done(() => reject(e));
+      done(() => reject(e instanceof Error ? e : new Error(String(e))));
       return;
     }
     function nodeRequest(): http.ClientRequest {
