@@ -22,7 +22,7 @@ import { urlToHttpOptions } from 'node:url';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { VERSION } from 'openai/version';
 import { JsonFields } from '../util/json-fields.js';
-import { Http1Pool } from '../util/http1-client.js';
+import { Http1Pool, requestHead } from '../util/http1-client.js';
 
 /** Largest model answer body by default: a completion of n samples is kilobytes; 16 MB fits any many times over. */
 export const DEFAULT_LLM_MAX_BYTES = 16 * 1024 * 1024;
@@ -136,18 +136,14 @@ function route(url: URL, method: 'GET' | 'POST', headers: Record<string, string>
   const head = ['host', url.host];
   for (const k in headers) head.push(k, headers[k]);
   const options: http.RequestOptions = { ...urlToHttpOptions(url), method, agent: httpsAgent };
-  let text = `${method} ${options.path ?? '/'} HTTP/1.1\r\n`;
+  // A header node:http refuses fails the call when it is made (as node:http's request() would), not here.
+  let text = '';
   let invalid: Error | undefined;
-  for (let i = 0; i < head.length; i += 2) {
-    try {
-      http.validateHeaderName(head[i]);
-      http.validateHeaderValue(head[i], head[i + 1]);
-    } catch (e) {
-      invalid ??= e instanceof Error ? e : new Error(String(e));
-    }
-    text += `${head[i]}: ${head[i + 1]}\r\n`;
+  try {
+    text = requestHead(method, options.path ?? '/', head);
+  } catch (e) {
+    invalid = e instanceof Error ? e : new Error(String(e));
   }
-  text += 'Connection: keep-alive\r\n';
   return { url, method, headers, head, options, text, hostname: options.hostname ?? url.hostname, port: Number(url.port) || 80, invalid };
 }
 

@@ -12,7 +12,7 @@
 // dropped). Idle connections are closed after `idleMs` and never hold the process open, as the agent's
 // are. https stays with node:https (the callers choose).
 import net from 'node:net';
-import type { IncomingHttpHeaders } from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 
 /** What a request is told, in node:http's order: written, then head, body chunks and end, or an error. */
 export interface Http1Handlers {
@@ -322,6 +322,23 @@ class Conn {
 
 /** Where every connection's bytes are read into: the parser copies what it keeps before the next read. */
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A request's line and headers as node:http writes them, without the empty line that ends them: the
+ * headers in the order given (name/value pairs), each checked as node:http checks it (throwing its
+ * error), then "Connection: keep-alive" unless one of them is a Connection header.
+ */
+export function requestHead(method: string, path: string, pairs: readonly string[]): string {
+  let text = `${method} ${path} HTTP/1.1\r\n`;
+  let connection = false;
+  for (let i = 0; i < pairs.length; i += 2) {
+    http.validateHeaderName(pairs[i]);
+    http.validateHeaderValue(pairs[i], pairs[i + 1]);
+    text += `${pairs[i]}: ${pairs[i + 1]}\r\n`;
+    connection ||= pairs[i].toLowerCase() === 'connection';
+  }
+  return connection ? text : text + 'Connection: keep-alive\r\n';
+}
 
 /** Kept-alive connections by host and port. */
 export class Http1Pool {

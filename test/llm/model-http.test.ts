@@ -314,6 +314,22 @@ describe('ModelHttp requests', () => {
     });
   });
 
+  it('a Connection header from OPENAI_CUSTOM_HEADERS is sent once, in place of the default one (as node:http sends it)', async () => {
+    const seen: Seen[] = [];
+    let raw: string[] = [];
+    const base = await serve((req, res) => {
+      raw = req.rawHeaders;
+      recorder(seen, (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/json' });
+        r.end('{}');
+      })(req, res);
+    });
+    await client(`${base}/v1`, { env: { OPENAI_CUSTOM_HEADERS: 'Connection: close' } }).post('/completions', { a: 1 });
+    const connection = raw.filter((_v, i) => i % 2 === 0 && raw[i].toLowerCase() === 'connection').length;
+    expect(connection).toBe(1);
+    expect(seen[0].headers.connection).toBe('close');
+  });
+
   it('decodes gzip, deflate, br and a chain of them as fetch does', async () => {
     const body = '{"a":"décodé"}';
     const coded: Record<string, Buffer> = {

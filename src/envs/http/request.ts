@@ -26,7 +26,7 @@ import { abortReason, systemClock, type Clock } from '../../util/clock.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../../util/backoff.js';
 import { repoRoot } from '../../paths.js';
 import { redactUrl } from '../../util/redact.js';
-import { Http1Pool } from '../../util/http1-client.js';
+import { Http1Pool, requestHead } from '../../util/http1-client.js';
 
 let version = '0.0.0';
 try {
@@ -296,18 +296,12 @@ function plainRequest(t: Target, headers: Record<string, string>, timeoutMs: num
   if (/[^\u0021-\u00ff]/.test(t.path)) throw Object.assign(new TypeError('Request path contains unescaped characters'), { code: 'ERR_UNESCAPED_CHARACTERS' });
   const hostname = t.url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(t.url.port) || 80;
-  let text = `${t.method} ${t.path} HTTP/1.1\r\n`;
-  for (const name in headers) {
-    http.validateHeaderName(name);
-    http.validateHeaderValue(name, headers[name]);
-    text += `${name}: ${headers[name]}\r\n`;
+  const pairs = Object.entries(headers).flat();
+  if (!Object.keys(headers).some((k) => k.toLowerCase() === 'host')) {
+    const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+    pairs.push('Host', port === 80 ? host : `${host}:${port}`);
   }
-  const given = Object.keys(headers).map((k) => k.toLowerCase());
-  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
-  if (!given.includes('host')) text += `Host: ${port === 80 ? host : `${host}:${port}`}\r\n`;
-  if (!given.includes('connection')) text += 'Connection: keep-alive\r\n';
-  text += '\r\n';
-  const head = Buffer.from(text, 'latin1');
+  const head = Buffer.from(requestHead(t.method, t.path, pairs) + '\r\n', 'latin1');
   let status = 0;
   let answer: HttpHeaders = {};
   return plain.request(hostname, port, t.body ? Buffer.concat([head, t.body]) : head, {
