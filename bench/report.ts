@@ -69,13 +69,18 @@ function reportOnce(root: string, out: string): { seconds: number; rssMb: number
   return { seconds, rssMb: rssKb / 1024, ok: r.status === 0, stderr: r.stderr.slice(-400) };
 }
 
-async function viewerSeconds(file: string): Promise<number | null> {
-  if (!fs.existsSync(CHROMIUM)) return null;
+/** Debian's Chromium, headless, as every viewer measurement here opens it. */
+async function launchChromium(): Promise<import('playwright-core').Browser> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
   });
+}
+
+async function viewerSeconds(file: string): Promise<number | null> {
+  if (!fs.existsSync(CHROMIUM)) return null;
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const t0 = performance.now();
@@ -126,11 +131,7 @@ async function viewerSweep(n: number): Promise<void> {
   const written = (performance.now() - t0) / 1000;
   const mb = fs.statSync(file).size / 1e6;
   console.log(`sweep page of ${n} episodes: ${mb.toFixed(1)} MB, written in ${written.toFixed(1)} s (load ${os.loadavg()[0]!.toFixed(1)})`);
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const cdp = await page.context().newCDPSession(page);

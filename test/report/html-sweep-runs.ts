@@ -2,8 +2,9 @@
 // at 200,000 episodes, bench/report.ts --viewer-million at 1,000,000): four runs, every 7th episode of
 // run 0 tagged, one episode in all with a tag and a word of its own. The full records are made when
 // the page reads them (a run's source), so a million of them are never held at once.
+import { sampleManifest } from './sample-runs.js';
 import type { RunView } from '../../src/report/model.js';
-import type { RunManifest, RunSummary, EpisodeRecord } from '../../src/runlog/schema.js';
+import type { RunSummary, EpisodeRecord } from '../../src/runlog/schema.js';
 
 export const SWEEP_PROMPT = 'Solve a question answering task.\nQuestion: an example?\nAction 1: Finish[x]\n\n';
 
@@ -46,27 +47,10 @@ function record(i: number, k: number, perRun: number): EpisodeRecord {
 export function sweepRun(i: number, perRun: number): RunView {
   const [task, method] = SWEEP_RUNS[i]!;
   const indices = Array.from({ length: perRun }, (_, k) => k);
-  const manifest = {
-    schema: 1,
-    runId: `${method}-${task}-run${i}`,
-    kind: 'run',
-    task,
-    method,
+  const manifest = sampleManifest(`${method}-${task}-run${i}`, task, method, indices, 'm', {
     split: 'dev',
-    shard: null,
-    model: 'm',
-    indices,
-    identity: {},
-    settings: {},
-    fidelity: {},
-    inputs: {},
-    modelDescription: {},
-    environment: null,
     metrics: [{ key: 'em', label: 'EM' }],
-    software: { package: 'react-repro', version: '0', git: null, node: 'v20', platform: 'linux-x64' },
-    startedAt: '2026-01-01T00:00:00Z',
-    sessions: [],
-  } as unknown as RunManifest;
+  });
   // What the page reads of the in-memory records: their idx and error (the run table's counts).
   const records = indices.map((k) => ({ idx: k, error: k % 10 === 9 ? {} : null }) as unknown as EpisodeRecord);
   const source = {

@@ -14,7 +14,15 @@ export const REACT_PROMPT =
   'Action 2: Finish[Milhouse]\n\n';
 export const COT_PROMPT = 'Q: Which is older?\nA: Let us think step by step. The answer is X.\n\n';
 
-function manifest(runId: string, task: string, method: string, indices: number[], model = 'text-davinci-002'): RunManifest {
+/** A run's manifest as the report reads it; `over` replaces fields (another split, other metrics). */
+export function sampleManifest(
+  runId: string,
+  task: string,
+  method: string,
+  indices: number[],
+  model = 'text-davinci-002',
+  over: Partial<RunManifest> = {},
+): RunManifest {
   return {
     schema: 1,
     runId,
@@ -41,6 +49,7 @@ function manifest(runId: string, task: string, method: string, indices: number[]
     software: { package: 'react-repro', version: '0', git: null, node: 'v20', platform: 'linux-x64' },
     startedAt: '2026-01-01T00:00:00Z',
     sessions: [],
+    ...over,
   };
 }
 
@@ -101,7 +110,7 @@ export function sampleRuns(): RunView[] {
   const q2 = `Which magazine was started first ${PAYLOAD_SCRIPT}?`;
   const react: RunView = {
     dir: '/runs/react',
-    manifest: manifest('react-hotpotqa-paper500-aaaa', 'hotpotqa', 'react', [3687, 6238, 5388], `evil-model ${PAYLOAD_IMG}`),
+    manifest: sampleManifest('react-hotpotqa-paper500-aaaa', 'hotpotqa', 'react', [3687, 6238, 5388], `evil-model ${PAYLOAD_IMG}`),
     summary,
     records: [
       record({
@@ -134,7 +143,7 @@ export function sampleRuns(): RunView[] {
   };
   const cot: RunView = {
     dir: '/runs/cot',
-    manifest: manifest('cot-hotpotqa-paper500-bbbb', 'hotpotqa', 'cot', [3687, 6238]),
+    manifest: sampleManifest('cot-hotpotqa-paper500-bbbb', 'hotpotqa', 'cot', [3687, 6238]),
     summary,
     records: [
       record({
@@ -157,7 +166,7 @@ export function sampleRuns(): RunView[] {
   };
   const alf: RunView = {
     dir: '/runs/alf',
-    manifest: manifest('act-alfworld-valid_unseen-cccc', 'alfworld', 'act', [0, 1]),
+    manifest: sampleManifest('act-alfworld-valid_unseen-cccc', 'alfworld', 'act', [0, 1]),
     summary,
     records: [
       record({
