@@ -4,7 +4,7 @@
 // with the shared epoch clock (performance.timeOrigin + now, sub-millisecond in both processes).
 // Runs are interleaved with a `node -e 0` reference so the shared machine's load falls on all alike.
 // Target: ≤ 0.25 s compiled. `--base DIR` adds a row for another compiled tree (e.g. main's dist/, built
-// into a folder under this checkout so it finds node_modules) run the same way, side by side.
+// into a folder under this checkout so it finds node_modules; its bundle when it has one), side by side.
 // Writes bench/results-start.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,16 +72,22 @@ const env = (entry: 'dist' | 'src'): NodeJS.ProcessEnv => ({
 });
 let seq = 0;
 
+/** Another compiled tree's entry: its bundle when it has one (as our bin runs ours), else dist/cli/main.js. */
+const baseEntry = (distDir: string) => {
+  const bundle = path.join(distDir, 'cli-bundle', 'main.js');
+  return fs.existsSync(bundle) ? bundle : path.join(distDir, 'cli', 'main.js');
+};
+
 /** Spawns a one-question run; resolves with ms from spawn to the first request's arrival. */
 async function firstRequestMs(entry: 'dist' | 'src' | 'base'): Promise<number> {
   const results = path.join(tmp, `r${seq++}`);
   const launcher = (dir: string) => [
     '--input-type=module',
     '-e',
-    `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(dir, 'cli', 'main.js')).href)}); process.exitCode = await main(process.argv.slice(1));`,
+    `const { main } = await import(${JSON.stringify(pathToFileURL(baseEntry(dir)).href)}); process.exitCode = await main(process.argv.slice(1));`,
   ];
   // Ours through the bin as a user runs it (the compiled bundle when current: REACT_REPRO_ENTRY=dist skips
-  // only the bin's few-millisecond staleness check); --base through its dist/cli/main.js (no bin there).
+  // only the bin's few-millisecond staleness check); --base through its bundle (baseEntry; no bin there).
   const head = entry === 'base' ? launcher(baseDir!) : [bin];
   const args = [...head, 'run', '--task', 'hotpotqa', '--method', 'react', '--split', 'offline500', '--limit', '1'];
   args.push('--base-url', server.baseURL, '--model', 'bench-model', '--cache', 'off', '--results-dir', results);

@@ -16,13 +16,13 @@
 // Bodies are decoded as fetch decodes them (gzip, deflate, br) and redirects followed as the fetch
 // standard says (307/308 keep the method and body; 301/302 turn a POST, 303 anything, into a GET).
 import http from 'node:http';
-import https from 'node:https';
 import zlib from 'node:zlib';
 import { urlToHttpOptions } from 'node:url';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { VERSION } from 'openai/version';
 import { JsonFields } from '../util/json-fields.js';
 import { Http1Pool, requestHead } from '../util/http1-client.js';
+import { nodeHttps } from '../util/lazy-https.js';
 
 /** Largest model answer body by default: a completion of n samples is kilobytes; 16 MB fits any many times over. */
 export const DEFAULT_LLM_MAX_BYTES = 16 * 1024 * 1024;
@@ -73,7 +73,8 @@ export function normalizeErrorBody(body: unknown): unknown {
 // (src/util/http1-client.ts), https through node:https.
 const IDLE_MS = 4000;
 const plain = new Http1Pool(IDLE_MS);
-const httpsAgent = new https.Agent({ keepAlive: true, timeout: IDLE_MS });
+let httpsAgentMade: http.Agent | undefined;
+const httpsAgent = (): http.Agent => (httpsAgentMade ??= new (nodeHttps().Agent)({ keepAlive: true, timeout: IDLE_MS }));
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** fetch's redirect limit. */
@@ -135,7 +136,7 @@ export function requestHeaders(apiKey: string, env: NodeJS.ProcessEnv): Record<s
 function route(url: URL, method: 'GET' | 'POST', headers: Record<string, string>): Route {
   const head = ['host', url.host];
   for (const k in headers) head.push(k, headers[k]);
-  const options: http.RequestOptions = { ...urlToHttpOptions(url), method, agent: httpsAgent };
+  const options: http.RequestOptions = { ...urlToHttpOptions(url), method };
   // A header node:http refuses fails the call when it is made (as node:http's request() would), not here.
   let text = '';
   let invalid: Error | undefined;
@@ -431,7 +432,7 @@ export class ModelHttp {
         const headers = body === undefined ? t.head : [...t.head, 'content-length', String(Buffer.byteLength(body))];
         let r: http.ClientRequest;
         try {
-          r = req = https.request({ ...t.options, headers });
+          r = req = nodeHttps().request({ ...t.options, agent: httpsAgent(), headers });
         } catch (e) {
           // a header the environment supplied that HTTP does not allow (OPENAI_CUSTOM_HEADERS)
           return finish(e instanceof Error ? e : new Error(String(e)));

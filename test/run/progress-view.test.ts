@@ -27,6 +27,12 @@ const view = (over: Partial<ProgressView> = {}, s: Partial<ProgressState> = {}):
 });
 
 describe('progress text', () => {
+  it('groups digits exactly as Intl.NumberFormat en-US writes the rounded number', () => {
+    const intl = new Intl.NumberFormat('en-US');
+    const edges = [0, -0, -0.4, 0.5, 999, 1000, -1234.5, 999_999, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e21, NaN, Infinity, -Infinity];
+    const spread = Array.from({ length: 2000 }, (_, i) => (i % 2 ? -1 : 1) * Math.floor(1.7 ** (i % 70)) + i / 7);
+    for (const n of [...edges, ...spread]) expect(thousands(n), String(n)).toBe(intl.format(Math.round(n)));
+  });
   it('writes numbers with thousands separators and money with cents', () => {
     expect(thousands(81638)).toBe('81,638');
     expect(thousands(1234567)).toBe('1,234,567');

@@ -18,7 +18,6 @@
 //   reason (the runner checks signal.aborted itself);
 // - messages never show the userinfo of a URL (src/util/redact.ts).
 import http from 'node:http';
-import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InfraError, errorMessage } from '../../errors.js';
@@ -27,6 +26,7 @@ import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../../util/back
 import { repoRoot } from '../../paths.js';
 import { redactUrl } from '../../util/redact.js';
 import { Http1Pool, requestHead } from '../../util/http1-client.js';
+import { nodeHttps } from '../../util/lazy-https.js';
 
 let version = '0.0.0';
 try {
@@ -247,7 +247,7 @@ function once(t: Target, opts: HttpRequestOptions, timeoutMs: number): Promise<{
       return;
     }
     function nodeRequest(): http.ClientRequest {
-      const r = https.request(
+      const r = nodeHttps().request(
         {
           protocol: t.url.protocol,
           hostname: t.url.hostname.replace(/^\[|\]$/g, ''),
