@@ -167,8 +167,13 @@ class Conn {
     this.state = Body.Head;
     this.answered = false;
     this.deliver = true;
+    this.sent = false;
     this.socket.write(request, (err?: Error | null) => {
-      if (!err && this.h === h) h.written();
+      if (err) return;
+      if (this.h === h) {
+        this.sent = true;
+        h.written();
+      }
     });
   }
 
@@ -314,7 +319,10 @@ class Conn {
     this.buf = undefined;
     this.state = Body.Head;
     const idleMs = this.pool.idleFor(this.idleHint);
-    if (this.keep && leftover === 0 && !this.closed && idleMs > 0) this.pool.release(this, idleMs);
+    // An answer that came before the request was all written (a server refusing a body it did not
+    // read): the rest of the body is still queued on the socket, in front of any next request, so the
+    // connection is not reused (node:http keeps it out of the pool too until the request has finished).
+    if (this.keep && this.sent && leftover === 0 && !this.closed && idleMs > 0) this.pool.release(this, idleMs);
     else this.discard();
     if (this.deliver) h.end();
   }

@@ -479,6 +479,70 @@ describe('kept-alive connections', () => {
     expect(out.headers).toMatchObject({ constructor: 'x', tostring: 'y' });
   });
 
+  it('an answer that comes before the request body is all written: the connection is not reused, as node:http does not', async () => {
+    // The first connection answers 413 to the head and stops reading, so 8 MB of body stay queued on
+    // the client's socket; a second request sent on that connection would wait behind them forever.
+    const big = Buffer.alloc(8 << 20, 120);
+    const run = async (client: 'lean' | 'node') => {
+      let conns = 0;
+      const server = net.createServer((socket) => {
+        const conn = ++conns;
+        serverSockets.add(socket);
+        socket.on('close', () => serverSockets.delete(socket));
+        socket.on('error', () => {});
+        let head = '';
+        const onData = (d: Buffer) => {
+          head += d.toString('latin1');
+          if (!head.includes('\r\n\r\n')) return;
+          socket.off('data', onData);
+          if (conn === 1) {
+            socket.pause();
+            socket.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n');
+          } else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        };
+        socket.on('data', onData);
+      });
+      servers.push(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const port = (server.address() as net.AddressInfo).port;
+      const statuses: (number | string)[] = [];
+      if (client === 'lean') {
+        const pool = new Http1Pool(60_000);
+        const post = Buffer.concat([Buffer.from(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n`, 'latin1'), big]);
+        await new Promise<void>((resolve) => {
+          pool.request('127.0.0.1', port, post, {
+            written: () => {},
+            head: (status) => (statuses.push(status), true),
+            data: () => {},
+            end: () => resolve(),
+            error: (e) => (statuses.push(e.message), resolve()),
+          });
+        });
+        statuses.push((await viaLean(pool, port)).status ?? 'no answer');
+      } else {
+        const agent = new http.Agent({ keepAlive: true });
+        agents.push(agent);
+        await new Promise<void>((resolve) => {
+          const req = http.request({
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/',
+            agent,
+            headers: { 'content-length': big.length },
+          });
+          req.on('response', (res) => (statuses.push(res.statusCode!), res.resume(), res.on('end', () => resolve())));
+          req.on('error', (e) => (statuses.push(e.message), resolve()));
+          req.end(big);
+        });
+        statuses.push((await viaNode(agent, port)).status ?? 'no answer');
+      }
+      return { statuses, conns };
+    };
+    expect(await run('lean')).toEqual({ statuses: [413, 200], conns: 2 });
+    expect(await run('node')).toEqual({ statuses: [413, 200], conns: 2 });
+  });
+
   it('an answer with Connection: close: the next request opens a new connection', async () => {
     const { lean, node, connections } = await both(
       (s, conn, n) => send(s, [`HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 4\r\n\r\nc${conn}r${n}`], 'end'),
