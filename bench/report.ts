@@ -110,19 +110,24 @@ async function openEpisode(page: import('playwright-core').Page, i: number): Pro
 }
 
 /** The page's trajectory browser in headless Chromium (null: no Chromium, or it could not open the page). */
-async function viewer(file: string, n: number): Promise<Viewer | null> {
+async function viewer(file: string): Promise<Viewer | null> {
   if (!fs.existsSync(CHROMIUM)) return null;
   const browser = await launchChromium();
+  const t0 = performance.now();
+  const done: string[] = [];
   try {
     const page = await browser.newPage();
-    const t0 = performance.now();
     await page.goto(pathToFileURL(file).href, { timeout: 1_800_000, waitUntil: 'commit' });
     await page.waitForSelector('body[data-ready="1"]', { timeout: 1_800_000 });
     const ready = seconds(t0);
     const rssMb = rendererRssMb();
+    done.push(`ready in ${ready.toFixed(1)} s (renderer RSS ${rssMb.toFixed(0)} MB)`);
+    // Every episode is listed at ready (a folder has whole sets of 3,500: 1,001,000 for a million).
+    const listed = Number(await page.locator('#episode-count').getAttribute('data-count'));
     const t1 = performance.now();
-    await openEpisode(page, n - 1);
+    await openEpisode(page, listed - 1);
     const last = seconds(t1);
+    done.push(`last episode opened in ${last.toFixed(1)} s`);
     // The input handler has run when fill returns: the count is then either the result or gone
     // (a search under way) until the result.
     const t2 = performance.now();
@@ -132,7 +137,8 @@ async function viewer(file: string, n: number): Promise<Viewer | null> {
     const matches = Number(await page.locator('#episode-count').getAttribute('data-count'));
     return { ready, rssMb, last, search, matches };
   } catch (err) {
-    console.error(`  viewer: ${String(err).split('\n')[0]}`);
+    const at = `${seconds(t0).toFixed(1)} s after navigation start`;
+    console.error(`  viewer: ${done.join(', ') || 'not ready'}; then, ${at}: ${String(err).split('\n')[0]}`);
     return null;
   } finally {
     await browser.close();
@@ -255,7 +261,7 @@ for (const n of SIZES) {
   }
   const mb = fs.statSync(out).size / 1e6;
   const viewerLoad = os.loadavg()[0]!.toFixed(1);
-  const v = await viewer(out, n);
+  const v = await viewer(out);
   rows.push({ n, seconds: r.seconds, rssMb: r.rssMb, mb, viewer: v, load, viewerLoad });
   console.log(
     `${n} episodes: report ${r.seconds.toFixed(1)} s, peak RSS ${r.rssMb.toFixed(0)} MB, HTML ${mb.toFixed(1)} MB (load average ${load}); viewer ${viewerText(v)} (load average ${viewerLoad})`,
