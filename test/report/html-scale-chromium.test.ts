@@ -75,14 +75,16 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
   it('becomes ready with every episode listed, only the rows in view drawn, no body parsed, no error', async () => {
     expect(errors).toEqual([]);
     expect(await count()).toBe(200_000);
-    // The episodes are 200 blocks, not an element each: with the runs' block and our script, 202 scripts.
+    // The episodes are 200 blocks of two elements (rows and index; bodies), not an element each: with
+    // the runs' block and our script, 402 scripts.
     const elements = await page.evaluate(() => ({
       scripts: document.querySelectorAll('script').length,
       blocks: document.querySelectorAll('script.episode-block').length,
+      bodies: document.querySelectorAll('script.episode-bodies').length,
       all: document.getElementsByTagName('*').length,
       perEpisode: document.querySelectorAll('[id^="ep-"]').length,
     }));
-    expect(elements).toMatchObject({ scripts: 202, blocks: 200, perEpisode: 0 });
+    expect(elements).toMatchObject({ scripts: 402, blocks: 200, bodies: 200, perEpisode: 0 });
     expect(elements.all).toBeLessThan(1_000);
     const drawn = await drawnEpisodes();
     expect(drawn.length).toBeGreaterThan(5);

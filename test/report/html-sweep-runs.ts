@@ -1,5 +1,5 @@
 // A sweep of short episodes for the trajectory browser at scale (test/report/html-scale-chromium.test.ts
-// at 200,000 episodes, bench/report.ts --viewer-million at 1,000,000): four runs, every 7th episode of
+// at 200,000 episodes, bench/report.ts --viewer-sweep at 1,000,000): four runs, every 7th episode of
 // run 0 tagged, one episode in all with a tag and a word of its own. The full records are made when
 // the page reads them (a run's source), so a million of them are never held at once.
 import { sampleManifest } from './sample-runs.js';
@@ -21,7 +21,7 @@ function record(i: number, k: number, perRun: number): EpisodeRecord {
   const em = k % 3 === 0 ? 1 : 0;
   const error = k % 10 === 9 ? { source: 'llm', message: 'unreachable' } : null;
   const tags = i === 0 && k % 7 === 0 ? ['search-not-found'] : i === 3 && k === perRun - 1 ? ['only-one'] : [];
-  const text = `Question: ${input}\nThought 1: ${i === 2 && k === 12_345 ? 'zebra-needle' : 'think'}\nAction 1: Finish[a]\n`;
+  const text = `Question: ${input}\nThought 1: ${i === 2 && k === Math.min(12_345, perRun - 1) ? 'zebra-needle' : 'think'}\nAction 1: Finish[a]\n`;
   return {
     idx: k,
     item: input,

@@ -2,6 +2,7 @@
 // block with "<" escaped, the prompt once per run; the SVG plot never has NaN. (The same page in a
 // real browser: html-chromium.test.ts.)
 import { describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
 import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/episodes.js';
 import { pageData, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
 import { linePlotSvg } from '../../src/report/svg.js';
@@ -71,9 +72,12 @@ describe('renderHtmlReport', () => {
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);
     expect(html).not.toMatch(/<link\b/);
     expect(html).toContain('default-src &#39;none&#39;');
-    // One script runs (ours, by hash); every other script element is a JSON data block.
+    // One script runs (ours, by hash); every other script element is a data block: JSON, or a block's
+    // compressed bodies (base64: no markup can be in it).
     expect(html.match(/<script>/g)).toHaveLength(1);
-    expect(html.match(/<script\b/g)!.length - 1).toBe(html.match(/<script type="application\/json"/g)!.length);
+    const bodies = html.match(/<script type="application\/octet-stream" class="episode-bodies">[A-Za-z0-9+/=]*<\/script>/g)!;
+    expect(bodies).toHaveLength(1);
+    expect(html.match(/<script\b/g)!.length - 1).toBe(html.match(/<script type="application\/json"/g)!.length + bodies.length);
     expect(html).toMatch(/<script type="application\/json" id="report-data">/);
   });
 
@@ -91,15 +95,27 @@ describe('renderHtmlReport', () => {
     expect(json.split('Musician and satirist').length - 1).toBe(1);
   });
 
-  it('writes the episodes in blocks of 1,000 lines of JSON, which read back to the same data', () => {
+  it('writes the episodes in blocks of 1,000 lines of JSON and their bodies compressed, which read back to the same data', () => {
     // 3,000 episodes over four runs: blocks that start and end inside a run, and a tag list in one.
     const runs = sweepRuns(750);
     const page = renderHtmlReport({ tables: [], figures: [], runs });
-    const blocks = [...page.matchAll(/<script type="application\/json" class="episode-block">([^<]*)<\/script>/g)].map((m) => m[1]!);
-    expect(blocks).toHaveLength(3);
-    // A block: its bodies, its rows, its index; JSON holds no raw line break, so one line each.
-    for (const b of blocks) expect(b.split('\n')).toHaveLength(2 * 1000 + 1);
-    expect(JSON.parse(blocks[1]!.split('\n')[2000]!)).toEqual({
+    const re =
+      /<script type="application\/json" class="episode-block">([^<]*)<\/script>\n<script type="application\/octet-stream" class="episode-bodies">([^<]*)<\/script>/g;
+    const pairs = [...page.matchAll(re)].map((m) => ({ block: m[1]!, bodies: m[2]! }));
+    expect(pairs).toHaveLength(3);
+    expect(page.match(/class="episode-(block|bodies)"/g)).toHaveLength(6);
+    const blocks = pairs.map((p) => p.block);
+    // A block: its rows, then its index; JSON holds no raw line break, so one line each.
+    for (const b of blocks) expect(b.split('\n')).toHaveLength(1000 + 1);
+    // Its bodies: one gzip member of the bodies' lines, base64; no trajectory text in the page as text.
+    for (const p of pairs) {
+      const lines = gunzipSync(Buffer.from(p.bodies, 'base64')).toString('utf8').split('\n');
+      expect(lines).toHaveLength(1000);
+      expect(Object.keys(JSON.parse(lines[999]!) as object).sort()).toEqual(['error', 'extras', 'input', 'steps', 'text']);
+    }
+    expect(page).not.toContain('Thought 1: think');
+    expect(page).not.toContain('zebra-needle');
+    expect(JSON.parse(blocks[1]!.split('\n')[1000]!)).toEqual({
       n: 1000,
       run: [1, 500, 2, 500],
       idx: [250, 500, 0, 500],

@@ -7,16 +7,19 @@
 // (a million rows at 34 px is ~34 million px, past the element height browsers lay out: ~33.5
 // million in Chromium, ~17.9 million in Firefox) is drawn MAX_PX tall and its scroll position scaled
 // onto the full height, so every row, the last included, is reached by scrolling.
+import { BODIES_JS } from './bodies.js';
+
 export const CLIENT_JS = String.raw`(function () {
   'use strict';
   var runs = JSON.parse(document.getElementById('report-data').textContent).runs;
   var OUTCOMES = ['correct', 'incorrect', 'error'];
   var CODE = { c: 0, i: 1, e: 2 };
-  // The episode blocks (render.ts episodeBlocks): a block's body lines, its row lines, then its index.
-  // Only the indexes are read here, into typed arrays over all episodes (a million episodes are a
-  // few MB and no object each); a row or body is parsed from its line when it is drawn, opened or
-  // searched.
+  // The episode blocks (render.ts episodeBlocks): a block's row lines then its index, and beside it
+  // the block's bodies, compressed. Only the indexes are read here, into typed arrays over all
+  // episodes (a million episodes are a few MB and no object each); a row is parsed from its line
+  // when it is drawn, a block's bodies decoded when one of them is opened or a search reaches it.
   var blockEls = document.querySelectorAll('script.episode-block');
+  var bodyEls = document.querySelectorAll('script.episode-bodies');
   var nBlocks = blockEls.length;
   var firsts = new Int32Array(nBlocks + 1);
   var nEpisodes = 0;
@@ -61,13 +64,13 @@ export const CLIENT_JS = String.raw`(function () {
     }
     return lo;
   }
-  // Where each line of a block ends, found on the block's first read (its 2n lines before the index).
+  // Where each line of a block ends, found on the block's first read (its n row lines before the index).
   var lineEnds = [];
   function lineOf(b, k) {
     var text = blockEls[b].textContent;
     var ends = lineEnds[b];
     if (!ends) {
-      var n = 2 * (firsts[b + 1] - firsts[b]), at = -1;
+      var n = firsts[b + 1] - firsts[b], at = -1;
       ends = lineEnds[b] = new Int32Array(n);
       for (var j = 0; j < n; j++) { at = text.indexOf('\n', at + 1); ends[j] = at; }
     }
@@ -75,11 +78,36 @@ export const CLIENT_JS = String.raw`(function () {
   }
   function rowLine(i) {
     var b = blockOf(i);
-    return JSON.parse(lineOf(b, firsts[b + 1] - firsts[b] + i - firsts[b]));
-  }
-  function bodyLine(i) {
-    var b = blockOf(i);
     return JSON.parse(lineOf(b, i - firsts[b]));
+  }
+
+  ${BODIES_JS}
+  // Decoded blocks' body lines: the last BODY_CACHE blocks used (a block's bodies are about a MB of
+  // text: the blocks of the episodes being read, not the page's), and the decodes under way, so a
+  // block opened and searched at once is decoded once.
+  var BODY_CACHE = 4, bodyCache = [], decoding = [];
+  function cachedLines(b) {
+    for (var k = 0; k < bodyCache.length; k++) {
+      if (bodyCache[k].b === b) {
+        var hit = bodyCache.splice(k, 1)[0];
+        bodyCache.push(hit);
+        return hit.lines;
+      }
+    }
+    return null;
+  }
+  function bodyLines(b) {
+    var lines = cachedLines(b);
+    if (lines) return Promise.resolve(lines);
+    if (!decoding[b]) {
+      decoding[b] = decodeBodies(bodyEls[b]).then(function (ls) {
+        bodyCache.push({ b: b, lines: ls });
+        if (bodyCache.length > BODY_CACHE) bodyCache.shift();
+        return ls;
+      });
+      decoding[b].then(function () { delete decoding[b]; }, function () { delete decoding[b]; });
+    }
+    return decoding[b];
   }
 
   // An episode's summary as the list shows it, made when its row is drawn (the last few thousand kept).
@@ -94,15 +122,27 @@ export const CLIENT_JS = String.raw`(function () {
     }
     return e;
   }
+  // Opened episodes' bodies, parsed from their block's line (data-decoded: how many).
   var bodies = {};
   var decoded = 0;
-  function bodyOf(i) {
+  function parsedBody(i, lines) {
     if (!bodies[i]) {
-      bodies[i] = bodyLine(i);
+      bodies[i] = JSON.parse(lines[i - firsts[blockOf(i)]]);
       decoded++;
       document.body.dataset.decoded = String(decoded);
     }
     return bodies[i];
+  }
+  /** The body at once when it is parsed or its block decoded, else null. */
+  function bodyNow(i) {
+    if (bodies[i]) return bodies[i];
+    var lines = cachedLines(blockOf(i));
+    return lines ? parsedBody(i, lines) : null;
+  }
+  function bodyOf(i) {
+    var x = bodyNow(i);
+    if (x) return Promise.resolve(x);
+    return bodyLines(blockOf(i)).then(function (lines) { return parsedBody(i, lines); });
   }
 
   function el(tag, cls, text) {
@@ -138,16 +178,15 @@ export const CLIENT_JS = String.raw`(function () {
   sets.forEach(function (s) { s.forEach(function (t) { allTags.push(t); }); });
   fill(fTag, uniq(allTags), 'all tags');
 
-  // Search reads a block's rows and bodies into one lower-cased text, its episodes' texts joined by
-  // '\n' (no match of a query without one spans two episodes), with where each episode starts. The
-  // texts are kept for the next search while they fit in HAY_MAX characters (past that, a page's text
-  // held twice), else made again.
+  // Search reads a block's rows and (decoded) bodies into one lower-cased text, its episodes' texts
+  // joined by '\n' (no match of a query without one spans two episodes), with where each episode
+  // starts. The texts are kept for the next search while they fit in HAY_MAX characters (past that, a
+  // page's text held twice), else made again.
   var HAY_MAX = 200000000, hayChars = 0, hays = [];
-  function hayOf(b) {
-    if (hays[b]) return hays[b];
+  function hayOf(b, lines) {
     var first = firsts[b], n = firsts[b + 1] - first, parts = new Array(n), starts = new Int32Array(n + 1), at = 0;
     for (var k = 0; k < n; k++) {
-      var row = JSON.parse(lineOf(b, n + k)), body = JSON.parse(lineOf(b, k));
+      var row = JSON.parse(lineOf(b, k)), body = JSON.parse(lines[k]);
       parts[k] = [row[0], body.input, row[1] || '', row[2] || '', body.text, body.error || '', sets[setOf[first + k]].join(' ')].join('\n').toLowerCase();
       starts[k] = at;
       at += parts[k].length + 1;
@@ -157,8 +196,8 @@ export const CLIENT_JS = String.raw`(function () {
     if (hayChars + hay.text.length <= HAY_MAX) { hays[b] = hay; hayChars += hay.text.length; }
     return hay;
   }
-  function searchBlock(b, q, into) {
-    var hay = hayOf(b), s = hay.starts, at = hay.text.indexOf(q);
+  function searchBlock(b, hay, q, into) {
+    var s = hay.starts, at = hay.text.indexOf(q);
     while (at >= 0) {
       var lo = 0, hi = s.length - 2;
       while (lo < hi) {
@@ -172,26 +211,45 @@ export const CLIENT_JS = String.raw`(function () {
     }
   }
   // The last finished search (its query and which episodes match), and the one under way: it reads
-  // blocks for ~40 ms at a time, saying how far it is, then lets the page draw and take input.
+  // blocks for ~40 ms at a time, saying how far it is, then lets the page draw and take input. A block
+  // whose texts are not kept waits for its bodies' decode; a newer query (job replaced) stops it at its
+  // next block, before it marks anything.
   var query = '', found = null, job = null;
   function search(q) {
-    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) };
+    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) }, t0 = Date.now();
+    function progress() {
+      count.textContent = 'Searching… ' + firsts[me.b] + ' of ' + nEpisodes + ' episodes read';
+      delete count.dataset.count;
+    }
     function step() {
+      t0 = Date.now();
+      next();
+    }
+    function next() {
       if (job !== me) return;
-      var t0 = Date.now();
-      while (me.b < nBlocks && Date.now() - t0 < 40) searchBlock(me.b++, q, me.found);
-      if (me.b < nBlocks) {
-        count.textContent = 'Searching… ' + firsts[me.b] + ' of ' + nEpisodes + ' episodes read';
-        delete count.dataset.count;
-        setTimeout(step, 0);
-        return;
+      while (me.b < nBlocks) {
+        if (Date.now() - t0 >= 40) { progress(); setTimeout(step, 0); return; }
+        if (!hays[me.b]) { progress(); bodyLines(me.b).then(read, failed); return; }
+        searchBlock(me.b, hays[me.b], q, me.found);
+        me.b++;
       }
       job = null;
       query = q;
       found = me.found;
       render();
     }
-    step();
+    function read(lines) {
+      if (job !== me) return;
+      searchBlock(me.b, hayOf(me.b, lines), q, me.found);
+      me.b++;
+      next();
+    }
+    function failed(err) {
+      if (job !== me) return;
+      job = null;
+      count.textContent = 'Search stopped: episodes ' + firsts[me.b] + '–' + (firsts[me.b + 1] - 1) + ' could not be decoded (' + err + ')';
+    }
+    next();
   }
   // A filter or the search changed: the list drawn again, once the search has read every episode.
   function update() {
@@ -209,9 +267,8 @@ export const CLIENT_JS = String.raw`(function () {
     parent.appendChild(row);
   }
 
-  function episodeBody(e, i) {
+  function episodeBody(e, i, x) {
     var run = runs[e.run];
-    var x = bodyOf(i);
     var body = el('div', 'episode-body');
     kv(body, 'Run', run.id + ' · ' + run.benchmark + ' · ' + run.method + ' · ' + run.split + ' · ' + run.model);
     kv(body, 'Input', x.input);
@@ -246,6 +303,16 @@ export const CLIENT_JS = String.raw`(function () {
     }
     return body;
   }
+  // An opened row's body: at once when its block is decoded, else "Loading…" until it is.
+  function fillBody(d, e, i) {
+    var x = bodyNow(i);
+    if (x) { d.appendChild(episodeBody(e, i, x)); return; }
+    var wait = el('div', 'episode-body loading', 'Loading…');
+    d.appendChild(wait);
+    bodyOf(i).then(function (y) { d.replaceChild(episodeBody(e, i, y), wait); }, function (err) {
+      wait.textContent = 'This episode could not be decoded: ' + err;
+    });
+  }
 
   // Open rows: their node (kept while open, so scrolling away and back keeps what was read) and height.
   var openNodes = {};
@@ -277,7 +344,7 @@ export const CLIENT_JS = String.raw`(function () {
     var built = false;
     d.addEventListener('toggle', function () {
       if (d.open) {
-        if (!built) { built = true; d.appendChild(episodeBody(e, i)); }
+        if (!built) { built = true; fillBody(d, e, i); }
         openNodes[i] = d;
         openHeights[i] = pitchOf(d);
         if (resize) resize.observe(d);

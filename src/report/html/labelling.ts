@@ -8,6 +8,7 @@ import { SHEET_COLUMNS } from '../error-tags.js';
 import { labelSheetRows, type RunSample } from '../table2.js';
 import { xmlEscape as esc } from '../svg.js';
 import { FORMULA_START, NUMBER } from '../../util/csv.js';
+import { BODIES_JS } from './bodies.js';
 
 export interface LabellingRow {
   run: string;
@@ -106,11 +107,14 @@ export const LABEL_JS = String.raw`(function () {
   var detail = document.getElementById('label-detail');
   var status = document.getElementById('label-status');
   var message = document.getElementById('label-message');
+  ${BODIES_JS}
+  // The sampled trajectories' texts, read from their blocks' bodies (render.ts episodeBlocks) when one
+  // is shown or the CSV is made: each block's index (its last line) says which runs and items it
+  // holds, and a sampled one's body is the k-th line of the block's decoded bodies.
   var textOf = {};
-  // Only the sampled episodes' bodies are parsed: each block's index (its last line) says which runs
-  // and items it holds, and a sampled one's body is its k-th line (render.ts episodeBlocks).
   var wanted = {};
   rows.forEach(function (r) { wanted[r.run + '\u0000' + r.idx] = 1; });
+  var blockOfId = {}, sampled = [];
   (function () {
     var blocks = document.querySelectorAll('script.episode-block');
     for (var b = 0; b < blocks.length; b++) {
@@ -119,14 +123,34 @@ export const LABEL_JS = String.raw`(function () {
       var runAt = [], idxAt = [], c, j;
       for (j = 0; j < head.run.length; j += 2) for (c = 0; c < head.run[j + 1]; c++) runAt.push(head.run[j]);
       for (j = 0; j < head.idx.length; j += 2) for (c = 0; c < head.idx[j + 1]; c++) idxAt.push(head.idx[j] + c);
-      for (var k = 0, at = 0; k < head.n; k++) {
-        var end = text.indexOf('\n', at);
+      for (var k = 0; k < head.n; k++) {
         var id = runIds[runAt[k]] + '\u0000' + idxAt[k];
-        if (wanted[id] === 1) textOf[id] = JSON.parse(text.slice(at, end)).text;
-        at = end + 1;
+        if (wanted[id] !== 1) continue;
+        if (!sampled[b]) sampled[b] = [];
+        sampled[b].push([k, id]);
+        blockOfId[id] = b;
       }
     }
   })();
+  var bodyEls = document.querySelectorAll('script.episode-bodies'), loading = [];
+  /** Block b's sampled texts into textOf (once; the decode shared by whoever asks meanwhile). */
+  function loadBlock(b) {
+    if (!loading[b]) {
+      loading[b] = decodeBodies(bodyEls[b]).then(function (lines) {
+        sampled[b].forEach(function (s) { textOf[s[1]] = JSON.parse(lines[s[0]]).text; });
+      });
+    }
+    return loading[b];
+  }
+  /** Every sampled text, a block at a time (onBlock told how many blocks are read). */
+  function loadAll(onBlock) {
+    var todo = [];
+    sampled.forEach(function (s, b) { if (s) todo.push(b); });
+    var done = 0;
+    return todo.reduce(function (p, b) {
+      return p.then(function () { return loadBlock(b); }).then(function () { onBlock(++done, todo.length); });
+    }, Promise.resolve());
+  }
   var STORE = 'react-repro-label\u0000';
   function key(r) { return STORE + r.run + '\u0000' + r.idx; }
   function load(r) {
@@ -211,7 +235,19 @@ export const LABEL_JS = String.raw`(function () {
     note.addEventListener('keydown', function (ev) { if (ev.key === 'Escape' || ev.key === 'Enter') { ev.preventDefault(); section.focus(); } });
     noteLabel.appendChild(note);
     detail.appendChild(noteLabel);
-    detail.appendChild(el('pre', 'label-trajectory', textOf[r.run + '\u0000' + r.idx] || ''));
+    detail.appendChild(trajectory(r));
+  }
+  // The row's text, "Loading…" until its block is decoded.
+  function trajectory(r) {
+    var id = r.run + '\u0000' + r.idx, pre = el('pre', 'label-trajectory');
+    if (textOf[id] !== undefined || blockOfId[id] === undefined) { pre.textContent = textOf[id] || ''; return pre; }
+    pre.textContent = 'Loading…';
+    pre.dataset.loading = '1';
+    loadBlock(blockOfId[id]).then(function () {
+      pre.textContent = textOf[id] || '';
+      delete pre.dataset.loading;
+    }, function (err) { pre.textContent = 'This trajectory could not be decoded: ' + err; });
+    return pre;
   }
   function select(i, quiet) {
     var prev = cur;
@@ -265,7 +301,15 @@ export const LABEL_JS = String.raw`(function () {
     });
     return lines.join('\n') + '\n';
   }
-  document.getElementById('label-download').addEventListener('click', function () {
+  var downloadButton = document.getElementById('label-download');
+  downloadButton.addEventListener('click', function () {
+    // The CSV holds every sampled trajectory: their blocks decoded first (most are, after the first time).
+    downloadButton.disabled = true;
+    loadAll(function (done, all) { say('Reading trajectories… ' + done + ' of ' + all + ' blocks'); }).then(download, function (err) {
+      say('Could not read the trajectories: ' + err);
+    }).then(function () { downloadButton.disabled = false; });
+  });
+  function download() {
     var blob = new Blob([csv()], { type: 'text/csv;charset=utf-8' });
     var a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
@@ -276,7 +320,7 @@ export const LABEL_JS = String.raw`(function () {
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
     var n = rows.filter(function (r) { return r.label; }).length;
     say('labels.csv: ' + n + ' of ' + rows.length + ' labelled; then: react-repro report RUNS --labels labels.csv');
-  });
+  }
   rows.forEach(function (r, i) { paintItem(i); });
   select(0, true);
   section.dataset.ready = '1';

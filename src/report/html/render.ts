@@ -4,6 +4,7 @@
 // Content-Security-Policy that loads nothing from anywhere and runs only our own script (by hash), so
 // even a model's "<script>" that escaped escaping could not run.
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { fullRecords, type ReportTable, type RunView } from '../model.js';
 import type { EpisodeRecord } from '../../runlog/schema.js';
 import { fmt } from '../format.js';
@@ -181,7 +182,7 @@ class BlockBuilder {
     this.n++;
   }
 
-  /** The rest of the block after its body lines: its row lines, then its index. */
+  /** The block's text: its row lines, then its index, and the element's end. */
   close(): string {
     const index: BlockIndex = {
       n: this.n,
@@ -196,34 +197,63 @@ class BlockBuilder {
 }
 
 /**
+ * zlib level of a block's bodies: zlib's default, the knee. Measured 2026-11-27 on 1,000-episode blocks
+ * of bench/report.ts's 35,000 folder (23 MB of body lines: levels 1 / 6 / 9 took 0.13 / 0.09 / 0.19 s
+ * and came to 12.6 / 15.5 / 16.8 × smaller; its texts repeat) and on natural text (HotpotQA and FEVER
+ * dev lines: 11 / 26 / 35 ms per MB, 2.5 / 2.8 / 2.9 × smaller). Level 6 costs ~25 s of a million
+ * episodes' ~4-minute write and makes the page ~12 % smaller than level 1; level 9 buys ~1 % more.
+ */
+const GZIP_LEVEL = 6;
+
+/** A block's body lines as the page holds them: one gzip member, base64 (the page's text is ASCII). */
+function bodiesElement(lines: readonly string[]): string {
+  const gz = gzipSync(lines.join('\n'), { level: GZIP_LEVEL });
+  return `<script type="application/octet-stream" class="episode-bodies">${gz.toString('base64')}</script>\n`;
+}
+
+/**
  * The trajectory browser's data as page blocks, in document order: `report-data` (the runs), then the
- * episodes (in run order, n their position over all runs) in blocks of BLOCK, each one
- * `<script type="application/json" class="episode-block">` of lines (JSON never holds a raw newline):
- * the episodes' bodies (EpisodeBody), one a line, then their row lines (RowLine), then the block's
- * index (BlockIndex). The viewer reads every block's last line when the page opens and a row or body
- * line only when it is drawn, opened or searched. Built one episode at a time: a slim run's records
- * are read back from its file here, each body written out before the next is read; only a block's
- * summaries are held until it closes.
+ * episodes (in run order, n their position over all runs) in blocks of BLOCK. A block is two elements:
+ * `<script type="application/json" class="episode-block">` of lines (JSON never holds a raw newline),
+ * the episodes' row lines (RowLine), then the block's index (BlockIndex); right after it,
+ * `<script type="application/octet-stream" class="episode-bodies">`, the episodes' bodies (EpisodeBody,
+ * one a line) gzip-compressed and base64-coded: most of the page's bytes, and what the viewer needs
+ * only when an episode is opened or searched, so the page's parser sees a fraction of them. The
+ * viewer reads every block's last line when the page opens, a row line when it is drawn, and a
+ * block's bodies (decoded asynchronously) when one of them is opened or a search reaches it. Built
+ * one episode at a time: a slim run's records are read back from its file here; only one block's
+ * summaries and body lines are held until it closes.
  */
 function* episodeBlocks(input: HtmlReportInput): Generator<string> {
   const opts = { isCorrect: input.isCorrect, extraTags: input.extraTags };
   const infos = input.runs.map(browserRun);
   yield `<script type="application/json" id="report-data">${scriptJson({ runs: infos })}</script>\n`;
   let block = new BlockBuilder();
+  let bodies: string[] = [];
+  const close = () => `<script type="application/json" class="episode-block">${block.close()}${bodiesElement(bodies)}`;
   for (let i = 0; i < input.runs.length; i++) {
     const run = input.runs[i];
     for (const r of fullRecords(run)) {
       const { summary, body } = splitEpisode(browserEpisode(run, i, infos[i], r, opts));
-      const head = block.n === 0 ? '<script type="application/json" class="episode-block">' : '';
       block.add(summary);
-      yield `${head}${scriptJson(body)}\n`;
+      bodies.push(JSON.stringify(body));
       if (block.n >= BLOCK) {
-        yield block.close();
+        yield close();
         block = new BlockBuilder();
+        bodies = [];
       }
     }
   }
-  if (block.n > 0) yield block.close();
+  if (block.n > 0) yield close();
+}
+
+/** Each block's text and its bodies' lines (gunzipped), in page order. */
+function* pageBlocks(html: string): Generator<{ lines: string[]; bodies: string[] }> {
+  const re =
+    /<script type="application\/json" class="episode-block">([^<]*)<\/script>\n<script type="application\/octet-stream" class="episode-bodies">([^<]*)<\/script>/g;
+  for (const m of html.matchAll(re)) {
+    yield { lines: m[1].split('\n'), bodies: gunzipSync(Buffer.from(m[2], 'base64')).toString('utf8').split('\n') };
+  }
 }
 
 /** The browser data a page holds, put back together from its episode blocks: for tests and tools. */
@@ -232,8 +262,7 @@ export function pageData(html: string): BrowserData {
     JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/.exec(html)![1]) as { runs: BrowserData['runs'] }
   ).runs;
   const episodes: BrowserEpisode[] = [];
-  for (const m of html.matchAll(/<script type="application\/json" class="episode-block">([^<]*)<\/script>/g)) {
-    const lines = m[1].split('\n');
+  for (const { lines, bodies } of pageBlocks(html)) {
     const index = JSON.parse(lines[lines.length - 1]) as BlockIndex;
     const expand = (coded: number[], step: number) => {
       const out: number[] = [];
@@ -243,8 +272,8 @@ export function pageData(html: string): BrowserData {
     const runOf = expand(index.run, 0);
     const idxOf = expand(index.idx, 1);
     for (let k = 0; k < index.n; k++) {
-      const [item, answer, gold, metrics] = JSON.parse(lines[index.n + k]) as RowLine;
-      const body = JSON.parse(lines[k]) as EpisodeBody;
+      const [item, answer, gold, metrics] = JSON.parse(lines[k]) as RowLine;
+      const body = JSON.parse(bodies[k]) as EpisodeBody;
       const outcome = OUTCOME_OF[index.outcome[k]];
       const summary: EpisodeSummary = {
         run: runOf[k],
