@@ -143,6 +143,8 @@ class Conn {
   private keep = false;
   /** The head was delivered (a failure now cuts the body). */
   private answered = false;
+  /** The request was handed to the kernel whole (until then the connection may not be reused). */
+  private sent = false;
   /** The body is delivered (false: read and dropped). */
   private deliver = true;
   private closed = false;
