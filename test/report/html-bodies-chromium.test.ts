@@ -99,6 +99,24 @@ describe.skipIf(skipReason !== null)('compressed episode bodies in headless Chro
     expect(errors).toEqual([]);
   });
 
+  it('a block whose bodies cannot be decoded: search stops saying which episodes, an opened one says so', async () => {
+    await ready();
+    // as a damaged page would be: block 0's bodies not base64 (atob throws rather than rejecting)
+    await page.evaluate(() => {
+      document.querySelectorAll('script.episode-bodies')[0].textContent = '!!not base64!!';
+    });
+    await page.fill('#filter-search', 'zebra-needle');
+    await expect
+      .poll(() => page.locator('#episode-count').textContent())
+      .toMatch(/^Search stopped: episodes 0–999 could not be decoded \(/);
+    await page.fill('#filter-search', '');
+    await expect.poll(count).toBe('5000');
+    const first = page.locator('#episode-list > details[data-episode="0"]');
+    await first.locator(':scope > summary').click();
+    await expect.poll(() => first.locator('.episode-body').first().textContent()).toMatch(/^This episode could not be decoded: /);
+    expect(errors).toEqual([]);
+  });
+
   it('a search replaced by a newer one before it is done marks nothing', async () => {
     // A fresh page: no block decoded, so the first query is still reading when the second comes.
     await ready();

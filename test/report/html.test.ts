@@ -8,7 +8,8 @@ import { pageData, renderHtmlReport, scriptJson, tableHtml } from '../../src/rep
 import { linePlotSvg } from '../../src/report/svg.js';
 import { COT_PROMPT, PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, sampleRuns } from './sample-runs.js';
 import { NASTY, table1, wideRuns } from './sample-tables.js';
-import { sweepRuns } from './html-sweep-runs.js';
+import { SWEEP_PROMPT, sweepRun, sweepRuns } from './html-sweep-runs.js';
+import type { EpisodeRecord } from '../../src/runlog/schema.js';
 
 describe('few-shot prompt once per run', () => {
   it('commonLinePrefix stops at a line end', () => {
@@ -93,6 +94,28 @@ describe('renderHtmlReport', () => {
     expect(pageData(html)).toEqual(browserData(sampleRuns()));
     // The prompt is in the page once per run that has it.
     expect(json.split('Musician and satirist').length - 1).toBe(1);
+  });
+
+  it('closes a block early when its bodies pass about 16 million characters, and the page reads back the same', () => {
+    // 40 episodes of ~1 MB trajectories: blocks of 16, 16 and 8 (each block holds what fits).
+    const run = sweepRun(0, 40);
+    const long = (r: EpisodeRecord) => ({ ...r, traj: `${SWEEP_PROMPT}${'x'.repeat(1_000_000)}${r.idx}` }) as EpisodeRecord;
+    const source = run.source!;
+    run.source = {
+      ...source,
+      read: (idx: number) => long(source.read(idx)),
+      *each(idxs: Iterable<number>) {
+        for (const r of source.each(idxs)) yield long(r);
+      },
+    };
+    const page = renderHtmlReport({ tables: [], figures: [], runs: [run] });
+    const sizes = [...page.matchAll(/<script type="application\/json" class="episode-block">([^<]*)<\/script>/g)].map(
+      (m) => (JSON.parse(m[1]!.slice(m[1]!.lastIndexOf('\n') + 1)) as { n: number }).n,
+    );
+    expect(sizes).toEqual([16, 16, 8]);
+    const episodes = pageData(page).episodes;
+    expect(episodes.map((e) => e.idx)).toEqual(Array.from({ length: 40 }, (_, k) => k));
+    expect(episodes[39]!.text.endsWith('x39')).toBe(true);
   });
 
   it('writes the episodes in blocks of 1,000 lines of JSON and their bodies compressed, which read back to the same data', () => {

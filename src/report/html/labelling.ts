@@ -139,17 +139,22 @@ export const LABEL_JS = String.raw`(function () {
       loading[b] = decodeBodies(bodyEls[b]).then(function (lines) {
         sampled[b].forEach(function (s) { textOf[s[1]] = JSON.parse(lines[s[0]]).text; });
       });
+      // a failed decode is tried again the next time it is asked for
+      loading[b].then(null, function () { delete loading[b]; });
     }
     return loading[b];
   }
-  /** Every sampled text, a block at a time (onBlock told how many blocks are read). */
+  /**
+   * Every sampled text, a block at a time (onBlock told how many blocks are read); resolves with how
+   * many blocks could not be read (their rows' trajectories stay empty: the labels still leave the page).
+   */
   function loadAll(onBlock) {
     var todo = [];
     sampled.forEach(function (s, b) { if (s) todo.push(b); });
-    var done = 0;
+    var done = 0, failed = 0;
     return todo.reduce(function (p, b) {
-      return p.then(function () { return loadBlock(b); }).then(function () { onBlock(++done, todo.length); });
-    }, Promise.resolve());
+      return p.then(function () { return loadBlock(b).then(null, function () { failed++; }); }).then(function () { onBlock(++done, todo.length); });
+    }, Promise.resolve()).then(function () { return failed; });
   }
   var STORE = 'react-repro-label\u0000';
   function key(r) { return STORE + r.run + '\u0000' + r.idx; }
@@ -305,11 +310,11 @@ export const LABEL_JS = String.raw`(function () {
   downloadButton.addEventListener('click', function () {
     // The CSV holds every sampled trajectory: their blocks decoded first (most are, after the first time).
     downloadButton.disabled = true;
-    loadAll(function (done, all) { say('Reading trajectories… ' + done + ' of ' + all + ' blocks'); }).then(download, function (err) {
+    loadAll(function (done, all) { say('Reading trajectories… ' + done + ' of ' + all + ' blocks'); }).then(function (failed) { download(failed); }, function (err) {
       say('Could not read the trajectories: ' + err);
     }).then(function () { downloadButton.disabled = false; });
   });
-  function download() {
+  function download(failed) {
     var blob = new Blob([csv()], { type: 'text/csv;charset=utf-8' });
     var a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
@@ -319,7 +324,8 @@ export const LABEL_JS = String.raw`(function () {
     a.remove();
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
     var n = rows.filter(function (r) { return r.label; }).length;
-    say('labels.csv: ' + n + ' of ' + rows.length + ' labelled; then: react-repro report RUNS --labels labels.csv');
+    say('labels.csv: ' + n + ' of ' + rows.length + ' labelled; then: react-repro report RUNS --labels labels.csv' +
+      (failed ? ' (' + failed + ' block' + (failed === 1 ? '' : 's') + ' of trajectories could not be read: those rows have no trajectory text)' : ''));
   }
   rows.forEach(function (r, i) { paintItem(i); });
   select(0, true);

@@ -127,6 +127,8 @@ function runsTableHtml(runs: RunView[]): string {
  * to scan at once, few enough blocks that reading every block's index is fast.
  */
 const BLOCK = 1000;
+/** At most about this many characters of body lines in a block (it then closes with fewer episodes). */
+const BLOCK_BODY_CHARS = 16_000_000;
 
 const OUTCOME_CODE = { correct: 'c', incorrect: 'i', error: 'e' } as const;
 const OUTCOME_OF: Record<string, BrowserEpisode['outcome']> = { c: 'correct', i: 'incorrect', e: 'error' };
@@ -230,17 +232,23 @@ function* episodeBlocks(input: HtmlReportInput): Generator<string> {
   yield `<script type="application/json" id="report-data">${scriptJson({ runs: infos })}</script>\n`;
   let block = new BlockBuilder();
   let bodies: string[] = [];
+  let bodyChars = 0;
   const close = () => `<script type="application/json" class="episode-block">${block.close()}${bodiesElement(bodies)}`;
   for (let i = 0; i < input.runs.length; i++) {
     const run = input.runs[i];
     for (const r of fullRecords(run)) {
       const { summary, body } = splitEpisode(browserEpisode(run, i, infos[i], r, opts));
       block.add(summary);
-      bodies.push(JSON.stringify(body));
-      if (block.n >= BLOCK) {
+      const line = JSON.stringify(body);
+      bodies.push(line);
+      bodyChars += line.length;
+      // A block of long trajectories closes early: what the writer and a page's decoded block hold
+      // stays bounded (the viewer takes any count a block says it has).
+      if (block.n >= BLOCK || bodyChars >= BLOCK_BODY_CHARS) {
         yield close();
         block = new BlockBuilder();
         bodies = [];
+        bodyChars = 0;
       }
     }
   }
