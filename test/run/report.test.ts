@@ -158,11 +158,14 @@ describe('report', () => {
     expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
     expect(html).toContain('<polyline');
     // Self-contained: nothing loaded from anywhere; its only scripts are its own (the browser, and for
-    // the ReAct run's Table 2 sample the labelling script); every other script element is a JSON data
-    // block (the runs, the episode index, one per episode, the labelling data).
+    // the ReAct run's Table 2 sample the labelling script); every other script element is a data block
+    // (JSON: the runs, the episode blocks, the labelling data; the blocks' compressed bodies).
     expect(html).not.toMatch(/<link|src="http|href="http/);
     expect(html.match(/<script>/g)).toHaveLength(2);
-    expect(html.match(/<script\b/g)!.length - 2).toBe(html.match(/<script type="application\/json"/g)!.length);
+    expect(html.match(/<script\b/g)!.length - 2).toBe(
+      html.match(/<script type="application\/json"/g)!.length +
+        html.match(/<script type="application\/octet-stream" class="episode-bodies">/g)!.length,
+    );
     expect(html).toContain('id="label-data"');
     expect(html).toContain('id="episode-list"');
     expect(html).toContain('<section class="report-table" id="table-table1">');
