@@ -213,13 +213,16 @@ export const CLIENT_JS = String.raw`(function () {
   // The last finished search (its query and which episodes match), and the one under way: it reads
   // blocks for ~40 ms at a time, saying how far it is, then lets the page draw and take input. A block
   // whose texts are not kept waits for its bodies' decode; a newer query (job replaced) stops it at its
-  // next block, before it marks anything.
+  // next block, before it marks anything. How far it is shows once a slice (and when it first waits):
+  // a page changed before every decode waits for a frame each time (in Chromium 5 × the decode's time
+  // on a million-episode page).
   var query = '', found = null, job = null;
   function search(q) {
-    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) }, t0 = Date.now();
+    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) }, t0 = Date.now(), shown = false;
     function progress() {
       count.textContent = 'Searching… ' + firsts[me.b] + ' of ' + nEpisodes + ' episodes read';
       delete count.dataset.count;
+      shown = true;
     }
     function step() {
       t0 = Date.now();
@@ -229,7 +232,11 @@ export const CLIENT_JS = String.raw`(function () {
       if (job !== me) return;
       while (me.b < nBlocks) {
         if (Date.now() - t0 >= 40) { progress(); setTimeout(step, 0); return; }
-        if (!hays[me.b]) { progress(); bodyLines(me.b).then(read, failed); return; }
+        if (!hays[me.b]) {
+          if (!shown) progress();
+          bodyLines(me.b).then(read, failed);
+          return;
+        }
         searchBlock(me.b, hays[me.b], q, me.found);
         me.b++;
       }
