@@ -203,14 +203,8 @@ async function viewerSweep(n: number): Promise<void> {
       `  ready in ${ready.toFixed(1)} s (load ${load}), ${counted} listed; JS heap ${(await heap()).toFixed(0)} MB, renderer RSS ${rendererRssMb().toFixed(0)} MB`,
     );
     const t2 = performance.now();
-    await page.evaluate(() => {
-      const list = document.getElementById('episode-list')!;
-      list.scrollTop = list.scrollHeight;
-    });
+    await openEpisode(page, n - 1);
     const last = page.locator(`#episode-list > details[data-episode="${n - 1}"]`);
-    await last.waitFor({ timeout: 600_000 });
-    await last.locator(':scope > summary').click();
-    await last.locator('pre').first().waitFor({ timeout: 600_000 });
     console.log(`  scrolled to the end and opened the last episode in ${((performance.now() - t2) / 1000).toFixed(1)} s`);
     await last.locator(':scope > summary').click();
     // A run's last question: one match each. The first search reads every episode; the second, the

@@ -9,28 +9,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
 import { sweepRuns } from './html-sweep-runs.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-let playwright: typeof import('playwright-core') | null = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  playwright = null;
-}
-const skipReason = !fs.existsSync(CHROMIUM)
-  ? `no chromium at ${CHROMIUM}`
-  : !playwright
-    ? 'playwright-core is not installed (devDependency)'
-    : null;
-if (skipReason) console.warn(`html-bodies-chromium.test.ts skipped: ${skipReason}`);
+warnIfSkipped('html-bodies-chromium.test.ts');
 
 const PER_RUN = 1_250;
 /** The one episode whose trajectory holds "zebra-needle": run 2's last (html-sweep-runs.ts). */
 const NEEDLE = 2 * PER_RUN + PER_RUN - 1;
 
-describe.skipIf(skipReason !== null)('compressed episode bodies in headless Chromium', () => {
+describe.skipIf(chromiumSkipReason !== null)('compressed episode bodies in headless Chromium', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-bodies-'));
   const file = path.join(dir, 'report.html');
   let browser: Browser;
@@ -47,10 +36,7 @@ describe.skipIf(skipReason !== null)('compressed episode bodies in headless Chro
     const fd = fs.openSync(file, 'w');
     for (const chunk of renderHtmlChunks({ title: 'Sweep', tables: [], figures: [], runs: sweepRuns(PER_RUN) })) fs.writeSync(fd, chunk);
     fs.closeSync(fd);
-    browser = await playwright!.chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => {

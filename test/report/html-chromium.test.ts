@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
 import { renderHtmlReport } from '../../src/report/html/render.js';
 import { linePlotSvg } from '../../src/report/svg.js';
 import { PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, sampleRuns } from './sample-runs.js';
@@ -15,19 +16,7 @@ import { table1, table3, table4 } from './sample-tables.js';
 import { runCli } from '../run/cli-helpers.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-let playwright: typeof import('playwright-core') | null = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  playwright = null;
-}
-const skipReason = !fs.existsSync(CHROMIUM)
-  ? `no chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`
-  : !playwright
-    ? 'playwright-core is not installed (devDependency)'
-    : null;
-if (skipReason) console.warn(`html-chromium.test.ts skipped: ${skipReason}`);
+warnIfSkipped('html-chromium.test.ts');
 
 /** Opens the report file offline in headless Chromium, recording console errors, dialogs and every request. */
 async function openInChromium(
@@ -35,18 +24,7 @@ async function openInChromium(
   width: number,
   seen: { consoleErrors: string[]; dialogs: string[]; requests: string[] },
 ): Promise<{ browser: Browser; page: Page }> {
-  const browser = await playwright!.chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width, height: 900 } });
   page.on('console', (m) => {
     if (m.type() === 'error') seen.consoleErrors.push(m.text());
@@ -80,7 +58,7 @@ function figure2(): string {
   });
 }
 
-describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
+describe.skipIf(chromiumSkipReason !== null)('HTML report in headless Chromium', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-'));
   const file = path.join(dir, 'report.html');
   let browser: Browser;
@@ -200,7 +178,7 @@ describe.skipIf(skipReason !== null)('HTML report in headless Chromium', () => {
 
 // The same page as `react-repro report --format html` writes it, from crafted run folders: Table 1,
 // Figure 2, comparisons, the runs, and the trajectory browser with the automatic Table 2 tags.
-describe.skipIf(skipReason !== null)('`react-repro report --out report.html` in headless Chromium', () => {
+describe.skipIf(chromiumSkipReason !== null)('`react-repro report --out report.html` in headless Chromium', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-cli-'));
   const results = path.join(dir, 'results');
   const file = path.join(dir, 'report.html');

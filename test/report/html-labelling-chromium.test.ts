@@ -9,25 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
 import { runCli } from '../run/cli-helpers.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
 import { parseLabelsCsv } from '../../src/report/error-tags.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-let playwright: typeof import('playwright-core') | null = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  playwright = null;
-}
-const skipReason = !fs.existsSync(CHROMIUM)
-  ? `no chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`
-  : !playwright
-    ? 'playwright-core is not installed (devDependency)'
-    : null;
-if (skipReason) console.warn(`html-labelling-chromium.test.ts skipped: ${skipReason}`);
+warnIfSkipped('html-labelling-chromium.test.ts');
 
-describe.skipIf(skipReason !== null)('labelling Table 2 in the HTML report (Chromium)', () => {
+describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML report (Chromium)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'html-label-'));
   const results = path.join(dir, 'results');
   const file = path.join(dir, 'report.html');
@@ -50,18 +39,7 @@ describe.skipIf(skipReason !== null)('labelling Table 2 in the HTML report (Chro
     const r = await runCli(['report', results, '--out', file], { cwd: dir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    browser = await playwright!.chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.on('console', (m) => {

@@ -12,26 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
 import { sweepRuns } from './html-sweep-runs.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-let playwright: typeof import('playwright-core') | null = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  playwright = null;
-}
-const skipReason = !fs.existsSync(CHROMIUM)
-  ? `no chromium at ${CHROMIUM}`
-  : !playwright
-    ? 'playwright-core is not installed (devDependency)'
-    : null;
-if (skipReason) console.warn(`html-scale-chromium.test.ts skipped: ${skipReason}`);
+warnIfSkipped('html-scale-chromium.test.ts');
 
 const PER_RUN = 50_000;
 
-describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes in headless Chromium', () => {
+describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 episodes in headless Chromium', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-scale-'));
   const file = path.join(dir, 'report.html');
   let browser: Browser;
@@ -43,10 +32,7 @@ describe.skipIf(skipReason !== null)('trajectory browser with 200,000 episodes i
     const fd = fs.openSync(file, 'w');
     for (const chunk of renderHtmlChunks({ title: 'Sweep', tables: [], figures: [], runs })) fs.writeSync(fd, chunk);
     fs.closeSync(fd);
-    browser = await playwright!.chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => {
