@@ -148,6 +148,10 @@ describe('renderHtmlReport', () => {
     });
     expect(page).not.toContain('id="ep-');
     expect(pageData(page)).toEqual(browserData(runs));
+    // a page whose blocks have no bodies after them (another layout) is refused, not read as empty
+    expect(() => pageData(page.replace(/<script type="application\/octet-stream" class="episode-bodies">[^<]*<\/script>\n/g, ''))).toThrow(
+      /without its bodies/,
+    );
   });
 
   it('scriptJson escapes what could end a script element', () => {

@@ -118,11 +118,8 @@ export const LABEL_JS = String.raw`(function () {
   (function () {
     var blocks = document.querySelectorAll('script.episode-block');
     for (var b = 0; b < blocks.length; b++) {
-      var text = blocks[b].textContent;
-      var head = JSON.parse(text.slice(text.lastIndexOf('\n') + 1));
-      var runAt = [], idxAt = [], c, j;
-      for (j = 0; j < head.run.length; j += 2) for (c = 0; c < head.run[j + 1]; c++) runAt.push(head.run[j]);
-      for (j = 0; j < head.idx.length; j += 2) for (c = 0; c < head.idx[j + 1]; c++) idxAt.push(head.idx[j] + c);
+      var head = blockIndex(blocks[b]), runAt = [], idxAt = [];
+      expandIndex(head, runAt, idxAt, 0);
       for (var k = 0; k < head.n; k++) {
         var id = runIds[runAt[k]] + '\u0000' + idxAt[k];
         if (wanted[id] !== 1) continue;
