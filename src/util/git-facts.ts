@@ -3,7 +3,9 @@
 // prints ("(initial)" before the first commit: no facts) and any other line is a change to a tracked
 // file, as in `git status --porcelain`. It is started early (prefetchGitFacts, called as a command
 // starts) so it runs while the command's modules load, not in front of the first request. A caller
-// that needs the facts before they arrive asks synchronously, as before.
+// that needs the facts before they arrive asks synchronously, as before. GIT_OPTIONAL_LOCKS=0: git
+// status would otherwise refresh the index as a side effect, taking .git/index.lock, and a researcher's
+// own `git commit` (or another job of an array in the same checkout) then fails on that lock.
 import { execFile, execFileSync } from 'node:child_process';
 
 export type GitFacts = { commit: string; dirty: boolean } | null;
@@ -21,13 +23,14 @@ export function parseStatusV2(out: string): GitFacts {
   return { commit: oid, dirty: lines.some((l) => !l.startsWith('#')) };
 }
 const TIMEOUT_MS = 5000;
+const gitEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GIT_OPTIONAL_LOCKS: '0' });
 
 const settled = new Map<string, GitFacts>();
 const pending = new Map<string, Promise<GitFacts>>();
 
 function run(cwd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('git', args, { cwd, encoding: 'utf8', timeout: TIMEOUT_MS }, (err, stdout) =>
+    const child = execFile('git', args, { cwd, env: gitEnv(), encoding: 'utf8', timeout: TIMEOUT_MS }, (err, stdout) =>
       err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(stdout),
     );
     child.stdin?.end();
@@ -51,7 +54,13 @@ export function gitFactsSync(cwd: string): GitFacts {
   if (settled.has(cwd)) return settled.get(cwd)!;
   let facts: GitFacts;
   try {
-    const opts = { cwd, encoding: 'utf8' as const, timeout: TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] as ('ignore' | 'pipe')[] };
+    const opts = {
+      cwd,
+      env: gitEnv(),
+      encoding: 'utf8' as const,
+      timeout: TIMEOUT_MS,
+      stdio: ['ignore', 'pipe', 'ignore'] as ('ignore' | 'pipe')[],
+    };
     facts = parseStatusV2(execFileSync('git', STATUS, opts));
   } catch {
     facts = null;
