@@ -5,6 +5,7 @@
 // call per episode to the turn limit (docs/protocol.md §4 turns i = 1..7, §8, §9); combinations make
 // no calls; and a total over the runs of an experiment.
 import { JsonFields } from '../util/json-fields.js';
+import { thousands as num } from '../util/numbers.js';
 import { BUILTIN_PRICES } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { usd as formatUsd } from '../util/money.js';
@@ -184,7 +185,6 @@ export function runCost(p: CostInput): DryRunCost {
   };
 }
 
-const num = (n: number) => Math.round(n).toLocaleString('en-US');
 const range = (r: { min: number; max: number }, f: (n: number) => string = num) =>
   r.min === r.max ? f(r.min) : `${f(r.min)}..${f(r.max)}`;
 

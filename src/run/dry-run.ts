@@ -8,6 +8,7 @@
 // make one call per turn, each prompt longer than the last: the figures give a range from one call
 // per episode to every episode at its turn limit.
 import { JsonFields } from '../util/json-fields.js';
+import { thousands as num } from '../util/numbers.js';
 import type { CompletionModel, CompletionRequest } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
@@ -178,8 +179,6 @@ export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Prom
     contextWindow: firstCalls.length ? checkFirstCalls(firstCalls, await readContextWindow(cfg)) : null,
   };
 }
-
-const num = (n: number) => n.toLocaleString('en-US');
 
 /** The lines `run --dry-run` prints for one planned run. */
 export function dryRunLines(p: DryRunPlan, maxCostUsd?: number): string[] {

@@ -7,6 +7,7 @@
 // without refusing it is detected from the prompt tokens it reports (src/llm/context-limit.ts).
 import type { ContextOverflow, EpisodeResult, StepRecord } from '../methods/types.js';
 import { UserError } from '../errors.js';
+import { thousands as n } from '../util/numbers.js';
 import {
   CONTEXT_EXCEEDED,
   contextExceededFields,
@@ -92,7 +93,6 @@ export function limitCounts(records: readonly EpisodeRecord[]): LimitCounts {
   };
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
 const episodesOf = (k: number, of: number) => `${n(k)} of ${n(of)} episode${of === 1 ? '' : 's'}`;
 
 function windowText(windows: readonly number[]): string {

@@ -3,7 +3,7 @@
 // plain log line or to the few rows of a terminal block fitted to its width. Counting lives in
 // progress.ts and drawing in progress-tty.ts; a new counter is a new field in ProgressState and a
 // new segment here.
-import { formatScore, meanPercent } from '../util/numbers.js';
+import { formatScore, meanPercent, thousands } from '../util/numbers.js';
 import { usd } from '../util/money.js';
 
 export interface ProgressState {
@@ -68,18 +68,6 @@ export function formatDuration(sec: number): string {
   const m = Math.floor((s % 3600) / 60);
   const r = s % 60;
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
-}
-
-/** 81638 → "81,638", as Intl.NumberFormat('en-US') writes a rounded number. Digits are grouped by hand:
- * the first Intl formatter a process builds loads ICU's number data (~20 ms measured here), in front of
- * a run's first request, since this module loads with `run`; Intl serves only what grouping cannot. */
-export function thousands(n: number): string {
-  const r = Math.round(n);
-  if (!Number.isSafeInteger(r) || Object.is(r, -0)) return r.toLocaleString('en-US');
-  const digits = String(Math.abs(r));
-  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
-  for (let i = out.length; i < digits.length; i += 3) out += ',' + digits.slice(i, i + 3);
-  return r < 0 ? '-' + out : out;
 }
 
 /** "errors 3 (llm 2, env 1)"; "errors 0". Causes in a fixed order: llm, env, internal, then others. */

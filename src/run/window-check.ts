@@ -4,6 +4,7 @@
 // how many of the run's first prompts (plus the completion they ask for) already do not fit. No model
 // is called: the two GETs read the server's description only, with a short timeout.
 import { JsonFields } from '../util/json-fields.js';
+import { thousands as num } from '../util/numbers.js';
 import { NoEndpointError } from '../llm/config.js';
 import { errorMessage } from '../errors.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
@@ -87,8 +88,6 @@ export function checkFirstCalls(
   if ('unknown' in window) return { window: null, unknown: window.unknown, checked: calls.length, over: 0, largest };
   return { window, checked: calls.length, over: sizes.filter((s) => s > window.tokens).length, largest };
 }
-
-const num = (n: number) => n.toLocaleString('en-US');
 
 /** The dry run's line about the window. */
 export function windowLines(c: WindowCheck | null | undefined): string[] {

@@ -1,7 +1,8 @@
 // The progress display's text (pure): separators, the bar row fitted to the width, the counters packed
 // on at most two rows, "run k of n", extra counts, and the plain line for logs.
 import { describe, expect, it } from 'vitest';
-import { bar, fitWidth, packSegments, plainLine, startLine, thousands, ttyLines, type ProgressView } from '../../src/run/progress-view.js';
+import { bar, fitWidth, packSegments, plainLine, startLine, ttyLines, type ProgressView } from '../../src/run/progress-view.js';
+import { thousands } from '../../src/util/numbers.js';
 import type { ProgressState } from '../../src/run/progress.js';
 import { usd as money } from '../../src/util/money.js';
 

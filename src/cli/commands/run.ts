@@ -20,7 +20,7 @@ import { Budget } from '../../run/budget.js';
 import { dryRunLines, dryRunTotalLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
 import { moneyText } from '../../run/meter.js';
-import { thousands } from '../../run/progress-view.js';
+import { thousands } from '../../util/numbers.js';
 import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
