@@ -126,6 +126,24 @@ describe.skipIf(chromiumSkipReason !== null)('HTML report in headless Chromium',
     expect(await count()).toBe(7);
   });
 
+  it('keeps the question in view in a closed row whose answer and gold are long', async () => {
+    const runs = sampleRuns();
+    const rec = runs[0].records[0];
+    runs[0].records[0] = { ...rec, answer: 'a long answer '.repeat(30), gold: 'a long gold answer '.repeat(30) };
+    const longFile = path.join(dir, 'long.html');
+    fs.writeFileSync(longFile, renderHtmlReport({ title: 'long answers', tables: [], figures: [], runs }));
+    const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await p.goto(pathToFileURL(longFile).href);
+    await p.waitForSelector('body[data-ready="1"]');
+    const row = p.locator('details.episode').first();
+    const box = async (sel: string) => (await row.locator(sel).boundingBox())!;
+    const [summary, item, ans] = [await box('summary'), await box('.item'), await box('.ans')];
+    expect(await row.locator('.item').textContent()).toContain('Colorado orogeny');
+    expect(item.width).toBeGreaterThan(200);
+    expect(ans.x + ans.width).toBeLessThanOrEqual(summary.x + summary.width + 1);
+    await p.close();
+  });
+
   it('keeps injected markup as text: no script runs, no image loads, no dialog', async () => {
     await page.fill('#filter-search', 'onerror');
     await expect.poll(() => page.locator('#episode-count').getAttribute('data-count')).toBe('1');

@@ -23,7 +23,7 @@ section.report-table{overflow-x:auto}
 details.episode{border:1px solid var(--line);border-radius:6px;margin:0 0 .35em;background:#fff}
 details.episode>summary{cursor:pointer;padding:.35em .6em;display:flex;gap:.7em;align-items:baseline;flex-wrap:wrap}
 details.episode:not([open])>summary{height:2.2em;flex-wrap:nowrap;overflow:hidden;white-space:nowrap}
-details.episode:not([open])>summary>span{flex-shrink:0}details.episode:not([open])>summary>.item{flex-shrink:1;overflow:hidden;text-overflow:ellipsis}
+details.episode:not([open])>summary>span{flex-shrink:0}details.episode:not([open])>summary>.item{flex-shrink:1;min-width:8em;overflow:hidden;text-overflow:ellipsis}details.episode:not([open])>summary>.ans{flex-shrink:1;min-width:0;max-width:40%;overflow:hidden;text-overflow:ellipsis}
 details.episode[open]>summary{border-bottom:1px solid var(--line);background:var(--bg2)}
 .badge{font-size:.8em;padding:0 .5em;border-radius:1em;color:#fff}
 .badge.correct{background:var(--ok)}.badge.incorrect{background:var(--bad)}.badge.error{background:var(--err)}
