@@ -64,8 +64,15 @@ export function runFolders(args: string[], command = 'report'): string[] {
 }
 
 export interface LoadOptions extends LoadRunOptions {
-  /** Where the one-line warning about a skipped folder goes (default: stderr). */
+  /** Where the one-line warning about a skipped folder goes (default: stderr, warnLine). */
   warn?: (line: string) => void;
+  /** After each folder (read or skipped): how many of how many, and the episodes read so far. */
+  onFolder?: (done: number, of: number, episodes: number) => void;
+}
+
+/** A warning as one line on stderr, with no control sequence from the data. */
+export function warnLine(line: string): void {
+  process.stderr.write(forTerminal(line, { oneLine: true }) + '\n');
 }
 
 /**
@@ -73,18 +80,22 @@ export interface LoadOptions extends LoadRunOptions {
  * why; when none is readable the report has nothing to say: UserError.
  */
 export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
-  const warn = opts.warn ?? ((line: string) => process.stderr.write(forTerminal(line, { oneLine: true }) + '\n'));
+  const warn = opts.warn ?? warnLine;
   const runs: RunView[] = [];
   const dirs = runFolders(args);
   const texts = new SharedTexts();
-  for (const dir of dirs) {
+  let episodes = 0;
+  for (const [i, dir] of dirs.entries()) {
     try {
-      runs.push(readRun(dir, opts, texts));
+      const run = readRun(dir, opts, texts);
+      runs.push(run);
+      episodes += run.records.length;
     } catch (e) {
       // Bad content (UserError) or a file the system refuses to read (EACCES, EISDIR...): skip it.
       if (!(e instanceof UserError) && typeof errorCode(e) !== 'string') throw e;
       warn(`react-repro: report: skipping ${dir}: ${errorMessage(e).split('\n')[0]}`);
     }
+    opts.onFolder?.(i + 1, dirs.length, episodes);
   }
   if (runs.length === 0) throw new UserError(`report: none of the ${dirs.length} run folder(s) could be read (see the warnings above)`);
   return runs;

@@ -3,22 +3,20 @@
 // rows of progress (the run id once, the bar row, the counters), none wider than the terminal. Not a
 // TTY (a pipe, as in CI): plain lines at a modest rate. Skipped, saying why, without tmux
 // (.ci/run installs it).
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
-import { bin, cleanEnv, runCli, scriptedRespond } from '../run/cli-helpers.js';
+import { cleanEnv, runCli, scriptedRespond } from '../run/cli-helpers.js';
+import { TmuxServer, tmuxSkipReason as skipReason } from '../support/tmux.js';
 
-const tmux = spawnSync('tmux', ['-V']).status === 0;
-const skipReason = tmux ? null : 'tmux is not installed (apt-get install tmux; .ci/run does)';
 if (skipReason) console.warn(`progress-terminal.test.ts skipped: ${skipReason}`);
 
 let tmp: string;
 let srv: OpenAIServer;
 let slow: OpenAIServer;
-const socket = `react-repro-test-${process.pid}`;
+const tmux = new TmuxServer();
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-progress-'));
   // A little latency per answer, so the display is redrawn many times during the run.
@@ -26,29 +24,15 @@ beforeAll(async () => {
   slow = await startOpenAIServer({ respond: async (req, i) => (await new Promise((r) => setTimeout(r, 400)), scriptedRespond(req, i)) });
 });
 afterAll(async () => {
-  if (tmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  tmux.kill();
   await srv.close();
   await slow.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-async function capture(session: string): Promise<string> {
-  // -J joins rows the terminal wrapped, so a line wider than the pane shows as one long row.
-  return execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-J', '-t', session], { encoding: 'utf8' });
-}
-
 /** Starts the CLI in a new 80×40 tmux session; the pane shows EXIT=<status> when it ends. */
-function startInTmux(session: string, args: string[]): void {
-  const env = cleanEnv({ TERM: 'xterm-256color' }, path.join(tmp, 'cache'));
-  delete env.CI;
-  const envArgs = Object.entries(env)
-    .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
-    .map(([k, v]) => `${k}=${shellQuote(String(v))}`);
-  const cmd = `env -i ${envArgs.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(bin)} ${args.map(shellQuote).join(' ')}; echo EXIT=$?; sleep 60`;
-  execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '80', '-y', '40', '-s', session, '-c', tmp, cmd]);
-}
+const startInTmux = (session: string, args: string[]) => tmux.start(session, args, { cwd: tmp });
+const capture = async (session: string) => tmux.capture(session);
 
 const runArgs = (server: OpenAIServer, results: string, concurrency: number) => [
   'run',
@@ -106,7 +90,7 @@ describe.skipIf(skipReason !== null)('progress in an 80-column terminal (tmux)',
       await new Promise((r) => setTimeout(r, 100));
       screen = await capture('int');
     }
-    execFileSync('tmux', ['-L', socket, 'send-keys', '-t', 'int', 'C-c']);
+    tmux.keys('int', 'C-c');
     for (let i = 0; i < 300 && !/EXIT=\d+/.test(screen); i++) {
       await new Promise((r) => setTimeout(r, 100));
       screen = await capture('int');

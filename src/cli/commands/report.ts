@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
-import { loadRun, loadRuns, type LoadOptions } from '../../report/load.js';
+import { loadRun, loadRuns, warnLine, type LoadOptions } from '../../report/load.js';
 import { renderMarkdown } from '../../report/render-md.js';
 import { renderTex, type TexRenderOptions } from '../../report/render-tex.js';
 import { renderHtml, renderHtmlStream } from '../../report/render-html.js';
@@ -23,6 +23,9 @@ import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
 import { checkOutputFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
+import { thousands } from '../../util/numbers.js';
+import { formatDuration } from '../../run/progress-view.js';
+import { statusLine, type StatusLine } from '../status-line.js';
 
 export const FORMATS = ['md', 'csv', 'tex', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -188,23 +191,73 @@ export const reportCommand: CommandModule = {
       if (labelMethods !== undefined && labelMethods.length === 0)
         throw new UserError('--label-methods: expected a comma list of methods, e.g. react,cot');
       const labels = argv.labels !== undefined ? readLabels(String(argv.labels)) : undefined;
-      // Slim records: trajectories are read back from the run folders as the page is written.
-      const loaded = loadRuns(runs, { slim: true });
-      if (argv.labelSheet !== undefined)
-        process.stderr.write(`react-repro: ${writeLabelSheet(loaded, String(argv.labelSheet), labelMethods)}\n`);
-      const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, ...(labelMethods ? { labelMethods } : {}) });
       if (argv.texFigureTables !== undefined && format !== 'tex')
         throw new UserError('--tex-figure-tables: only with --format tex (or an --out file ending in .tex)');
-      if (format === 'html') {
-        // Written piece by piece: a sweep's page is larger than one string may be.
-        const chunks = renderHtmlStream(content);
-        if (outFile !== undefined) replaceFileAtomic(outFile, chunks, { what: 'the report' });
-        else for (const c of chunks) process.stdout.write(c);
+      // On a terminal, the stage and how far it is (not over a report printed to that same terminal).
+      const status = statusLine(process.stderr, { enabled: outFile !== undefined || !process.stdout.isTTY });
+      try {
+        const started = Date.now();
+        let episodes = 0;
+        // Slim records: trajectories are read back from the run folders as the page is written.
+        const loaded = loadRuns(runs, {
+          slim: true,
+          warn: (line) => (status.clear(), warnLine(line)),
+          onFolder: (done, of, n) => {
+            episodes = n;
+            status.show(`report: reading run folders: ${thousands(done)} of ${thousands(of)} (${thousands(n)} episodes)`, done === of);
+          },
+        });
+        if (argv.labelSheet !== undefined) {
+          status.show('report: writing the label sheet…', true);
+          const said = writeLabelSheet(loaded, String(argv.labelSheet), labelMethods);
+          status.clear();
+          process.stderr.write(`react-repro: ${said}\n`);
+        }
+        status.show(`report: tables and statistics of ${thousands(loaded.length)} runs (${thousands(episodes)} episodes)…`, true);
+        const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, ...(labelMethods ? { labelMethods } : {}) });
+        const done = (bytes: number) => {
+          status.clear();
+          if (status.enabled && outFile !== undefined)
+            process.stderr.write(
+              `react-repro: wrote ${out}: ${thousands(loaded.length)} runs, ${thousands(episodes)} episodes, ${megabytes(bytes)} in ${formatDuration(Math.round((Date.now() - started) / 1000))}\n`,
+            );
+        };
+        if (format === 'html') {
+          // Written piece by piece: a sweep's page is larger than one string may be.
+          const chunks = counted(renderHtmlStream(content), status, `report: writing ${out ?? 'the page'}`);
+          if (outFile !== undefined) replaceFileAtomic(outFile, chunks, { what: 'the report' });
+          else for (const c of chunks) process.stdout.write(c);
+          done(chunks.bytes());
+          return;
+        }
+        status.show(`report: writing ${out ?? 'the report'}…`, true);
+        text = render(content, format, { figureTables: argv.texFigureTables === true });
+        if (outFile !== undefined) writeFileAtomic(outFile, text);
+        else process.stdout.write(text);
+        done(Buffer.byteLength(text));
         return;
+      } finally {
+        status.clear(); // an error's message starts on a clean line
       }
-      text = render(content, format, { figureTables: argv.texFigureTables === true });
     }
     if (outFile !== undefined) writeFileAtomic(outFile, text);
     else process.stdout.write(text);
   },
 };
+
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** The page's pieces as they pass, their size so far on the status line. */
+function counted(chunks: Iterable<string>, status: StatusLine, label: string): Iterable<string> & { bytes(): number } {
+  let bytes = 0;
+  return {
+    bytes: () => bytes,
+    *[Symbol.iterator]() {
+      for (const c of chunks) {
+        bytes += Buffer.byteLength(c);
+        status.show(`${label}: ${megabytes(bytes)}`);
+        yield c;
+      }
+    },
+  };
+}

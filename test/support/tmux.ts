@@ -1,0 +1,51 @@
+// The real CLI in a pseudo-terminal (tmux), as a person sees it: a session of a given size running
+// one command, then "EXIT=<status>" on its own row; the screen read back with wrapped rows joined.
+// Skipped, saying why, without tmux (.ci/run installs it).
+import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { bin, cleanEnv } from '../run/cli-helpers.js';
+
+export const tmuxSkipReason = spawnSync('tmux', ['-V']).status === 0 ? null : 'tmux is not installed (apt-get install tmux; .ci/run does)';
+
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+export class TmuxServer {
+  private readonly socket = `react-repro-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  /** Starts `react-repro ARGS` in a new session (`cols`×`rows`, cwd `cwd`, the test cache under it). */
+  start(session: string, args: string[], opts: { cwd: string; cols?: number; rows?: number }): void {
+    const env = cleanEnv({ TERM: 'xterm-256color' }, path.join(opts.cwd, 'cache'));
+    delete env.CI;
+    const envArgs = Object.entries(env)
+      .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+      .map(([k, v]) => `${k}=${shellQuote(String(v))}`);
+    const cmd = `env -i ${envArgs.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(bin)} ${args.map(shellQuote).join(' ')}; echo EXIT=$?; sleep 60`;
+    const size = ['-x', String(opts.cols ?? 80), '-y', String(opts.rows ?? 40)];
+    execFileSync('tmux', ['-L', this.socket, 'new-session', '-d', ...size, '-s', session, '-c', opts.cwd, cmd]);
+  }
+
+  /** The screen now; -J joins rows the terminal wrapped, so a line wider than the pane shows as one long row. */
+  capture(session: string): string {
+    return execFileSync('tmux', ['-L', this.socket, 'capture-pane', '-p', '-J', '-t', session], { encoding: 'utf8' });
+  }
+
+  keys(session: string, ...keys: string[]): void {
+    execFileSync('tmux', ['-L', this.socket, 'send-keys', '-t', session, ...keys]);
+  }
+
+  /** Polls the screen every 100 ms until `done` holds (or `tries` run out); `each` sees every screen. */
+  async waitFor(session: string, done: (screen: string) => boolean, each?: (screen: string) => void, tries = 600): Promise<string> {
+    let screen = '';
+    for (let i = 0; i < tries; i++) {
+      screen = this.capture(session);
+      each?.(screen);
+      if (done(screen)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return screen;
+  }
+
+  kill(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
