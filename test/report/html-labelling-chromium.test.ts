@@ -74,7 +74,19 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
     const text = fs.readFileSync(sheet, 'utf8');
     expect(text.split('\n')[0]).toBe('run,benchmark,method,idx,outcome,question,gold,answer,auto_tags,trajectory,label_choices,label,note');
     const n = parseLabelsCsv(text, sheet).length;
-    expect(await page.locator('#label-list li').count()).toBe(n);
+    // The list draws the rows in view and a few around them (html-labelling-scale-chromium.test.ts):
+    // here every row, in order, each knowing its place in the list.
+    const drawn = await page
+      .locator('#label-list li')
+      .evaluateAll((ls) =>
+        ls.map((l) => [
+          l.getAttribute('data-index'),
+          l.getAttribute('value'),
+          l.getAttribute('aria-posinset'),
+          l.getAttribute('aria-setsize'),
+        ]),
+      );
+    expect(drawn).toEqual(Array.from({ length: n }, (_, i) => [String(i), String(i + 1), String(i + 1), String(n)]));
     expect(await page.locator('#label-status').textContent()).toBe(`0 of ${n} labelled · trajectory 1 of ${n}`);
     // The shown trajectory, read from its block's compressed bodies (asynchronously).
     await expect

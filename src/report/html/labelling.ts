@@ -82,8 +82,12 @@ export function labellingSectionHtml(d: LabellingData): string {
 export const LABEL_CSS = `
 #labelling:focus{outline:2px solid #4a7;outline-offset:4px}
 .label-ui{display:grid;grid-template-columns:minmax(14rem,22rem) 1fr;gap:1rem;align-items:start}
-#label-list{max-height:70vh;overflow:auto;margin:0;padding-left:2.5rem;font-size:.85rem}
-#label-list li{cursor:pointer;padding:.1rem .3rem;border-radius:3px}
+#label-list{max-height:70vh;overflow:auto;overflow-anchor:none;margin:0;padding-left:2.5rem;font-size:.85rem}
+#label-list li{cursor:pointer;padding:.1rem .3rem;border-radius:3px;line-height:1.45;height:calc(1.45em + .2rem)}
+#label-list::before,#label-list::after{content:'';display:block}
+#label-list::before{height:var(--above,0)}
+#label-list::after{height:var(--below,0)}
+#label-list li .line{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #label-list li.current{background:#dde8ff}
 #label-list li .lab{color:#666}
 #label-list li.done .lab{color:#175c2a;font-weight:600}
@@ -111,9 +115,15 @@ export const LABEL_JS = String.raw`(function () {
   // The sampled trajectories' texts, read from their blocks' bodies (render.ts episodeBlocks) when one
   // is shown or the CSV is made: each block's index (its last line) says which runs and items it
   // holds, and a sampled one's body is the k-th line of the block's decoded bodies.
+  // The sample is looked up by run position and idx (wanted[run].has(idx)): only a sampled episode's id
+  // is made as a string (a string for each of a million episodes took ~1.2 s at load; this, ~0.1 s).
   var textOf = {};
-  var wanted = {};
-  rows.forEach(function (r) { wanted[r.run + '\u0000' + r.idx] = 1; });
+  var runsOf = Object.create(null), wanted = [], i, j;
+  for (i = 0; i < runIds.length; i++) (runsOf[runIds[i]] || (runsOf[runIds[i]] = [])).push(i);
+  for (i = 0; i < rows.length; i++) {
+    var at = runsOf[rows[i].run] || [];
+    for (j = 0; j < at.length; j++) (wanted[at[j]] || (wanted[at[j]] = new Set())).add(rows[i].idx);
+  }
   var blockOfId = {}, sampled = [];
   (function () {
     var blocks = document.querySelectorAll('script.episode-block');
@@ -121,8 +131,9 @@ export const LABEL_JS = String.raw`(function () {
       var head = blockIndex(blocks[b]), runAt = [], idxAt = [];
       expandIndex(head, runAt, idxAt, 0);
       for (var k = 0; k < head.n; k++) {
+        var w = wanted[runAt[k]];
+        if (!w || !w.has(idxAt[k])) continue;
         var id = runIds[runAt[k]] + '\u0000' + idxAt[k];
-        if (wanted[id] !== 1) continue;
         if (!sampled[b]) sampled[b] = [];
         sampled[b].push([k, id]);
         blockOfId[id] = b;
@@ -176,21 +187,99 @@ export const LABEL_JS = String.raw`(function () {
     return e;
   }
   function itemText(r) { return r.method + ' #' + r.idx + ' ' + r.outcome + ' — '; }
-  var items = rows.map(function (r, i) {
-    var li = el('li');
-    li.dataset.index = String(i);
-    li.appendChild(el('span', null, itemText(r)));
-    li.appendChild(el('span', 'lab'));
-    li.addEventListener('click', function () { select(i); section.focus(); });
-    list.appendChild(li);
-    return li;
-  });
-  function paintItem(i) {
-    var r = rows[i], li = items[i];
+
+  // The list is virtualised as the trajectory browser's episode list is (client.ts): only the rows in
+  // view and OVERSCAN on either side are in the document, the list's ::before and ::after (LABEL_CSS)
+  // as tall as the rows above and below them (not its padding: its max-height would hold that too,
+  // box-sizing being border-box), so a million-episode report's sample (57,200 trajectories) is a few
+  // dozen items, not 57,200 that every frame of the page lays out. Every row is one line of one height
+  // (LABEL_CSS), so row i starts at i * ROW. Not scaled as client.ts's list is: 57,200 rows at ~23 px
+  // are ~1.3 million px, far under the tallest element browsers lay out (~33.5 million px in Chromium,
+  // ~17.9 million in Firefox), which only a sample of ~750,000 trajectories (7,500 runs) would reach.
+  var ROW = 23, measured = false, OVERSCAN = 10;
+  // The rows drawn: [start, end) and their items by row.
+  var drawn = { start: 0, end: 0 }, nodes = {};
+  function windowOf() {
+    // Before its first rows the list is empty (no height): the window's height stands for its own.
+    var top = list.scrollTop, view = list.clientHeight || window.innerHeight;
+    return {
+      start: Math.max(0, Math.floor(top / ROW) - OVERSCAN),
+      end: Math.min(rows.length, Math.ceil((top + view) / ROW) + OVERSCAN),
+    };
+  }
+  function paint(li, i) {
+    var r = rows[i];
     li.className = (i === cur ? 'current ' : '') + (r.label ? 'done' : '');
-    li.lastChild.textContent = r.label || 'not labelled';
+    li.firstChild.lastChild.textContent = r.label || 'not labelled';
     li.dataset.label = r.label;
   }
+  function paintItem(i) { if (nodes[i]) paint(nodes[i], i); }
+  function itemNode(i) {
+    var li = el('li');
+    // The list's own number of the row, as if every row before it were in the document.
+    li.value = i + 1;
+    li.dataset.index = String(i);
+    li.setAttribute('aria-posinset', String(i + 1));
+    li.setAttribute('aria-setsize', String(rows.length));
+    // The row's one line, in a box of its own: the item clipping it would clip its number too.
+    var line = el('span', 'line');
+    line.appendChild(el('span', null, itemText(rows[i])));
+    line.appendChild(el('span', 'lab'));
+    li.appendChild(line);
+    paint(li, i);
+    return li;
+  }
+  // Draws the rows in view; rows still in view stay the same items (a scroll adds and removes rows
+  // at the edges).
+  function layout() {
+    var w = windowOf(), keep = list.scrollTop, next = {}, i;
+    list.style.setProperty('--above', w.start * ROW + 'px');
+    list.style.setProperty('--below', (rows.length - w.end) * ROW + 'px');
+    for (i = w.start; i < w.end; i++) next[i] = nodes[i] || itemNode(i);
+    Object.keys(nodes).forEach(function (k) { if (next[k] !== nodes[k]) list.removeChild(nodes[k]); });
+    var ref = list.firstChild;
+    for (i = w.start; i < w.end; i++) {
+      if (next[i] === ref) ref = ref.nextSibling;
+      else list.insertBefore(next[i], ref);
+    }
+    nodes = next;
+    drawn = w;
+    if (list.scrollTop !== keep) list.scrollTop = keep;
+    measure();
+  }
+  // ROW is the first row drawn's exact height (offsetHeight is rounded: a fraction of a px a row adds
+  // up over a long list), measured once.
+  function measure() {
+    if (measured || !list.firstChild) return;
+    var h = list.firstChild.getBoundingClientRect().height;
+    if (!(h > 0)) return;
+    measured = true;
+    if (h !== ROW) { ROW = h; layout(); }
+  }
+  function relayout() {
+    var w = windowOf();
+    if (w.start !== drawn.start || w.end !== drawn.end) layout();
+  }
+  /**
+   * Row i scrolled into the list's view as scrollIntoView({ block: 'nearest' }) would, by the list's
+   * scrollTop (its item may not be in the document yet); then, drawn, into the page's view.
+   */
+  function reveal(i) {
+    var top = i * ROW, view = list.clientHeight;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + ROW > list.scrollTop + view) list.scrollTop = top + ROW - view;
+    layout();
+    if (nodes[i]) nodes[i].scrollIntoView({ block: 'nearest' });
+  }
+  list.addEventListener('scroll', relayout);
+  window.addEventListener('resize', relayout);
+  // One listener for every row, drawn or not yet.
+  list.addEventListener('click', function (ev) {
+    var li = ev.target && ev.target.closest ? ev.target.closest('li') : null;
+    if (!li || li.parentNode !== list) return;
+    select(Number(li.dataset.index));
+    section.focus();
+  });
   function paintStatus() {
     var n = rows.filter(function (r) { return r.label; }).length;
     status.textContent = n + ' of ' + rows.length + ' labelled · trajectory ' + (cur + 1) + ' of ' + rows.length;
@@ -258,7 +347,7 @@ export const LABEL_JS = String.raw`(function () {
     paintItem(cur);
     paintDetail();
     paintStatus();
-    if (!quiet) items[cur].scrollIntoView({ block: 'nearest' });
+    if (!quiet) reveal(cur);
   }
   function say(t) { message.textContent = t; }
   function setLabel(k) {
@@ -324,7 +413,7 @@ export const LABEL_JS = String.raw`(function () {
     say('labels.csv: ' + n + ' of ' + rows.length + ' labelled; then: react-repro report RUNS --labels labels.csv' +
       (failed ? ' (' + failed + ' block' + (failed === 1 ? '' : 's') + ' of trajectories could not be read: those rows have no trajectory text)' : ''));
   }
-  rows.forEach(function (r, i) { paintItem(i); });
+  layout();
   select(0, true);
   section.dataset.ready = '1';
 })();`;

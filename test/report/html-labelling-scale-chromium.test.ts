@@ -1,0 +1,175 @@
+// The labelling section at a million-episode report's scale, in headless Chromium: a sample of 52,000
+// trajectories (a million episodes sample 57,200) is listed virtualised, as the trajectory browser's
+// episodes are: only the rows in view (and a few around them) are in the document, whether the list is
+// scrolled, moved through with the keyboard or clicked; a row's label is the same when it is drawn
+// again. The page is built from the report's render functions (synthetic labelling data over the sweep
+// of html-sweep-runs.ts, one row per episode), not from run folders: a report that samples 52,000
+// trajectories has ~900,000 episodes. Skipped, saying why, when there is no chromium binary or no
+// playwright-core.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
+import { renderHtmlChunks } from '../../src/report/html/render.js';
+import type { LabellingData, LabellingRow } from '../../src/report/html/labelling.js';
+import { SHEET_COLUMNS } from '../../src/report/error-tags.js';
+import { QA_CATEGORIES } from '../../src/benchmarks/qa/report/error-analysis.js';
+import { sweepRuns } from './html-sweep-runs.js';
+
+warnIfSkipped('html-labelling-scale-chromium.test.ts');
+
+const PER_RUN = 13_000;
+const N = 4 * PER_RUN;
+const LAST = N - 1;
+
+/** One labelling row per episode of the sweep, in run order: every third one correct. */
+function labelling(): LabellingData {
+  const runs = sweepRuns(PER_RUN);
+  const rows: LabellingRow[] = runs.flatMap((run) =>
+    run.records.map((r) => ({
+      run: run.manifest.runId,
+      benchmark: run.manifest.task,
+      method: run.manifest.method,
+      idx: r.idx,
+      outcome: r.idx % 3 === 0 ? ('correct' as const) : ('incorrect' as const),
+      question: `q-${r.idx}`,
+      gold: 'a',
+      answer: 'a',
+      auto_tags: [],
+      label_choices: '',
+    })),
+  );
+  return { columns: SHEET_COLUMNS, categories: { hotpotqa: QA_CATEGORIES, fever: QA_CATEGORIES }, rows };
+}
+
+describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocaleString('en')} trajectories (Chromium)`, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'html-label-scale-'));
+  const file = path.join(dir, 'report.html');
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    const fd = fs.openSync(file, 'w');
+    for (const chunk of renderHtmlChunks({ title: 'Sample', tables: [], figures: [], runs: sweepRuns(PER_RUN), labelling: labelling() })) {
+      fs.writeSync(fd, chunk);
+    }
+    fs.closeSync(fd);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(pathToFileURL(file).href, { timeout: 60_000 });
+    await page.waitForSelector('#labelling[data-ready="1"]', { timeout: 60_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const items = () => page.locator('#label-list li');
+  const item = (i: number) => page.locator(`#label-list li[data-index="${i}"]`);
+  const drawn = () => items().evaluateAll((ns) => ns.map((n) => Number((n as HTMLElement).dataset.index)));
+  const scrollTo = (where: 'top' | 'bottom') =>
+    page.evaluate((w) => {
+      const list = document.getElementById('label-list')!;
+      list.scrollTop = w === 'top' ? 0 : list.scrollHeight;
+    }, where);
+  /** Whether row i is drawn wholly inside the list's visible box. */
+  const inView = (i: number) =>
+    page.evaluate((at) => {
+      const list = document.getElementById('label-list')!;
+      const li = list.querySelector(`li[data-index="${at}"]`);
+      if (!li) return false;
+      const box = list.getBoundingClientRect();
+      const r = li.getBoundingClientRect();
+      return r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+    }, i);
+  const status = () => page.locator('#label-status').textContent();
+  const shown = () => page.locator('#label-detail').getAttribute('data-index');
+
+  it('lists every row with only those in view in the document, numbered and sized as the whole list', async () => {
+    expect(errors).toEqual([]);
+    expect(await status()).toBe(`0 of ${N} labelled · trajectory 1 of ${N}`);
+    const first = await drawn();
+    expect(first.length).toBeGreaterThan(5);
+    expect(first.length).toBeLessThan(200);
+    expect(first).toEqual(first.map((_, k) => k));
+    expect(await item(0).getAttribute('class')).toBe('current ');
+    expect(await item(0).getAttribute('aria-setsize')).toBe(String(N));
+    // The list is as tall as every row, one row height each; its number is the row's.
+    const geometry = await page.evaluate(() => {
+      const list = document.getElementById('label-list')!;
+      const li = list.querySelector('li')!;
+      return { height: list.scrollHeight, row: li.getBoundingClientRect().height, view: list.clientHeight };
+    });
+    expect(Math.abs(geometry.height - N * geometry.row)).toBeLessThan(2);
+    expect(geometry.view).toBeLessThanOrEqual(0.7 * 900 + 1);
+    expect(await page.locator('#label-detail h3').textContent()).toBe(`1 of ${N}: hotpotqa / react #0 (correct)`);
+  });
+
+  it('scrolled to the bottom, draws the last rows; a click on one selects it, as the keys then move from it', async () => {
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
+    expect(await inView(LAST)).toBe(true);
+    const rows = await drawn();
+    expect(rows.length).toBeLessThan(200);
+    expect(rows).toEqual(rows.map((_, k) => rows[0] + k));
+    expect(await item(LAST).locator('.lab').textContent()).toBe('not labelled');
+    expect(await item(LAST).getAttribute('value')).toBe(String(N));
+    await item(LAST - 2).click();
+    expect(await shown()).toBe(String(LAST - 2));
+    expect(await item(LAST - 2).getAttribute('class')).toBe('current ');
+    expect(await page.locator('#label-list li.current').count()).toBe(1);
+    expect(await status()).toBe(`0 of ${N} labelled · trajectory ${N - 2} of ${N}`);
+    // j to the last row (and no further): drawn, current, in view, its trajectory read from its block.
+    for (let k = 0; k < 4; k++) await page.keyboard.press('j');
+    expect(await shown()).toBe(String(LAST));
+    expect(await item(LAST).getAttribute('class')).toBe('current ');
+    expect(await inView(LAST)).toBe(true);
+    expect(await status()).toBe(`0 of ${N} labelled · trajectory ${N} of ${N}`);
+    await expect.poll(() => page.locator('#label-detail pre.label-trajectory').textContent()).toMatch(/^Question: q3-12999\n/);
+  });
+
+  it("keeps a row's label when it is scrolled away and back", async () => {
+    // The last row: 12999 % 3 = 0, a correct one; 2 = success_false_positive (the last row stays current).
+    await page.keyboard.press('2');
+    expect(await item(LAST).getAttribute('data-label')).toBe('success_false_positive');
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    expect(await item(LAST).count()).toBe(0);
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
+    expect(await item(LAST).getAttribute('class')).toBe('current done');
+    expect(await item(LAST).getAttribute('data-label')).toBe('success_false_positive');
+    expect(await item(LAST).locator('.lab').textContent()).toBe('success_false_positive');
+    expect(await status()).toBe(`1 of ${N} labelled · trajectory ${N} of ${N}`);
+  });
+
+  it('moves with the keyboard to a row not drawn: the list scrolls to it (and keeps it in view)', async () => {
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    await item(3).click();
+    // The current row scrolled out of the list's reach, k brings the list back to the row before it.
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
+    expect(await item(3).count()).toBe(0);
+    await page.keyboard.press('k');
+    expect(await shown()).toBe('2');
+    expect(await inView(2)).toBe(true);
+    expect(await item(2).getAttribute('class')).toBe('current ');
+    // Down past the list's height: the current row stays in view, the rows drawn stay few.
+    for (let k = 0; k < 60; k++) await page.keyboard.press(k % 2 ? 'ArrowDown' : 'j');
+    expect(await shown()).toBe('62');
+    expect(await inView(62)).toBe(true);
+    expect(await page.locator('#label-list li.current').getAttribute('data-index')).toBe('62');
+    expect(await items().count()).toBeLessThan(200);
+    expect(errors).toEqual([]);
+  });
+});
