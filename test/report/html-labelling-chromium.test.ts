@@ -77,7 +77,7 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
     // The list draws the rows in view and a few around them (html-labelling-scale-chromium.test.ts):
     // here every row, in order, each knowing its place in the list.
     const drawn = await page
-      .locator('#label-list li')
+      .locator('#label-list li:not(.spacer)')
       .evaluateAll((ls) =>
         ls.map((l) => [
           l.getAttribute('data-index'),
@@ -99,7 +99,7 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
 
   it('labels two trajectories with the keyboard; the CSV round-trips through report --labels', async () => {
     await page.locator('#labelling').focus();
-    const rows = page.locator('#label-list li');
+    const rows = page.locator('#label-list li:not(.spacer)');
     // The first trajectory is a correct one: 2 = success_false_positive; a failure key does not fit it.
     expect(await page.locator('#label-detail h3').textContent()).toMatch(/^1 of \d+: hotpotqa \/ cot #0 \(correct\)$/);
     await page.keyboard.press('3');

@@ -23,9 +23,9 @@ export const CLIENT_JS = String.raw`(function () {
   var nBlocks = blockEls.length;
   var firsts = new Int32Array(nBlocks + 1);
   var nEpisodes = 0;
+  ${BODIES_JS}
   var heads = Array.prototype.map.call(blockEls, function (block, b) {
-    var text = block.textContent;
-    var head = JSON.parse(text.slice(text.lastIndexOf('\n') + 1));
+    var head = blockIndex(block);
     firsts[b] = nEpisodes;
     nEpisodes += head.n;
     return head;
@@ -40,10 +40,8 @@ export const CLIENT_JS = String.raw`(function () {
   var setAt = Object.create(null);
   setAt['[]'] = 0;
   heads.forEach(function (h, b) {
-    var at = firsts[b], k, c;
-    for (k = 0; k < h.run.length; k += 2) for (c = 0; c < h.run[k + 1]; c++) runOf[at++] = h.run[k];
-    at = firsts[b];
-    for (k = 0; k < h.idx.length; k += 2) for (c = 0; c < h.idx[k + 1]; c++) idxOf[at++] = h.idx[k] + c;
+    var k;
+    expandIndex(h, runOf, idxOf, firsts[b]);
     var local = h.sets.map(function (s) {
       var key = JSON.stringify(s);
       if (setAt[key] === undefined) { setAt[key] = sets.length; sets.push(s); }
@@ -81,7 +79,6 @@ export const CLIENT_JS = String.raw`(function () {
     return JSON.parse(lineOf(b, i - firsts[b]));
   }
 
-  ${BODIES_JS}
   // Decoded blocks' body lines: the last BODY_CACHE blocks used (a block's bodies are about a MB of
   // text: the blocks of the episodes being read, not the page's), and the decodes under way, so a
   // block opened and searched at once is decoded once.
@@ -213,9 +210,10 @@ export const CLIENT_JS = String.raw`(function () {
   // The last finished search (its query and which episodes match), and the one under way: it reads
   // blocks for ~40 ms at a time, saying how far it is, then lets the page draw and take input. A block
   // whose texts are not kept waits for its bodies' decode; a newer query (job replaced) stops it at its
-  // next block, before it marks anything. How far it is shows when it starts and then at most every
-  // SHOW_MS: each change of the page costs a frame, and a million-episode page's frames cost more
-  // than the search's own work (shown before every decode, 5 × its time; every slice, 3 ×).
+  // next block, before it marks anything. How far it is shows at its first wait for a decode or the end
+  // of its first slice, then at most every SHOW_MS: each change of the page costs a frame, and a
+  // million-episode page's frames cost more than the search's own work (shown before every decode,
+  // 5 × its time; every slice, 3 ×).
   var query = '', found = null, job = null, SHOW_MS = 500;
   function search(q) {
     var me = job = { q: q, b: 0, found: new Uint8Array(nEpisodes) }, t0 = Date.now(), shownAt = 0;

@@ -84,10 +84,10 @@ export const LABEL_CSS = `
 .label-ui{display:grid;grid-template-columns:minmax(14rem,22rem) 1fr;gap:1rem;align-items:start}
 #label-list{max-height:70vh;overflow:auto;overflow-anchor:none;margin:0;padding-left:2.5rem;font-size:.85rem}
 #label-list li{cursor:pointer;padding:.1rem .3rem;border-radius:3px;line-height:1.45;height:calc(1.45em + .2rem)}
-#label-list::before,#label-list::after{content:'';display:block}
-#label-list::before{height:var(--above,0)}
-#label-list::after{height:var(--below,0)}
-#label-list li .line{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+#label-list li.spacer{list-style:none;padding:0;height:0}
+#label-list li .line{display:flex;white-space:nowrap}
+#label-list li .line>span:first-child{flex:0 1 auto;min-width:0;overflow:hidden;text-overflow:ellipsis}
+#label-list li .lab{flex-shrink:0;padding-left:.25em}
 #label-list li.current{background:#dde8ff}
 #label-list li .lab{color:#666}
 #label-list li.done .lab{color:#175c2a;font-weight:600}
@@ -189,16 +189,24 @@ export const LABEL_JS = String.raw`(function () {
   function itemText(r) { return r.method + ' #' + r.idx + ' ' + r.outcome + ' — '; }
 
   // The list is virtualised as the trajectory browser's episode list is (client.ts): only the rows in
-  // view and OVERSCAN on either side are in the document, the list's ::before and ::after (LABEL_CSS)
-  // as tall as the rows above and below them (not its padding: its max-height would hold that too,
-  // box-sizing being border-box), so a million-episode report's sample (57,200 trajectories) is a few
+  // view and OVERSCAN on either side are in the document, between two spacer items as tall as the rows
+  // above and below them (the list's ::before and ::after sized by custom properties were measured
+  // short right after a redraw in Chromium, which clamped the scroll position: a scroll to the end
+  // stopped ~70 rows early), so a million-episode report's sample (57,200 trajectories) is a few
   // dozen items, not 57,200 that every frame of the page lays out. Every row is one line of one height
   // (LABEL_CSS), so row i starts at i * ROW. Not scaled as client.ts's list is: 57,200 rows at ~23 px
   // are ~1.3 million px, far under the tallest element browsers lay out (~33.5 million px in Chromium,
   // ~17.9 million in Firefox), which only a sample of ~750,000 trajectories (7,500 runs) would reach.
-  var ROW = 23, measured = false, OVERSCAN = 10;
+  var ROW = 23, OVERSCAN = 10;
+  // Room for the largest row number the list shows ("57200."), outside markers being left of the item.
+  list.style.paddingLeft = 'max(2.5rem, ' + (String(rows.length).length + 2) + 'ch)';
   // The rows drawn: [start, end) and their items by row.
   var drawn = { start: 0, end: 0 }, nodes = {};
+  var above = el('li', 'spacer'), below = el('li', 'spacer');
+  above.setAttribute('aria-hidden', 'true');
+  below.setAttribute('aria-hidden', 'true');
+  list.appendChild(above);
+  list.appendChild(below);
   function windowOf() {
     // Before its first rows the list is empty (no height): the window's height stands for its own.
     var top = list.scrollTop, view = list.clientHeight || window.innerHeight;
@@ -233,11 +241,11 @@ export const LABEL_JS = String.raw`(function () {
   // at the edges).
   function layout() {
     var w = windowOf(), keep = list.scrollTop, next = {}, i;
-    list.style.setProperty('--above', w.start * ROW + 'px');
-    list.style.setProperty('--below', (rows.length - w.end) * ROW + 'px');
+    above.style.height = w.start * ROW + 'px';
+    below.style.height = (rows.length - w.end) * ROW + 'px';
     for (i = w.start; i < w.end; i++) next[i] = nodes[i] || itemNode(i);
     Object.keys(nodes).forEach(function (k) { if (next[k] !== nodes[k]) list.removeChild(nodes[k]); });
-    var ref = list.firstChild;
+    var ref = above.nextSibling;
     for (i = w.start; i < w.end; i++) {
       if (next[i] === ref) ref = ref.nextSibling;
       else list.insertBefore(next[i], ref);
@@ -248,13 +256,16 @@ export const LABEL_JS = String.raw`(function () {
     measure();
   }
   // ROW is the first row drawn's exact height (offsetHeight is rounded: a fraction of a px a row adds
-  // up over a long list), measured once.
+  // up over a long list), measured again after every redraw (a list hidden at load, a zoom change it).
+  // Only then: the drawn rows are near the view, and a row a million px away measures in coarser steps
+  // (22.875 for 22.90625 px in Chromium), which would misplace every row after it.
   function measure() {
-    if (measured || !list.firstChild) return;
-    var h = list.firstChild.getBoundingClientRect().height;
-    if (!(h > 0)) return;
-    measured = true;
-    if (h !== ROW) { ROW = h; layout(); }
+    var first = nodes[drawn.start];
+    if (!first) return;
+    var h = first.getBoundingClientRect().height;
+    if (!(h > 0) || h === ROW) return;
+    ROW = h;
+    layout();
   }
   function relayout() {
     var w = windowOf();
@@ -276,7 +287,7 @@ export const LABEL_JS = String.raw`(function () {
   // One listener for every row, drawn or not yet.
   list.addEventListener('click', function (ev) {
     var li = ev.target && ev.target.closest ? ev.target.closest('li') : null;
-    if (!li || li.parentNode !== list) return;
+    if (!li || li.parentNode !== list || li.classList.contains('spacer')) return;
     select(Number(li.dataset.index));
     section.focus();
   });
