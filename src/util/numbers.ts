@@ -188,3 +188,13 @@ export function thousands(n: number): string {
   for (let i = out.length; i < digits.length; i += 3) out += ',' + digits.slice(i, i + 3);
   return r < 0 ? '-' + out : out;
 }
+
+/** "1 run", "2,002 runs": a count with its word, in the plural unless it is one. */
+export function countOf(n: number, word: string): string {
+  return `${thousands(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A file's size as messages give it: "812 B", "3.4 kB", "119.5 MB" (powers of 1,024). */
+export function bytesText(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} kB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

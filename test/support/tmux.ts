@@ -12,16 +12,26 @@ const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 export class TmuxServer {
   private readonly socket = `react-repro-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
-  /** Starts `react-repro ARGS` in a new session (`cols`×`rows`, cwd `cwd`, the test cache under it). */
-  start(session: string, args: string[], opts: { cwd: string; cols?: number; rows?: number }): void {
+  /**
+   * Starts `react-repro ARGS` in a new session (`cols`×`rows`, cwd `cwd`, the test cache under it).
+   * `then`: shell text after the command (`| cat`, `> out.md`). `record`: every byte the pane receives
+   * is appended to this file from before the command starts (tmux pipe-pane).
+   */
+  start(session: string, args: string[], opts: { cwd: string; cols?: number; rows?: number; then?: string; record?: string }): void {
     const env = cleanEnv({ TERM: 'xterm-256color' }, path.join(opts.cwd, 'cache'));
     delete env.CI;
     const envArgs = Object.entries(env)
       .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
       .map(([k, v]) => `${k}=${shellQuote(String(v))}`);
-    const cmd = `env -i ${envArgs.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(bin)} ${args.map(shellQuote).join(' ')}; echo EXIT=$?; sleep 60`;
+    const run = `env -i ${envArgs.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(bin)} ${args.map(shellQuote).join(' ')} ${opts.then ?? ''}`;
+    // Recorded: the command waits for a key until the pipe is attached.
+    const cmd = `${opts.record ? 'read _; ' : ''}${run}; echo EXIT=$?; sleep 60`;
     const size = ['-x', String(opts.cols ?? 80), '-y', String(opts.rows ?? 40)];
     execFileSync('tmux', ['-L', this.socket, 'new-session', '-d', ...size, '-s', session, '-c', opts.cwd, cmd]);
+    if (opts.record) {
+      execFileSync('tmux', ['-L', this.socket, 'pipe-pane', '-t', session, `cat >> ${shellQuote(opts.record)}`]);
+      this.keys(session, 'Enter');
+    }
   }
 
   /** The screen now; -J joins rows the terminal wrapped, so a line wider than the pane shows as one long row. */

@@ -16,12 +16,7 @@ import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkOutputFile, checkReadableFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-function kb(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} kB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
+import { bytesText, countOf } from '../../util/numbers.js';
 
 export const bundleCommand: CommandModule = {
   command: 'bundle [runs..]',
@@ -54,9 +49,9 @@ export const bundleCommand: CommandModule = {
     const calls = m.runs.reduce((a, x) => a + x.modelCalls, 0);
     const env = m.runs.reduce((a, x) => a + x.envCalls, 0);
     process.stdout.write(
-      `${r.file}: ${plural(m.runs.length, 'run')}, ${plural(episodes, 'episode')}, ${plural(calls, 'model call')} ` +
+      `${r.file}: ${countOf(m.runs.length, 'run')}, ${countOf(episodes, 'episode')}, ${countOf(calls, 'model call')} ` +
         `(${m.cache.entries} cache ${m.cache.entries === 1 ? 'entry' : 'entries'}: ${m.cache.fromCache} from the cache, ${m.cache.fromRecording} from recordings), ` +
-        `${plural(env, 'environment call')}; ${kb(r.bytes)}, sha256 ${r.sha256}\n`,
+        `${countOf(env, 'environment call')}; ${bytesText(r.bytes)}, sha256 ${r.sha256}\n`,
     );
   },
 };
@@ -98,7 +93,7 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
       const scores = scoresText(s, readManifest(r.dir).metrics);
       if (r.status === 'complete') {
         process.stdout.write(
-          `${r.runId}: re-ran ${plural(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${scores} -> ${r.dir}\n`,
+          `${r.runId}: re-ran ${countOf(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${scores} -> ${r.dir}\n`,
         );
       } else {
         process.stdout.write(

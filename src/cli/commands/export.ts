@@ -15,8 +15,7 @@ import {
 import { writeFileAtomic } from '../../runlog/store.js';
 import { checkOutputFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+import { countOf } from '../../util/numbers.js';
 
 export const exportCommand: CommandModule = {
   command: 'export [runs..]',
@@ -93,18 +92,18 @@ export const exportCommand: CommandModule = {
       const c = r.counts;
       const left = [
         c.unsuccessful && `${c.unsuccessful} unsuccessful`,
-        c.errors && plural(c.errors, 'error episode'),
+        c.errors && countOf(c.errors, 'error episode'),
         c.noSteps && `${c.noSteps} without environment steps (not interactive)`,
         c.noTask && `${c.noTask} without a task text`,
-        c.derivedRuns && plural(c.derivedRuns, 'combination run'),
+        c.derivedRuns && countOf(c.derivedRuns, 'combination run'),
       ].filter(Boolean);
       const which = [...new Set(runs.map((r) => r.manifest.method))].join(', ');
       process.stderr.write(
-        `react-repro: ${plural(c.examples, 'fine-tuning example')} from ${plural(runs.length, 'run')} (method ${which})${left.length ? `; left out: ${left.join(', ')}` : ''}\n`,
+        `react-repro: ${countOf(c.examples, 'fine-tuning example')} from ${countOf(runs.length, 'run')} (method ${which})${left.length ? `; left out: ${left.join(', ')}` : ''}\n`,
       );
     } else {
       lines = flatLines(runs);
-      process.stderr.write(`react-repro: ${plural(lines.length, 'episode')} from ${plural(runs.length, 'run')}\n`);
+      process.stderr.write(`react-repro: ${countOf(lines.length, 'episode')} from ${countOf(runs.length, 'run')}\n`);
     }
     const text = lines.map((l) => l + '\n').join('');
     if (outFile !== undefined) writeFileAtomic(outFile, text, 'the export');

@@ -23,7 +23,7 @@ import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
 import { checkOutputFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
-import { thousands } from '../../util/numbers.js';
+import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { formatDuration } from '../../run/progress-view.js';
 import { statusLine, type StatusLine } from '../status-line.js';
 
@@ -102,9 +102,7 @@ export function writeLabelSheet(
   methods: string[] | undefined,
   benchmarks: Benchmark[] = benchmarkNames().map(getBenchmark),
 ): string {
-  const abs = checkOutFile(file, '--label-sheet');
-  if (fs.existsSync(abs))
-    throw new UserError(`--label-sheet ${file}: the file exists (it may hold labels); choose a new name or remove it`);
+  const abs = labelSheetFile(file);
   const { runs } = groupRuns(loaded);
   const analysisOf = analysisLookup(benchmarks);
   const samples = sampleRuns(runs, analysisOf, methods);
@@ -122,6 +120,14 @@ export function writeLabelSheet(
   writeFileAtomic(abs, labelsToCsv(rows, { sheet: true }), 'the label sheet');
   const keys = [...new Set(samples.flatMap((x) => x.analysis.categories.map((c) => c.key)))];
   return `wrote ${rows.length} trajectories of ${samples.length} run(s) to ${file}${skippedText}: fill each row's label with one of its label_choices (${keys.join(', ')}; success_* for a correct trajectory, failure_* for an incorrect one; README "Reports"), or label them in the HTML report's "Label Table 2" section, then \`react-repro report ... --labels ${file}\``;
+}
+
+/** Where --label-sheet writes: its folder exists and the file does not (it may hold a person's labels). */
+function labelSheetFile(file: string): string {
+  const abs = checkOutFile(file, '--label-sheet');
+  if (fs.existsSync(abs))
+    throw new UserError(`--label-sheet ${file}: the file exists (it may hold labels); choose a new name or remove it`);
+  return abs;
 }
 
 function listOf(v: unknown): string[] {
@@ -193,8 +199,11 @@ export const reportCommand: CommandModule = {
       const labels = argv.labels !== undefined ? readLabels(String(argv.labels)) : undefined;
       if (argv.texFigureTables !== undefined && format !== 'tex')
         throw new UserError('--tex-figure-tables: only with --format tex (or an --out file ending in .tex)');
-      // On a terminal, the stage and how far it is (not over a report printed to that same terminal).
-      const status = statusLine(process.stderr, { enabled: outFile !== undefined || !process.stdout.isTTY });
+      // Checked again as it is written; here so that a mistake does not wait for every folder to be read.
+      if (argv.labelSheet !== undefined) labelSheetFile(String(argv.labelSheet));
+      // On a terminal, the stage and how far it is; only when the report goes to a file, not over a
+      // report on that terminal or in a pager reading it.
+      const status = statusLine(process.stderr, { enabled: outFile !== undefined || stdoutIsFile() });
       try {
         const started = Date.now();
         let episodes = 0;
@@ -204,7 +213,7 @@ export const reportCommand: CommandModule = {
           warn: (line) => (status.clear(), warnLine(line)),
           onFolder: (done, of, n) => {
             episodes = n;
-            status.show(`report: reading run folders: ${thousands(done)} of ${thousands(of)} (${thousands(n)} episodes)`, done === of);
+            status.show(`report: reading run folders: ${thousands(done)} of ${thousands(of)} (${countOf(n, 'episode')})`, done === of);
           },
         });
         if (argv.labelSheet !== undefined) {
@@ -213,28 +222,21 @@ export const reportCommand: CommandModule = {
           status.clear();
           process.stderr.write(`react-repro: ${said}\n`);
         }
-        status.show(`report: tables and statistics of ${thousands(loaded.length)} runs (${thousands(episodes)} episodes)…`, true);
+        status.show(`report: tables and statistics of ${countOf(loaded.length, 'run')} (${countOf(episodes, 'episode')})…`, true);
         const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, ...(labelMethods ? { labelMethods } : {}) });
-        const done = (bytes: number) => {
-          status.clear();
-          if (status.enabled && outFile !== undefined)
-            process.stderr.write(
-              `react-repro: wrote ${out}: ${thousands(loaded.length)} runs, ${thousands(episodes)} episodes, ${megabytes(bytes)} in ${formatDuration(Math.round((Date.now() - started) / 1000))}\n`,
-            );
-        };
-        if (format === 'html') {
-          // Written piece by piece: a sweep's page is larger than one string may be.
-          const chunks = counted(renderHtmlStream(content), status, `report: writing ${out ?? 'the page'}`);
-          if (outFile !== undefined) replaceFileAtomic(outFile, chunks, { what: 'the report' });
-          else for (const c of chunks) process.stdout.write(c);
-          done(chunks.bytes());
-          return;
+        // Written piece by piece: a sweep's page is larger than one string may be.
+        const chunks = counted(
+          format === 'html' ? renderHtmlStream(content) : [render(content, format, { figureTables: argv.texFigureTables === true })],
+          status,
+        );
+        if (outFile !== undefined) replaceFileAtomic(outFile, chunks, { what: 'the report' });
+        else for (const c of chunks) process.stdout.write(c);
+        status.clear();
+        if (status.enabled && outFile !== undefined) {
+          const took = formatDuration(Math.round((Date.now() - started) / 1000));
+          const what = `${countOf(loaded.length, 'run')}, ${countOf(episodes, 'episode')}, ${bytesText(chunks.bytes())}`;
+          process.stderr.write(`react-repro: wrote ${forTerminal(out!, { oneLine: true })}: ${what} in ${took}\n`);
         }
-        status.show(`report: writing ${out ?? 'the report'}…`, true);
-        text = render(content, format, { figureTables: argv.texFigureTables === true });
-        if (outFile !== undefined) writeFileAtomic(outFile, text);
-        else process.stdout.write(text);
-        done(Buffer.byteLength(text));
         return;
       } finally {
         status.clear(); // an error's message starts on a clean line
@@ -245,17 +247,24 @@ export const reportCommand: CommandModule = {
   },
 };
 
-const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+/** True when standard output is a regular file (`report ... > tables.md`). */
+function stdoutIsFile(): boolean {
+  try {
+    return fs.fstatSync(1).isFile();
+  } catch {
+    return false;
+  }
+}
 
-/** The page's pieces as they pass, their size so far on the status line. */
-function counted(chunks: Iterable<string>, status: StatusLine, label: string): Iterable<string> & { bytes(): number } {
+/** The report's pieces as they pass, their size so far on the status line. */
+function counted(chunks: Iterable<string>, status: StatusLine): Iterable<string> & { bytes(): number } {
   let bytes = 0;
   return {
     bytes: () => bytes,
     *[Symbol.iterator]() {
       for (const c of chunks) {
         bytes += Buffer.byteLength(c);
-        status.show(`${label}: ${megabytes(bytes)}`);
+        status.show(`report: writing the report: ${bytesText(bytes)}`);
         yield c;
       }
     },
