@@ -18,11 +18,17 @@ import {
   SHIPPED_PAGES,
 } from '../../envs/wikipedia/index.js';
 import { forTerminal } from '../../util/terminal-text.js';
+import { thousands } from '../../util/numbers.js';
+import { statusLine } from '../status-line.js';
 
 type WikiArgs = WikiArgv & { json?: boolean };
 
+// Building the snapshot: the page count redrawn on a terminal, then one line (the only one in a log).
+const building = statusLine(process.stderr);
 const progress = (pages: number, done: boolean) => {
-  if (process.stderr.isTTY || done) process.stderr.write(`\rwiki snapshot: ${pages} pages${done ? ' done\n' : ''}`);
+  if (!done) return building.show(`wiki snapshot: ${thousands(pages)} pages`);
+  building.clear();
+  process.stderr.write(`wiki snapshot: ${thousands(pages)} pages done\n`);
 };
 
 /** A search entity or lookup keyword: an empty one searches nothing (the site answers a page of all pages). */
