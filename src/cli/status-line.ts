@@ -2,6 +2,7 @@
 // report of a sweep reads its folders and writes its page for minutes at a million episodes). Off when
 // the stream is not a terminal, so pipes, logs and CI see exactly what they saw before.
 import { fitWidth } from '../run/progress-view.js';
+import { terminalColumns } from '../util/terminal-text.js';
 
 export interface StatusLine {
   /** Shows `text` in place of the last one; skipped when the last was drawn under `minIntervalMs` ago, unless `force`. */
@@ -30,7 +31,7 @@ export function statusLine(out: Pick<NodeJS.WriteStream, 'write' | 'isTTY' | 'co
       if (!enabled || (!force && now() - drawnAt < every)) return;
       drawnAt = now();
       // One row: a line the terminal wrapped could not be redrawn with \r.
-      const width = (out.columns && out.columns > 0 ? out.columns : 80) - 1;
+      const width = terminalColumns(out) - 1;
       out.write(`\r${fitWidth(text, width)}\x1b[K`);
       shown = true;
     },

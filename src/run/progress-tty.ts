@@ -3,6 +3,7 @@
 // so nothing wraps or scrolls. Loaded only when the output is a TTY (Progress.create).
 import { createLogUpdate } from 'log-update';
 import { startLine, ttyLines, type ProgressRenderer, type ProgressSink, type ProgressView } from './progress-view.js';
+import { terminalColumns } from '../util/terminal-text.js';
 
 /** Redraws at most this often; a timer refreshes elapsed time and ETA in between. */
 const MIN_INTERVAL_MS = 100;
@@ -25,7 +26,7 @@ export class TerminalRenderer implements ProgressRenderer {
   }
 
   private columns(): number {
-    return this.out.columns && this.out.columns > 0 ? this.out.columns : 80;
+    return terminalColumns(this.out);
   }
 
   start(view: ProgressView): void {

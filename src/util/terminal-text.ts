@@ -25,3 +25,8 @@ function visible(c: string): string {
 export function forTerminal(text: string, opts: { oneLine?: boolean } = {}): string {
   return String(text).replace(opts.oneLine ? CONTROL_WITH_NEWLINES : CONTROL, visible);
 }
+
+/** A terminal's width in columns; 80 when it does not say (a stream that is not a terminal). */
+export function terminalColumns(out: { columns?: number }): number {
+  return out.columns && out.columns > 0 ? out.columns : 80;
+}
