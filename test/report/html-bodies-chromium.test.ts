@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, launchChromium, warnIfSkipped, recordErrors } from '../support/chromium.js';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
 import { sweepRuns } from './html-sweep-runs.js';
 
@@ -38,10 +38,7 @@ describe.skipIf(chromiumSkipReason !== null)('compressed episode bodies in headl
     fs.closeSync(fd);
     browser = await launchChromium();
     page = await browser.newPage();
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
+    recordErrors(page, errors);
     await ready();
   }, 120_000);
 

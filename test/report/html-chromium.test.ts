@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, launchChromium, warnIfSkipped, recordErrors } from '../support/chromium.js';
 import { renderHtmlReport } from '../../src/report/html/render.js';
 import { linePlotSvg } from '../../src/report/svg.js';
 import { PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, sampleRuns } from './sample-runs.js';
@@ -26,10 +26,7 @@ async function openInChromium(
 ): Promise<{ browser: Browser; page: Page }> {
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width, height: 900 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') seen.consoleErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => seen.consoleErrors.push(String(e)));
+  recordErrors(page, seen.consoleErrors);
   page.on('dialog', (d) => {
     seen.dialogs.push(d.message());
     void d.dismiss();

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, launchChromium, warnIfSkipped, recordErrors } from '../support/chromium.js';
 import { runCli } from '../run/cli-helpers.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
 import { parseLabelsCsv } from '../../src/report/error-tags.js';
@@ -42,10 +42,7 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
     browser = await launchChromium();
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    recordErrors(page, consoleErrors);
     page.on('request', (q) => requests.push(q.url()));
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector('#labelling[data-ready="1"]');

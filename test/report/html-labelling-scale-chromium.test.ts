@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, openWrittenPage, warnIfSkipped } from '../support/chromium.js';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
 import type { LabellingData, LabellingRow } from '../../src/report/html/labelling.js';
 import { SHEET_COLUMNS } from '../../src/report/error-tags.js';
@@ -50,22 +49,15 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
   const file = path.join(dir, 'report.html');
   let browser: Browser;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    const fd = fs.openSync(file, 'w');
-    for (const chunk of renderHtmlChunks({ title: 'Sample', tables: [], figures: [], runs: sweepRuns(PER_RUN), labelling: labelling() })) {
-      fs.writeSync(fd, chunk);
-    }
-    fs.closeSync(fd);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await page.goto(pathToFileURL(file).href, { timeout: 60_000 });
-    await page.waitForSelector('#labelling[data-ready="1"]', { timeout: 60_000 });
+    const chunks = renderHtmlChunks({ title: 'Sample', tables: [], figures: [], runs: sweepRuns(PER_RUN), labelling: labelling() });
+    ({ browser, page, errors } = await openWrittenPage(file, chunks, {
+      ready: '#labelling[data-ready="1"]',
+      timeoutMs: 60_000,
+      viewport: { width: 1280, height: 900 },
+    }));
   }, 120_000);
 
   afterAll(async () => {

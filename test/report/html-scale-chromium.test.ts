@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, openWrittenPage, warnIfSkipped } from '../support/chromium.js';
 import { renderHtmlChunks } from '../../src/report/html/render.js';
 import { sweepRuns } from './html-sweep-runs.js';
 
@@ -25,21 +24,11 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
   const file = path.join(dir, 'report.html');
   let browser: Browser;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    const runs = sweepRuns(PER_RUN);
-    const fd = fs.openSync(file, 'w');
-    for (const chunk of renderHtmlChunks({ title: 'Sweep', tables: [], figures: [], runs })) fs.writeSync(fd, chunk);
-    fs.closeSync(fd);
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await page.goto(pathToFileURL(file).href, { timeout: 240_000 });
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 240_000 });
+    const chunks = renderHtmlChunks({ title: 'Sweep', tables: [], figures: [], runs: sweepRuns(PER_RUN) });
+    ({ browser, page, errors } = await openWrittenPage(file, chunks, { ready: 'body[data-ready="1"]', timeoutMs: 240_000 }));
   }, 300_000);
 
   afterAll(async () => {

@@ -2,7 +2,8 @@
 // .ci/run installs both): where it is, why a test file is skipped without it, and one launch with the
 // flags that keep the browser offline and quiet.
 import fs from 'node:fs';
-import type { Browser } from 'playwright-core';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -38,4 +39,36 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** The page's uncaught errors and console errors from now on, in `into` (a fresh list by default). */
+export function recordErrors(page: Page, into: string[] = []): string[] {
+  page.on('pageerror', (e) => into.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') into.push(m.text());
+  });
+  return into;
+}
+
+/**
+ * Writes a page's pieces to `file` as they come (a sweep's page is larger than one string may be),
+ * opens it in a new browser, errors recorded, and waits for `ready`.
+ */
+export async function openWrittenPage(
+  file: string,
+  chunks: Iterable<string>,
+  opts: { ready: string; timeoutMs: number; viewport?: { width: number; height: number } },
+): Promise<{ browser: Browser; page: Page; errors: string[] }> {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of chunks) fs.writeSync(fd, chunk);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const browser = await launchChromium();
+  const page = await browser.newPage(opts.viewport ? { viewport: opts.viewport } : {});
+  const errors = recordErrors(page);
+  await page.goto(pathToFileURL(file).href, { timeout: opts.timeoutMs });
+  await page.waitForSelector(opts.ready, { timeout: opts.timeoutMs });
+  return { browser, page, errors };
 }

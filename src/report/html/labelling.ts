@@ -190,8 +190,8 @@ export const LABEL_JS = String.raw`(function () {
 
   // The list is virtualised as the trajectory browser's episode list is (client.ts): only the rows in
   // view and OVERSCAN on either side are in the document, between two spacer items as tall as the rows
-  // above and below them (as in client.ts), so a million-episode report's sample (57,200 trajectories)
-  // is a few dozen items, not 57,200 that every frame of the page lays out. Every row is one line of one height
+  // above and below them, so a million-episode report's sample (57,200 trajectories) is a few dozen
+  // items, not 57,200 that every frame of the page lays out. Every row is one line of one height
   // (LABEL_CSS), so row i starts at i * ROW. Not scaled as client.ts's list is: 57,200 rows at ~23 px
   // are ~1.3 million px, far under the tallest element browsers lay out (~33.5 million px in Chromium,
   // ~17.9 million in Firefox), which only a sample of ~750,000 trajectories (7,500 runs) would reach.
@@ -405,7 +405,7 @@ export const LABEL_JS = String.raw`(function () {
   downloadButton.addEventListener('click', function () {
     // The CSV holds every sampled trajectory: their blocks decoded first (most are, after the first time).
     downloadButton.disabled = true;
-    loadAll(function (done, all) { say('Reading trajectories… ' + done + ' of ' + all + ' blocks'); }).then(function (failed) { download(failed); }, function (err) {
+    loadAll(function (done, all) { say('Reading trajectories… ' + done + ' of ' + all + ' blocks'); }).then(download, function (err) {
       say('Could not read the trajectories: ' + err);
     }).then(function () { downloadButton.disabled = false; });
   });

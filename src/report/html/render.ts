@@ -258,14 +258,12 @@ function* episodeBlocks(input: HtmlReportInput): Generator<string> {
 /** Each block's text and its bodies' lines (gunzipped), in page order. */
 function* pageBlocks(html: string): Generator<{ lines: string[]; bodies: string[] }> {
   const re =
-    /<script type="application\/json" class="episode-block">([^<]*)<\/script>\n<script type="application\/octet-stream" class="episode-bodies">([^<]*)<\/script>/g;
-  let n = 0;
+    /<script type="application\/json" class="episode-block">([^<]*)<\/script>\n(?:<script type="application\/octet-stream" class="episode-bodies">([^<]*)<\/script>)?/g;
   for (const m of html.matchAll(re)) {
-    n++;
+    // a block without its bodies after it: a page of another layout, not one with no episodes
+    if (m[2] === undefined) throw new Error('pageData: an episode block without its bodies element');
     yield { lines: m[1].split('\n'), bodies: gunzipSync(Buffer.from(m[2], 'base64')).toString('utf8').split('\n') };
   }
-  // a block without its bodies after it: a page of another layout, not one with no episodes
-  if (n !== html.split('class="episode-block"').length - 1) throw new Error('pageData: an episode block without its bodies element');
 }
 
 /** The browser data a page holds, put back together from its episode blocks: for tests and tools. */
