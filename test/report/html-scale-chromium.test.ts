@@ -137,6 +137,27 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     expect(errors).toEqual([]);
   }, 120_000);
 
+  it('scaled, a px or a few from either end, draws the rows partly in view there (no blank at the edge)', async () => {
+    const gaps = await page.evaluate(async () => {
+      const list = document.getElementById('episode-list')!;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const out: Record<string, number> = {};
+      for (const at of [1, 3, 20, -20, -3, -1]) {
+        list.scrollTop = at > 0 ? at : list.scrollHeight - list.clientHeight + at;
+        await frame();
+        const box = list.getBoundingClientRect();
+        const rows = [...list.querySelectorAll<HTMLElement>(':scope > details')];
+        const first = rows[0]!.getBoundingClientRect();
+        const last = rows.at(-1)!;
+        const bottom = last.getBoundingClientRect().bottom + parseFloat(getComputedStyle(last).marginBottom);
+        // The view's blank above its first row and below its last (with the row's margin).
+        out[at] = Math.max(0, first.top - box.top) + Math.max(0, box.bottom - bottom);
+      }
+      return out;
+    });
+    expect(gaps).toEqual({ 1: 0, 3: 0, 20: 0, '-20': 0, '-3': 0, '-1': 0 });
+  }, 120_000);
+
   it('opening a row far down decodes that episode only, and shows its trajectory', async () => {
     await scrollTo('bottom');
     await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
@@ -196,4 +217,40 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     await page.waitForFunction(() => document.getElementById('episode-count')!.dataset.count === '200000', undefined, { timeout: 120_000 });
     expect(errors).toEqual([]);
   }, 240_000);
+
+  it('after a text-only zoom (the font grows, nothing is resized or scrolled), one scroll to the end shows the last row', async () => {
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    const rowHeight = () => rows().first().evaluate((n) => n.getBoundingClientRect().height);
+    const before = await rowHeight();
+    // The page's text is 14px (style.ts): a text-only zoom scales it as this does.
+    await page.evaluate(() => {
+      document.body.style.fontSize = '21px';
+    });
+    expect(await rowHeight()).toBeGreaterThan(before * 1.3);
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
+    const last = await page.evaluate(() => {
+      const list = document.getElementById('episode-list')!;
+      const box = list.getBoundingClientRect();
+      const r = list.querySelector('details[data-episode="199999"]')!.getBoundingClientRect();
+      return { top: r.top >= box.top - 0.5, bottom: Math.abs(r.bottom - box.bottom) < 60 };
+    });
+    expect(last).toEqual({ top: true, bottom: true });
+    // In the middle, the rows drawn still cover the list's visible box.
+    await scrollTo('middle');
+    await expect.poll(async () => (await drawnEpisodes()).some((i) => Math.abs(i - 100_000) < 200)).toBe(true);
+    const covered = await page.evaluate(() => {
+      const list = document.getElementById('episode-list')!;
+      const box = list.getBoundingClientRect();
+      const drawn = [...list.querySelectorAll(':scope > details')].map((n) => n.getBoundingClientRect());
+      return drawn[0].top <= box.top + 1 && drawn[drawn.length - 1].bottom >= box.bottom - 1;
+    });
+    expect(covered).toBe(true);
+    await page.evaluate(() => {
+      document.body.style.fontSize = '';
+    });
+    await scrollTo('top');
+    expect(errors).toEqual([]);
+  }, 120_000);
 });

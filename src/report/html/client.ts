@@ -323,11 +323,18 @@ export const CLIENT_JS = String.raw`(function () {
   // Open rows: their node (kept while open, so scrolling away and back keeps what was read) and height.
   var openNodes = {};
   var openHeights = {};
+  // The first closed row drawn, watched for a change of the closed rows' height (a text-only zoom
+  // resizes them without a resize or a scroll event).
+  var rowProbe = null;
   var resize = typeof ResizeObserver === 'function' ? new ResizeObserver(function (entries) {
     var changed = false;
     entries.forEach(function (en) {
-      var i = en.target.dataset.episode;
-      if (openNodes[i] === en.target && en.target.offsetHeight > 0) { openHeights[i] = pitchOf(en.target); changed = true; }
+      var t = en.target, i = t.dataset.episode;
+      if (openNodes[i] === t && t.offsetHeight > 0) { openHeights[i] = pitchOf(t); changed = true; }
+      else if (t === rowProbe && !t.open && t.offsetHeight > 0) {
+        var pitch = pitchOf(t);
+        if (Math.abs(pitch - ROW) > 0.01) { ROW = pitch; changed = true; }
+      }
     });
     if (changed) layout();
   }) : null;
@@ -378,6 +385,7 @@ export const CLIENT_JS = String.raw`(function () {
   var drawn = { start: 0, end: 0 };
   // The tallest the list is drawn (well under every browser's element height limit).
   var MAX_PX = 5000000;
+  var EDGE_PX = 5000;
 
   function pitchOf(node) {
     var cs = getComputedStyle(node);
@@ -420,12 +428,17 @@ export const CLIENT_JS = String.raw`(function () {
     var view = Math.max(list.clientHeight, 200);
     var phys = Math.min(total, MAX_PX);
     var scaled = total > phys && phys > view;
-    // Scrolled to the end of what is drawn, the view is at the end of the list, even when the browser
-    // drew the list a fraction of a px shorter than phys (lengths that large are rounded).
-    var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 0.5;
+    // Scrolled to the end of what is drawn (within 1 px), the view is at the end of the list, even
+    // when the browser drew the list a fraction of a px shorter than phys (lengths that large are
+    // rounded, and scrollTop is a whole px).
+    var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 1;
     var top = atEnd && scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
-    var k = scaled ? (total - view) / (phys - view) : 1;
-    var y = scaled ? top * k : list.scrollTop;
+    // Scaled, the list's first and last EDGE_PX scroll 1:1 and the rest by k: scaled to its very
+    // ends, a row partly in view within a row of either end (the first row scrolled by a px, the
+    // last row when an open one grows) would not fit in the drawn height and was left undrawn.
+    var edge = Math.min(EDGE_PX, (phys - view) / 4);
+    var k = scaled ? (total - view - 2 * edge) / (phys - view - 2 * edge) : 1;
+    var y = !scaled ? list.scrollTop : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : edge + (top - edge) * k;
     var start = Math.max(0, rowAt(y, os) - OVERSCAN);
     var end = Math.min(nHits, rowAt(y + view, os) + OVERSCAN + 1);
     if (scaled) {
@@ -473,6 +486,13 @@ export const CLIENT_JS = String.raw`(function () {
     drawn = { start: start, end: end };
     list.dataset.start = String(start);
     list.dataset.end = String(end);
+    if (resize) {
+      var probe = null;
+      for (var q = 0; q < want.length && !probe; q++) if (!want[q].open) probe = want[q];
+      if (rowProbe && rowProbe !== probe && !openNodes[rowProbe.dataset.episode]) resize.unobserve(rowProbe);
+      rowProbe = probe;
+      if (probe) resize.observe(probe);
+    }
     if (!measured && end > start) {
       var first = topSpacer.nextSibling;
       if (first && !first.open && first.offsetHeight > 0) {
