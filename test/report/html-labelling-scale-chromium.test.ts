@@ -171,4 +171,29 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     expect(await items().count()).toBeLessThan(200);
     expect(errors).toEqual([]);
   });
+
+  it('measures its rows again after a text-only zoom (the font grows, nothing is resized or scrolled)', async () => {
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    const rowHeight = () => item(0).evaluate((n) => n.getBoundingClientRect().height);
+    const before = await rowHeight();
+    await page.evaluate(() => {
+      document.documentElement.style.fontSize = '24px';
+    });
+    const after = await rowHeight();
+    expect(after).toBeGreaterThan(before * 1.3);
+    // The list's height follows at once, before any scroll: every row at the new height.
+    await expect
+      .poll(() => page.evaluate(() => document.getElementById('label-list')!.scrollHeight))
+      .toBeGreaterThan(N * after - 2);
+    expect(await page.evaluate(() => document.getElementById('label-list')!.scrollHeight)).toBeLessThan(N * after + 2);
+    // One scroll to the end reaches the last row.
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
+    expect(await inView(LAST)).toBe(true);
+    await page.evaluate(() => {
+      document.documentElement.style.fontSize = '';
+    });
+    expect(errors).toEqual([]);
+  });
 });

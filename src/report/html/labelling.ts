@@ -254,12 +254,20 @@ export const LABEL_JS = String.raw`(function () {
     measure();
   }
   // ROW is the first row drawn's exact height (offsetHeight is rounded: a fraction of a px a row adds
-  // up over a long list), measured again after every redraw (a list hidden at load, a zoom change it).
-  // Only then: the drawn rows are near the view, and a row a million px away measures in coarser steps
-  // (22.875 for 22.90625 px in Chromium), which would misplace every row after it.
+  // up over a long list), measured again after every redraw (a list hidden at load, a zoom change it)
+  // and when that row's size changes (a text-only zoom resizes rows without a resize or a scroll
+  // event). Only then: the drawn rows are near the view, and a row a million px away measures in
+  // coarser steps (22.875 for 22.90625 px in Chromium), which would misplace every row after it.
+  var watched = null;
+  var sizeWatch = typeof ResizeObserver === 'function' ? new ResizeObserver(function () { measure(); }) : null;
   function measure() {
     var first = nodes[drawn.start];
     if (!first) return;
+    if (sizeWatch && watched !== first) {
+      if (watched) sizeWatch.unobserve(watched);
+      sizeWatch.observe(first);
+      watched = first;
+    }
     var h = first.getBoundingClientRect().height;
     if (!(h > 0) || h === ROW) return;
     ROW = h;
