@@ -183,9 +183,7 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     const after = await rowHeight();
     expect(after).toBeGreaterThan(before * 1.3);
     // The list's height follows at once, before any scroll: every row at the new height.
-    await expect
-      .poll(() => page.evaluate(() => document.getElementById('label-list')!.scrollHeight))
-      .toBeGreaterThan(N * after - 2);
+    await expect.poll(() => page.evaluate(() => document.getElementById('label-list')!.scrollHeight)).toBeGreaterThan(N * after - 2);
     expect(await page.evaluate(() => document.getElementById('label-list')!.scrollHeight)).toBeLessThan(N * after + 2);
     // One scroll to the end reaches the last row.
     await scrollTo('bottom');

@@ -221,7 +221,10 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
   it('after a text-only zoom (the font grows, nothing is resized or scrolled), one scroll to the end shows the last row', async () => {
     await scrollTo('top');
     await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
-    const rowHeight = () => rows().first().evaluate((n) => n.getBoundingClientRect().height);
+    const rowHeight = () =>
+      rows()
+        .first()
+        .evaluate((n) => n.getBoundingClientRect().height);
     const before = await rowHeight();
     // The page's text is 14px (style.ts): a text-only zoom scales it as this does.
     await page.evaluate(() => {
