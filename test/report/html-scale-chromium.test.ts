@@ -105,7 +105,7 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
       const last = list.querySelector('details[data-episode="199999"]')!.getBoundingClientRect();
       return {
         top: last.top >= box.top - 0.5,
-        bottom: Math.abs(last.bottom - box.bottom) < 40,
+        bottom: last.bottom <= box.bottom + 1 && last.bottom > box.bottom - 40,
         after: list.lastElementChild!.getBoundingClientRect().height,
       };
     });
@@ -156,6 +156,9 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
       return out;
     });
     expect(gaps).toEqual({ 1: 0, 3: 0, 20: 0, '-20': 0, '-3': 0, '-1': 0 });
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    expect(errors).toEqual([]);
   }, 120_000);
 
   it('opening a row far down decodes that episode only, and shows its trajectory', async () => {
@@ -237,7 +240,7 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
       const list = document.getElementById('episode-list')!;
       const box = list.getBoundingClientRect();
       const r = list.querySelector('details[data-episode="199999"]')!.getBoundingClientRect();
-      return { top: r.top >= box.top - 0.5, bottom: Math.abs(r.bottom - box.bottom) < 60 };
+      return { top: r.top >= box.top - 0.5, bottom: r.bottom <= box.bottom + 1 && r.bottom > box.bottom - 60 };
     });
     expect(last).toEqual({ top: true, bottom: true });
     // In the middle, the rows drawn still cover the list's visible box.
@@ -253,6 +256,8 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     await page.evaluate(() => {
       document.body.style.fontSize = '';
     });
+    // Two frames for a ResizeObserver's late report (an error event on window) to come.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await scrollTo('top');
     expect(errors).toEqual([]);
   }, 120_000);

@@ -41,8 +41,17 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The page's uncaught errors and console errors from now on, in `into` (a fresh list by default). */
+/**
+ * The page's uncaught errors and console errors from now on, in `into` (a fresh list by default); with
+ * the error events on window that carry no exception, which Chromium reports as neither (e.g.
+ * "ResizeObserver loop completed with undelivered notifications."), for pages loaded after the call.
+ */
 export function recordErrors(page: Page, into: string[] = []): string[] {
+  void page.addInitScript(() => {
+    window.addEventListener('error', (e) => {
+      if (!e.error) console.error(`window error event: ${e.message}`);
+    });
+  });
   page.on('pageerror', (e) => into.push(String(e)));
   page.on('console', (m) => {
     if (m.type() === 'error') into.push(m.text());

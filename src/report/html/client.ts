@@ -324,8 +324,19 @@ export const CLIENT_JS = String.raw`(function () {
   var openNodes = {};
   var openHeights = {};
   // The first closed row drawn, watched for a change of the closed rows' height (a text-only zoom
-  // resizes them without a resize or a scroll event).
-  var rowProbe = null;
+  // resizes them without a resize or a scroll event). Which row is watched changes between frames
+  // (watchProbe): a row first watched during the observer's own callback (a layout there) is reported
+  // a frame late, with a "ResizeObserver loop" error event.
+  var rowProbe = null, probeDue = false;
+  function watchProbe() {
+    probeDue = false;
+    var probe = null;
+    for (var n = topSpacer.nextSibling; n && n !== bottomSpacer && !probe; n = n.nextSibling) if (!n.open) probe = n;
+    if (probe === rowProbe) return;
+    if (rowProbe && !openNodes[rowProbe.dataset.episode]) resize.unobserve(rowProbe);
+    rowProbe = probe;
+    if (probe) resize.observe(probe);
+  }
   var resize = typeof ResizeObserver === 'function' ? new ResizeObserver(function (entries) {
     var changed = false;
     entries.forEach(function (en) {
@@ -363,6 +374,7 @@ export const CLIENT_JS = String.raw`(function () {
         if (resize) resize.observe(d);
       } else {
         if (resize) resize.unobserve(d);
+        if (d === rowProbe) rowProbe = null;
         delete openNodes[i];
         delete openHeights[i];
       }
@@ -385,7 +397,9 @@ export const CLIENT_JS = String.raw`(function () {
   var drawn = { start: 0, end: 0 };
   // The tallest the list is drawn (well under every browser's element height limit).
   var MAX_PX = 5000000;
-  var EDGE_PX = 5000;
+  // The list's first and last EDGE_PX scroll 1:1 (windowOf): an open row taller than that, within it
+  // of an end, would not fit in the drawn height.
+  var EDGE_PX = 50000;
 
   function pitchOf(node) {
     var cs = getComputedStyle(node);
@@ -430,7 +444,7 @@ export const CLIENT_JS = String.raw`(function () {
     var scaled = total > phys && phys > view;
     // Scrolled to the end of what is drawn (within 1 px), the view is at the end of the list, even
     // when the browser drew the list a fraction of a px shorter than phys (lengths that large are
-    // rounded, and scrollTop is a whole px).
+    // rounded).
     var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 1;
     var top = atEnd && scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
     // Scaled, the list's first and last EDGE_PX scroll 1:1 and the rest by k: scaled to its very
@@ -438,7 +452,9 @@ export const CLIENT_JS = String.raw`(function () {
     // last row when an open one grows) would not fit in the drawn height and was left undrawn.
     var edge = Math.min(EDGE_PX, (phys - view) / 4);
     var k = scaled ? (total - view - 2 * edge) / (phys - view - 2 * edge) : 1;
-    var y = !scaled ? list.scrollTop : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : edge + (top - edge) * k;
+    // Unscaled, a view past the list's end (its rows just grew shorter: a text-only zoom out) shows
+    // its last rows: the list, drawn shorter, then brings the scroll back.
+    var y = !scaled ? Math.min(list.scrollTop, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : edge + (top - edge) * k;
     var start = Math.max(0, rowAt(y, os) - OVERSCAN);
     var end = Math.min(nHits, rowAt(y + view, os) + OVERSCAN + 1);
     if (scaled) {
@@ -472,7 +488,11 @@ export const CLIENT_JS = String.raw`(function () {
       want.push(node);
     }
     Array.prototype.slice.call(list.children).forEach(function (c) {
-      if (c !== topSpacer && c !== bottomSpacer && next[c.dataset.episode] !== c) list.removeChild(c);
+      if (c === topSpacer || c === bottomSpacer || next[c.dataset.episode] === c) return;
+      // Unwatched first: a watched row taken out (its size then 0) during the observer's callback
+      // is a "ResizeObserver loop" error.
+      if (c === rowProbe) { if (!openNodes[c.dataset.episode]) resize.unobserve(c); rowProbe = null; }
+      list.removeChild(c);
     });
     if (topSpacer.parentNode !== list) list.insertBefore(topSpacer, list.firstChild);
     if (bottomSpacer.parentNode !== list) list.appendChild(bottomSpacer);
@@ -486,12 +506,9 @@ export const CLIENT_JS = String.raw`(function () {
     drawn = { start: start, end: end };
     list.dataset.start = String(start);
     list.dataset.end = String(end);
-    if (resize) {
-      var probe = null;
-      for (var q = 0; q < want.length && !probe; q++) if (!want[q].open) probe = want[q];
-      if (rowProbe && rowProbe !== probe && !openNodes[rowProbe.dataset.episode]) resize.unobserve(rowProbe);
-      rowProbe = probe;
-      if (probe) resize.observe(probe);
+    if (resize && !probeDue) {
+      probeDue = true;
+      requestAnimationFrame(watchProbe);
     }
     if (!measured && end > start) {
       var first = topSpacer.nextSibling;

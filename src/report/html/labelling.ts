@@ -242,7 +242,13 @@ export const LABEL_JS = String.raw`(function () {
     above.style.height = w.start * ROW + 'px';
     below.style.height = (rows.length - w.end) * ROW + 'px';
     for (i = w.start; i < w.end; i++) next[i] = nodes[i] || itemNode(i);
-    Object.keys(nodes).forEach(function (k) { if (next[k] !== nodes[k]) list.removeChild(nodes[k]); });
+    Object.keys(nodes).forEach(function (k) {
+      if (next[k] === nodes[k]) return;
+      // Unwatched first: a watched row taken out (its size then 0) during the observer's callback
+      // is a "ResizeObserver loop" error.
+      if (nodes[k] === watched) { sizeWatch.unobserve(watched); watched = null; }
+      list.removeChild(nodes[k]);
+    });
     var ref = above.nextSibling;
     for (i = w.start; i < w.end; i++) {
       if (next[i] === ref) ref = ref.nextSibling;
@@ -258,19 +264,35 @@ export const LABEL_JS = String.raw`(function () {
   // and when that row's size changes (a text-only zoom resizes rows without a resize or a scroll
   // event). Only then: the drawn rows are near the view, and a row a million px away measures in
   // coarser steps (22.875 for 22.90625 px in Chromium), which would misplace every row after it.
-  var watched = null;
+  // Which row is watched changes between frames (watchFirst): a row first watched during the
+  // observer's own callback is reported a frame late, with a "ResizeObserver loop" error event.
+  var watched = null, watchDue = false;
   var sizeWatch = typeof ResizeObserver === 'function' ? new ResizeObserver(function () { measure(); }) : null;
+  function watchFirst() {
+    watchDue = false;
+    var first = nodes[drawn.start] || null;
+    if (first === watched) return;
+    if (watched) sizeWatch.unobserve(watched);
+    watched = first;
+    if (first) sizeWatch.observe(first);
+  }
   function measure() {
     var first = nodes[drawn.start];
     if (!first) return;
-    if (sizeWatch && watched !== first) {
-      if (watched) sizeWatch.unobserve(watched);
-      sizeWatch.observe(first);
-      watched = first;
+    if (sizeWatch && first !== watched && !watchDue) {
+      watchDue = true;
+      requestAnimationFrame(watchFirst);
     }
     var h = first.getBoundingClientRect().height;
     if (!(h > 0) || h === ROW) return;
+    // The list's height follows at once and the view keeps its row, or the end: scrolled by the old
+    // height, a view far down would be past the list's new end, with no row to draw.
+    var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 1;
+    var at = list.scrollTop / ROW;
     ROW = h;
+    above.style.height = drawn.start * ROW + 'px';
+    below.style.height = (rows.length - drawn.end) * ROW + 'px';
+    list.scrollTop = atEnd ? list.scrollHeight : at * ROW;
     layout();
   }
   function relayout() {
