@@ -38,7 +38,7 @@ describe.skipIf(chromiumSkipReason !== null)('compressed episode bodies in headl
     fs.closeSync(fd);
     browser = await launchChromium();
     page = await browser.newPage();
-    recordErrors(page, errors);
+    await recordErrors(page, errors);
     await ready();
   }, 120_000);
 

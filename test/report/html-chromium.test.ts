@@ -26,7 +26,7 @@ async function openInChromium(
 ): Promise<{ browser: Browser; page: Page }> {
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width, height: 900 } });
-  recordErrors(page, seen.consoleErrors);
+  await recordErrors(page, seen.consoleErrors);
   page.on('dialog', (d) => {
     seen.dialogs.push(d.message());
     void d.dismiss();

@@ -42,7 +42,7 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
     browser = await launchChromium();
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    recordErrors(page, consoleErrors);
+    await recordErrors(page, consoleErrors);
     page.on('request', (q) => requests.push(q.url()));
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector('#labelling[data-ready="1"]');

@@ -46,8 +46,8 @@ export function launchChromium(): Promise<Browser> {
  * the error events on window that carry no exception, which Chromium reports as neither (e.g.
  * "ResizeObserver loop completed with undelivered notifications."), for pages loaded after the call.
  */
-export function recordErrors(page: Page, into: string[] = []): string[] {
-  void page.addInitScript(() => {
+export async function recordErrors(page: Page, into: string[] = []): Promise<string[]> {
+  await page.addInitScript(() => {
     window.addEventListener('error', (e) => {
       if (!e.error) console.error(`window error event: ${e.message}`);
     });
@@ -76,7 +76,7 @@ export async function openWrittenPage(
   }
   const browser = await launchChromium();
   const page = await browser.newPage(opts.viewport ? { viewport: opts.viewport } : {});
-  const errors = recordErrors(page);
+  const errors = await recordErrors(page);
   await page.goto(pathToFileURL(file).href, { timeout: opts.timeoutMs });
   await page.waitForSelector(opts.ready, { timeout: opts.timeoutMs });
   return { browser, page, errors };

@@ -327,7 +327,7 @@ export const CLIENT_JS = String.raw`(function () {
   // resizes them without a resize or a scroll event). Which row is watched changes between frames
   // (watchProbe): a row first watched during the observer's own callback (a layout there) is reported
   // a frame late, with a "ResizeObserver loop" error event.
-  var rowProbe = null, probeDue = false;
+  var rowProbe = null, probeDue = false, layoutDue = false;
   function watchProbe() {
     probeDue = false;
     var probe = null;
@@ -347,7 +347,12 @@ export const CLIENT_JS = String.raw`(function () {
         if (Math.abs(pitch - ROW) > 0.01) { ROW = pitch; changed = true; }
       }
     });
-    if (changed) layout();
+    // Drawn in the next frame, not in the callback: a layout here takes watched rows out of the list
+    // or puts them back, which is a "ResizeObserver loop" error event.
+    if (changed && !layoutDue) {
+      layoutDue = true;
+      requestAnimationFrame(function () { layoutDue = false; layout(); });
+    }
   }) : null;
 
   function episodeNode(e, i) {

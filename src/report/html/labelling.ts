@@ -267,7 +267,7 @@ export const LABEL_JS = String.raw`(function () {
   // Which row is watched changes between frames (watchFirst): a row first watched during the
   // observer's own callback is reported a frame late, with a "ResizeObserver loop" error event.
   var watched = null, watchDue = false;
-  var sizeWatch = typeof ResizeObserver === 'function' ? new ResizeObserver(function () { measure(); }) : null;
+  var sizeWatch = typeof ResizeObserver === 'function' ? new ResizeObserver(function () { requestAnimationFrame(measure); }) : null;
   function watchFirst() {
     watchDue = false;
     var first = nodes[drawn.start] || null;
