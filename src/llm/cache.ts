@@ -6,7 +6,7 @@
 // (model, prompt, stop, sampling parameters, api mode), never the endpoint or the key. Each of the n
 // samples is its own row (key, sample_index): a later request for fewer samples is served from the
 // cache, and a request for more only asks the backend for the missing ones.
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../util/sqlite.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -189,11 +189,11 @@ function isBusy(e: unknown): boolean {
 /** One cache file. Open it with `CompletionCache.open` (shared per path within a process). */
 export class CompletionCache {
   private static readonly openFiles = new Map<string, { cache: CompletionCache; refs: number }>();
-  private readonly db: Database.Database;
-  private readonly selectStmt: Database.Statement;
-  private readonly insertStmt: Database.Statement;
-  private readonly insertReqStmt: Database.Statement;
-  private readonly countStmt: Database.Statement;
+  private readonly db: SqliteDatabase;
+  private readonly selectStmt: SqliteStatement;
+  private readonly insertStmt: SqliteStatement;
+  private readonly insertReqStmt: SqliteStatement;
+  private readonly countStmt: SqliteStatement;
   private tag = '';
 
   private readonly busyTimeoutMs: number;
@@ -204,7 +204,7 @@ export class CompletionCache {
   ) {
     this.busyTimeoutMs = opts.busyTimeoutMs ?? 30_000;
     if (!opts.readonly) checkWritableDir(path.dirname(file), 'the completion cache folder', { create: true });
-    this.db = new Database(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: opts.busyTimeoutMs ?? 30_000 });
+    this.db = openSqlite(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: opts.busyTimeoutMs ?? 30_000 });
     this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 30_000}`);
     if (!opts.readonly) {
       // Switching to WAL takes an exclusive lock; another process may hold the file for a moment.

@@ -13,7 +13,7 @@
 // used, as recording.jsonl names them; a run made with --cache off (nothing in the cache) takes the
 // completions from its recording instead, and so does a key whose cached samples are not the ones the
 // episode received.
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from '../util/sqlite.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -201,7 +201,7 @@ type CacheRow = {
 
 /** Reads entries of the SQLite completion cache (read-only; the tables of src/llm/cache.ts). */
 class CacheReader {
-  private readonly dbs = new Map<string, Database.Database | null>();
+  private readonly dbs = new Map<string, SqliteDatabase | null>();
 
   rows(file: string | null, key: string): { rows: CacheRow[]; request: string | null } | null {
     if (!file) return null;
@@ -219,7 +219,7 @@ class CacheReader {
   private read(file: string, key: string): { rows: CacheRow[]; request: string | null } | null {
     let db = this.dbs.get(file);
     if (db === undefined) {
-      db = fs.existsSync(file) ? new Database(file, { readonly: true, fileMustExist: true }) : null;
+      db = fs.existsSync(file) ? openSqlite(file, { readonly: true, fileMustExist: true }) : null;
       this.dbs.set(file, db);
     }
     if (!db) return null;

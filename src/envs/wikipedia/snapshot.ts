@@ -6,7 +6,7 @@
 //   ties broken by rowid (insertion order). Query tokens are quoted, so punctuation cannot break FTS5.
 //   Very frequent tokens are dropped while a rarer one remains (see similarTitles).
 // - no match at all → the page MediaWiki shows for a search without hits (offline-pages.ts).
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../util/sqlite.js';
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -214,11 +214,11 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   const shardFile = `${tmp}-shard`;
   const setupSql = buildSetupSql(opts.hashBytes ?? 256 * 1024 * 1024);
   const shard = new FtsShardWorker(shardFile, setupSql);
-  let db: Database.Database | undefined;
+  let db: SqliteDatabase | undefined;
   let pages = 0;
   try {
     // opened inside the try: if it fails, the worker is stopped (a live worker would keep the process up)
-    db = new Database(tmp);
+    db = openSqlite(tmp);
     db.exec(setupSql);
     db.exec(`
       CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -391,7 +391,7 @@ function encodeStructure(s: FtsStructure): Buffer {
  * are copied as they are (rowids are disjoint) and the averages (row count, tokens per column) are summed.
  * Writing shadow tables needs SQLite's defensive mode off (better-sqlite3's unsafeMode) while copying.
  */
-function mergeShard(db: Database.Database, shardFile: string): void {
+function mergeShard(db: SqliteDatabase, shardFile: string): void {
   db.prepare('ATTACH DATABASE ? AS shard').run(shardFile);
   const record = (schema: string, id: number) =>
     db.prepare<[number], { block: Buffer }>(`SELECT block FROM ${schema}.pages_fts_data WHERE id = ?`).get(id)?.block;
@@ -462,14 +462,14 @@ export interface SnapshotInfo {
 
 export class SnapshotBackend implements WikiBackend {
   readonly kind = 'snapshot';
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   readonly info: SnapshotInfo;
   // The rows each query returns, declared once with the statement.
-  private readonly byNorm: Database.Statement<[string], { title: string; paragraphs: string }>;
-  private readonly byLower: Database.Statement<[string], { title: string; paragraphs: string }>;
-  private readonly df: Database.Statement<[string, number], { doc: number }>;
-  private readonly ftsSearch: Database.Statement<[string, number], { title: string }>;
-  private readonly ftsFirst: Database.Statement<[string, number], { title: string }>;
+  private readonly byNorm: SqliteStatement<[string], { title: string; paragraphs: string }>;
+  private readonly byLower: SqliteStatement<[string], { title: string; paragraphs: string }>;
+  private readonly df: SqliteStatement<[string, number], { doc: number }>;
+  private readonly ftsSearch: SqliteStatement<[string, number], { title: string }>;
+  private readonly ftsFirst: SqliteStatement<[string, number], { title: string }>;
 
   /**
    * query 'notebook-url' (default, faithful): search for what the live site read from the notebook's
@@ -481,7 +481,7 @@ export class SnapshotBackend implements WikiBackend {
   ) {
     if (!existsSync(dbPath)) throw new UserError(`--wiki-snapshot ${dbPath}: no such file (build one with \`react-repro wiki build\`)`);
     try {
-      this.db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      this.db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
       const meta = Object.fromEntries(this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
       if (Number(meta.format) !== SNAPSHOT_FORMAT) throw new Error(`format ${meta.format}, expected ${SNAPSHOT_FORMAT}`);
       this.info = { path: dbPath, pages: Number(meta.pages), sourceSha256: meta.source_sha256, sources: JSON.parse(meta.sources), builtAt: meta.built_at };
