@@ -2,10 +2,10 @@
 // trajectories (a million episodes sample 57,200) is listed virtualised, as the trajectory browser's
 // episodes are: only the rows in view (and a few around them) are in the document, whether the list is
 // scrolled, moved through with the keyboard or clicked; a row's label is the same when it is drawn
-// again. The page is built from the report's render functions (synthetic labelling data over the sweep
-// of html-sweep-runs.ts, one row per episode), not from run folders: a report that samples 52,000
-// trajectories has ~900,000 episodes. Skipped, saying why, when there is no chromium binary or no
-// playwright-core.
+// again; a text-only zoom measures the rows again, a view at the end staying there. The page is built
+// from the report's render functions (synthetic labelling data over the sweep of html-sweep-runs.ts,
+// one row per episode), not from run folders: a report that samples 52,000 trajectories has ~900,000
+// episodes. Skipped, saying why, when there is no chromium binary or no playwright-core.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -84,6 +84,18 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
       return r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
     }, i);
   const status = () => page.locator('#label-status').textContent();
+  /** A text-only zoom: the root's font at `size` ('' for none), nothing resized or scrolled. */
+  const zoomText = (size: string) =>
+    page.evaluate((s) => {
+      document.documentElement.style.fontSize = s;
+    }, size);
+  const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  /** How far the list's view is from its end (px). */
+  const endGap = () =>
+    page.evaluate(() => {
+      const list = document.getElementById('label-list')!;
+      return list.scrollHeight - list.clientHeight - list.scrollTop;
+    });
   const shown = () => page.locator('#label-detail').getAttribute('data-index');
 
   it('lists every row with only those in view in the document, numbered and sized as the whole list', async () => {
@@ -110,12 +122,7 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     await scrollTo('bottom');
     await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
     // One scroll to the end stays at the end (a list measured short while it is redrawn clamps it back).
-    const atEnd = () =>
-      page.evaluate(() => {
-        const list = document.getElementById('label-list')!;
-        return list.scrollHeight - list.clientHeight - list.scrollTop;
-      });
-    expect(await atEnd()).toBeLessThan(1);
+    expect(await endGap()).toBeLessThan(1);
     expect(await inView(LAST)).toBe(true);
     const rows = await drawn();
     expect(rows.length).toBeLessThan(200);
@@ -177,9 +184,7 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     await expect.poll(async () => (await drawn())[0]).toBe(0);
     const rowHeight = () => item(0).evaluate((n) => n.getBoundingClientRect().height);
     const before = await rowHeight();
-    await page.evaluate(() => {
-      document.documentElement.style.fontSize = '24px';
-    });
+    await zoomText('24px');
     const after = await rowHeight();
     expect(after).toBeGreaterThan(before * 1.3);
     // The list's height follows at once, before any scroll: every row at the new height.
@@ -190,12 +195,34 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
     expect(await inView(LAST)).toBe(true);
     // Back from the end of the list: its height follows again.
-    await page.evaluate(() => {
-      document.documentElement.style.fontSize = '';
-    });
+    await zoomText('');
     await expect.poll(() => page.evaluate(() => document.getElementById('label-list')!.scrollHeight)).toBeLessThan(N * before + 2);
     // Two frames for a ResizeObserver's late report (an error event on window) to come.
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await twoFrames();
+    expect(errors).toEqual([]);
+  });
+
+  it('keeps the end through a text-only zoom in, and out, when the view is at the end', async () => {
+    const rowHeight = () =>
+      items()
+        .first()
+        .evaluate((n) => n.getBoundingClientRect().height);
+    const listHeight = () => page.evaluate(() => document.getElementById('label-list')!.scrollHeight);
+    const before = await rowHeight();
+    for (const size of ['24px', '']) {
+      await scrollTo('bottom');
+      await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
+      expect(await endGap()).toBeLessThan(1);
+      await zoomText(size);
+      // Laid out at the new height: the list as tall as its rows at it; then the scroll's frames.
+      await expect.poll(async () => Math.abs((await listHeight()) / N - (await rowHeight()))).toBeLessThan(0.01);
+      await twoFrames();
+      const gap = await endGap();
+      expect.soft({ size, gap: gap < 1 ? 'none' : gap, last: await inView(LAST) }).toEqual({ size, gap: 'none', last: true });
+    }
+    expect(await rowHeight()).toBe(before);
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
     expect(errors).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // one element each) and becomes ready (no call stack overflow from spreading every episode's tags)
 // with no episode body parsed; the virtualised list draws only the rows in view and scrolls through
 // all 200,000; its filters and the search over episodes' text work, together too; an episode opened
-// shows its body, parsed then.
+// shows its body, parsed then; a text-only zoom keeps the row at the view's top there, or the end.
 // Skipped, saying why, when there is no chromium binary or no playwright-core. No timed assertion:
 // the time to a usable viewer is measured in bench/report.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,14 +47,49 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     }, where);
   };
 
-  /** Whether the last row (199,999) is drawn inside the list's visible box, its bottom within `row` px above the box's. */
-  const lastRowAtBottom = (row: number) =>
-    page.evaluate((within) => {
+  /** Whether the last row (199,999, or `episode`) is drawn inside the list's visible box, its bottom within `row` px above the box's. */
+  const lastRowAtBottom = (row: number, episode = 199_999) =>
+    page.evaluate(
+      ([within, last]) => {
+        const list = document.getElementById('episode-list')!;
+        const box = list.getBoundingClientRect();
+        const node = list.querySelector(`details[data-episode="${last}"]`);
+        if (!node) return { top: false, bottom: false };
+        const r = node.getBoundingClientRect();
+        return { top: r.top >= box.top - 0.5, bottom: r.bottom <= box.bottom + 1 && r.bottom > box.bottom - within };
+      },
+      [row, episode],
+    );
+  /** A text-only zoom: the page's text (14px, style.ts) at `size` ('' for none), nothing resized or scrolled. */
+  const zoomText = (size: string) =>
+    page.evaluate((s) => {
+      document.body.style.fontSize = s;
+    }, size);
+  /** `n` animation frames passed: a size change is seen by the list's observer in one, laid out in the next. */
+  const frames = (n: number) =>
+    page.evaluate(
+      (k) =>
+        new Promise<void>((done) => {
+          const next = (left: number) => (left === 0 ? done() : requestAnimationFrame(() => next(left - 1)));
+          next(k);
+        }),
+      n,
+    );
+  /** The row at the top of the list's view: its episode, and how far into it the view's top is (px). */
+  const topRow = () =>
+    page.evaluate(() => {
       const list = document.getElementById('episode-list')!;
-      const box = list.getBoundingClientRect();
-      const r = list.querySelector('details[data-episode="199999"]')!.getBoundingClientRect();
-      return { top: r.top >= box.top - 0.5, bottom: r.bottom <= box.bottom + 1 && r.bottom > box.bottom - within };
-    }, row);
+      const top = list.getBoundingClientRect().top;
+      const row = [...list.querySelectorAll<HTMLElement>(':scope > details')].find((r) => r.getBoundingClientRect().bottom > top)!;
+      const box = row.getBoundingClientRect();
+      return { episode: Number(row.dataset.episode), into: top - box.top, height: box.height };
+    });
+  /** How far the list's view is from its end (px). */
+  const endGap = () =>
+    page.evaluate(() => {
+      const list = document.getElementById('episode-list')!;
+      return list.scrollHeight - list.clientHeight - list.scrollTop;
+    });
 
   it('becomes ready with every episode listed, only the rows in view drawn, no body parsed, no error', async () => {
     expect(errors).toEqual([]);
@@ -230,10 +265,7 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
         .first()
         .evaluate((n) => n.getBoundingClientRect().height);
     const before = await rowHeight();
-    // The page's text is 14px (style.ts): a text-only zoom scales it as this does.
-    await page.evaluate(() => {
-      document.body.style.fontSize = '21px';
-    });
+    await zoomText('21px');
     expect(await rowHeight()).toBeGreaterThan(before * 1.3);
     await scrollTo('bottom');
     await expect.poll(async () => (await drawnEpisodes()).includes(199_999)).toBe(true);
@@ -248,12 +280,72 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
       return drawn[0].top <= box.top + 1 && drawn[drawn.length - 1].bottom >= box.bottom - 1;
     });
     expect(covered).toBe(true);
-    await page.evaluate(() => {
-      document.body.style.fontSize = '';
-    });
+    await zoomText('');
     // Two frames for a ResizeObserver's late report (an error event on window) to come.
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await frames(2);
     await scrollTo('top');
     expect(errors).toEqual([]);
+  }, 120_000);
+
+  /**
+   * Zooms the text in and out again with the view in the list's middle, then at its end: the row at
+   * the view's top stays there (the view's top inside it), and the end stays the end (the list's last
+   * episode, `last`, at the view's bottom; `first`, its first).
+   */
+  async function zoomKeepsView(first: number, last: number) {
+    await scrollTo('middle');
+    await frames(2);
+    // The view's top halfway into its row: at a row's edge, which row is at the top is a px's choice.
+    const t = await topRow();
+    await page.evaluate(
+      (by) => {
+        document.getElementById('episode-list')!.scrollTop += by;
+      },
+      Math.round((t.height / 2 - t.into) / Number(await page.locator('#episode-list').getAttribute('data-scale'))),
+    );
+    await frames(2);
+    const before = await topRow();
+    for (const size of ['21px', '']) {
+      await zoomText(size);
+      await frames(4);
+      const after = await topRow();
+      expect.soft({ size, episode: after.episode, inside: after.into > 0 && after.into < after.height }).toEqual({
+        size,
+        episode: before.episode,
+        inside: true,
+      });
+    }
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawnEpisodes()).includes(last)).toBe(true);
+    for (const size of ['21px', '']) {
+      await zoomText(size);
+      await frames(4);
+      // Within 1 px of the end is the end (scrollTop and scrollHeight are rounded apart).
+      const gap = await endGap();
+      expect.soft({ size, gap: gap <= 1 ? 'none' : gap, last: await lastRowAtBottom(60, last) }).toEqual({
+        size,
+        gap: 'none',
+        last: { top: true, bottom: true },
+      });
+    }
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(first);
+    expect(errors).toEqual([]);
+  }
+
+  it('a text-only zoom keeps the row at the top of the view, or the end, in the list scaled (200,000 rows)', async () => {
+    await zoomKeepsView(0, 199_999);
+  }, 120_000);
+
+  it('a text-only zoom keeps the row at the top of the view, or the end, in a list drawn 1:1 (50,000 rows)', async () => {
+    // One run: 50,000 rows of ~34 px, ~51 px zoomed, are under the 5 million px drawn at most.
+    await page.selectOption('#filter-method', 'react');
+    await page.selectOption('#filter-benchmark', 'fever');
+    expect(await count()).toBe(PER_RUN);
+    expect(await page.locator('#episode-list').getAttribute('data-scale')).toBe('1');
+    await zoomKeepsView(2 * PER_RUN, 3 * PER_RUN - 1);
+    await page.selectOption('#filter-benchmark', '');
+    await page.selectOption('#filter-method', '');
+    expect(await count()).toBe(200_000);
   }, 120_000);
 });

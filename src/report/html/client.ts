@@ -327,7 +327,7 @@ export const CLIENT_JS = String.raw`(function () {
   // resizes them without a resize or a scroll event). Which row is watched changes between frames
   // (watchProbe): a row first watched during the observer's own callback (a layout there) is reported
   // a frame late, with a "ResizeObserver loop" error event.
-  var rowProbe = null, probeDue = false, layoutDue = false;
+  var rowProbe = null, probeDue = false;
   function watchProbe() {
     probeDue = false;
     var probe = null;
@@ -337,23 +337,40 @@ export const CLIENT_JS = String.raw`(function () {
     rowProbe = probe;
     if (probe) resize.observe(probe);
   }
+  // Heights the observer measured, drawn in the next frame (resized): open rows' pitches by episode,
+  // and the closed rows' pitch.
+  var due = null;
   var resize = typeof ResizeObserver === 'function' ? new ResizeObserver(function (entries) {
-    var changed = false;
+    var heights = {}, row = due ? due.row : ROW, pitch = row;
     entries.forEach(function (en) {
       var t = en.target, i = t.dataset.episode;
-      if (openNodes[i] === t && t.offsetHeight > 0) { openHeights[i] = pitchOf(t); changed = true; }
-      else if (t === rowProbe && !t.open && t.offsetHeight > 0) {
-        var pitch = pitchOf(t);
-        if (Math.abs(pitch - ROW) > 0.01) { ROW = pitch; changed = true; }
-      }
+      if (!(t.offsetHeight > 0)) return;
+      if (openNodes[i] === t) heights[i] = pitchOf(t);
+      else if (t === rowProbe && !t.open) pitch = pitchOf(t);
     });
+    if (Math.abs(pitch - row) <= 0.01) pitch = row;
+    if (pitch === row && !Object.keys(heights).length) return;
     // Drawn in the next frame, not in the callback: a layout here takes watched rows out of the list
     // or puts them back, which is a "ResizeObserver loop" error event.
-    if (changed && !layoutDue) {
-      layoutDue = true;
-      requestAnimationFrame(function () { layoutDue = false; layout(); });
+    if (!due) {
+      due = { open: {}, row: row };
+      requestAnimationFrame(resized);
     }
+    due.row = pitch;
+    Object.keys(heights).forEach(function (i) { due.open[i] = heights[i]; });
   }) : null;
+  /**
+   * Takes up the heights measured and draws them, the view kept in its place. The place is read here,
+   * not in the observer's callback: a scroll in between moves it (the list is drawn with the old
+   * heights until now).
+   */
+  function resized() {
+    var d = due, at = viewPlace();
+    due = null;
+    ROW = d.row;
+    Object.keys(d.open).forEach(function (i) { if (openNodes[i]) openHeights[i] = d.open[i]; });
+    keepPlace(at);
+  }
 
   function episodeNode(e, i) {
     if (openNodes[i]) return openNodes[i];
@@ -443,31 +460,72 @@ export const CLIENT_JS = String.raw`(function () {
    * view's top), and only rows that fit between the drawn top and bottom are drawn around it.
    */
   function windowOf(os) {
-    var total = offsetOf(nHits, os);
-    var view = Math.max(list.clientHeight, 200);
-    var phys = Math.min(total, MAX_PX);
-    var scaled = total > phys && phys > view;
-    // Scrolled to the end of what is drawn (within 1 px), the view is at the end of the list, even
-    // when the browser drew the list a fraction of a px shorter than phys (lengths that large are
-    // rounded).
-    var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 1;
-    var top = atEnd && scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
-    // Scaled, the list's first and last EDGE_PX scroll 1:1 and the rest by k: scaled to its very
-    // ends, a row partly in view within a row of either end (the first row scrolled by a px, the
-    // last row when an open one grows) would not fit in the drawn height and was left undrawn.
-    var edge = Math.min(EDGE_PX, (phys - view) / 4);
-    var k = scaled ? (total - view - 2 * edge) / (phys - view - 2 * edge) : 1;
+    var s = scaleOf(offsetOf(nHits, os));
+    var total = s.total, view = s.view, phys = s.phys, edge = s.edge;
+    var top = atEnd(phys) && s.scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
     // Unscaled, a view past the list's end (its rows just grew shorter: a text-only zoom out) shows
     // its last rows: the list, drawn shorter, then brings the scroll back.
-    var y = !scaled ? Math.min(list.scrollTop, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : edge + (top - edge) * k;
+    var y = !s.scaled ? Math.min(list.scrollTop, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : edge + (top - edge) * s.k;
     var start = Math.max(0, rowAt(y, os) - OVERSCAN);
     var end = Math.min(nHits, rowAt(y + view, os) + OVERSCAN + 1);
-    if (scaled) {
+    if (s.scaled) {
       // Rows drawn must fit above and below the view in the drawn height: [y - top, y + phys - top].
       while (start < nHits && offsetOf(start, os) < y - top) start++;
       while (end > start && offsetOf(end, os) > y + phys - top) end--;
     }
-    return { total: total, phys: phys, scaled: scaled, k: k, y: y, top: top, start: start, end: end };
+    return { total: total, phys: phys, scaled: s.scaled, k: s.k, y: y, top: top, start: start, end: end };
+  }
+  /**
+   * How a list of full height total is drawn: phys px tall; when that is shorter (scaled), the list's
+   * first and last edge px scroll 1:1 and the rest by k. Scaled to its very ends, a row partly in view
+   * within a row of either end (the first row scrolled by a px, the last row when an open one grows)
+   * would not fit in the drawn height and was left undrawn.
+   */
+  function scaleOf(total) {
+    var view = Math.max(list.clientHeight, 200);
+    var phys = Math.min(total, MAX_PX);
+    var scaled = total > phys && phys > view;
+    var edge = Math.min(EDGE_PX, (phys - view) / 4);
+    var k = scaled ? (total - view - 2 * edge) / (phys - view - 2 * edge) : 1;
+    return { total: total, view: view, phys: phys, scaled: scaled, edge: edge, k: k };
+  }
+  /** The scroll position that puts full-height offset y at the view's top: windowOf's y, inverted. */
+  function scrollFor(y, s) {
+    if (!s.scaled || y <= s.edge) return y;
+    if (y >= s.total - s.view - s.edge) return s.phys - (s.total - y);
+    return s.edge + (y - s.edge) / s.k;
+  }
+  /**
+   * Whether the view is at the end of the list drawn phys px tall (within 1 px: the browser may draw
+   * a list that long a fraction of a px shorter). Rows that changed height since the list was drawn
+   * make it taller than that, the view then short of its end; or shorter, the scroll then brought
+   * back to the new end.
+   */
+  function atEnd(phys) {
+    var top = list.scrollTop;
+    return top > 0 && top >= Math.min(list.scrollHeight, phys) - list.clientHeight - 1;
+  }
+
+  /** Where the view is in the list as drawn: at its end, or at row p, into px below that row's top. */
+  function viewPlace() {
+    var os = opens(), w = windowOf(os), p = rowAt(w.y, os);
+    return { end: atEnd(w.phys), p: p, into: w.y - offsetOf(p, os), row: ROW };
+  }
+  /**
+   * Draws the list with its rows' new heights, the view in the same place: at its end; or at its top
+   * row, the view's top as far into it as before times the closed rows' change of height (a zoom
+   * scales every row; an open row that grew keeps its top), and still inside it.
+   */
+  function keepPlace(at) {
+    // Drawn at the new height first: a scroll past the old height would stop at its end.
+    layout();
+    if (at.end) list.scrollTop = list.scrollHeight;
+    else {
+      var os = opens(), top = offsetOf(at.p, os);
+      var into = Math.min(at.into * ROW / at.row, offsetOf(at.p + 1, os) - top - 1);
+      list.scrollTop = scrollFor(top + Math.max(0, into), scaleOf(offsetOf(nHits, os)));
+    }
+    layout();
   }
 
   // Draws the rows in view; called on scroll, on a filter change and when an open row changes height.

@@ -286,8 +286,11 @@ export const LABEL_JS = String.raw`(function () {
     var h = first.getBoundingClientRect().height;
     if (!(h > 0) || h === ROW) return;
     // The list's height follows at once and the view keeps its row, or the end: scrolled by the old
-    // height, a view far down would be past the list's new end, with no row to draw.
-    var atEnd = list.scrollTop > 0 && list.scrollTop >= list.scrollHeight - list.clientHeight - 1;
+    // height, a view far down would be past the list's new end, with no row to draw. The end is the
+    // end of the list as drawn, every row at the old height: the rows drawn, grown since, make the
+    // list taller than that; shrunk, they brought the scroll back to the list's new end.
+    var end = Math.min(list.scrollHeight, rows.length * ROW) - list.clientHeight - 1;
+    var atEnd = list.scrollTop > 0 && list.scrollTop >= end;
     var at = list.scrollTop / ROW;
     ROW = h;
     above.style.height = drawn.start * ROW + 'px';
