@@ -3,7 +3,8 @@
 // one element each) and becomes ready (no call stack overflow from spreading every episode's tags)
 // with no episode body parsed; the virtualised list draws only the rows in view and scrolls through
 // all 200,000; its filters and the search over episodes' text work, together too; an episode opened
-// shows its body, parsed then; a text-only zoom keeps the row at the view's top there, or the end.
+// shows its body, parsed then, and opened or closed stays where it is on screen; a text-only zoom
+// keeps the row at the view's top there, or the end.
 // Skipped, saying why, when there is no chromium binary or no playwright-core. No timed assertion:
 // the time to a usable viewer is measured in bench/report.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -332,6 +333,63 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     await expect.poll(async () => (await drawnEpisodes())[0]).toBe(first);
     expect(errors).toEqual([]);
   }
+
+  it('opening and closing a row, by click or by key, keeps it where it is on screen, in the list scaled (200,000 rows)', async () => {
+    // The list in the window's view: a click then scrolls nothing but the list.
+    await page.evaluate(() => document.getElementById('episode-list')!.scrollIntoView());
+    await scrollTo('middle');
+    await frames(2);
+    // The row at the middle of the view (its block's bodies not decoded yet: the first open shows
+    // "Loading…", then the body).
+    const episode = await page.evaluate(() => {
+      const list = document.getElementById('episode-list')!;
+      const box = list.getBoundingClientRect();
+      const middle = (box.top + box.bottom) / 2;
+      const row = [...list.querySelectorAll<HTMLElement>(':scope > details')].find((r) => r.getBoundingClientRect().bottom > middle)!;
+      return Number(row.dataset.episode);
+    });
+    const row = page.locator(`#episode-list > details[data-episode="${episode}"]`);
+    const summary = row.locator(':scope > summary');
+    const top = () => row.evaluate((n) => n.getBoundingClientRect().top);
+    /** The row's top as the list has drawn its toggle (read by a listener after the list's own), once it comes. */
+    const topAtToggle = async () => {
+      await row.evaluate((n) => {
+        delete n.dataset.topAtToggle;
+        n.addEventListener('toggle', () => (n.dataset.topAtToggle = String(n.getBoundingClientRect().top)), { once: true });
+      });
+      return async () => {
+        await expect.poll(() => row.getAttribute('data-top-at-toggle')).not.toBeNull();
+        return Number(await row.getAttribute('data-top-at-toggle'));
+      };
+    };
+    const before = await top();
+    const moves: { how: string; open: boolean; at: string; by: number }[] = [];
+    for (const [how, open] of [
+      ['click', true],
+      ['click', false],
+      ['key', true],
+      ['key', false],
+    ] as const) {
+      const toggled = await topAtToggle();
+      await (how === 'click' ? summary.click() : summary.press('Enter'));
+      const atToggle = await toggled();
+      if (open) await expect.poll(() => row.locator('pre').first().textContent()).toContain('Question: q');
+      await frames(4);
+      expect(await row.evaluate((n) => (n as HTMLDetailsElement).open)).toBe(open);
+      // Within 1 px is in place (a scroll position is a whole px).
+      for (const [at, y] of [
+        ['toggle', atToggle],
+        ['drawn', await top()],
+      ] as const) {
+        moves.push({ how, open, at, by: Math.abs(y - before) <= 1 ? 0 : Math.round(y - before) });
+      }
+    }
+    expect(moves).toEqual(moves.map((m) => ({ ...m, by: 0 })));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  }, 120_000);
 
   it('a text-only zoom keeps the row at the top of the view, or the end, in the list scaled (200,000 rows)', async () => {
     await zoomKeepsView(0, 199_999);

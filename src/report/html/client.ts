@@ -389,6 +389,11 @@ export const CLIENT_JS = String.raw`(function () {
     d.appendChild(s);
     var built = false;
     d.addEventListener('toggle', function () {
+      // The view kept at its top row (rows down to this one keep their heights, so it stays under
+      // the pointer): laid out directly, a scaled list's scroll maps to another offset at the list's
+      // new height. Not kept at the end: the last row opened there shows its body below it, as every
+      // other row does; kept at the end, the body would push the row clicked up from the pointer.
+      var at = viewPlace(true);
       if (d.open) {
         if (!built) { built = true; fillBody(d, e, i); }
         openNodes[i] = d;
@@ -400,7 +405,7 @@ export const CLIENT_JS = String.raw`(function () {
         delete openNodes[i];
         delete openHeights[i];
       }
-      layout();
+      keepPlace(at);
     });
     return d;
   }
@@ -465,7 +470,7 @@ export const CLIENT_JS = String.raw`(function () {
     var top = atEnd(phys) && s.scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
     // Unscaled, a view past the list's end (its rows just grew shorter: a text-only zoom out) shows
     // its last rows: the list, drawn shorter, then brings the scroll back.
-    var y = !s.scaled ? Math.min(list.scrollTop, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : edge + (top - edge) * s.k;
+    var y = !s.scaled ? Math.min(list.scrollTop, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : middleY(top, s);
     var start = Math.max(0, rowAt(y, os) - OVERSCAN);
     var end = Math.min(nHits, rowAt(y + view, os) + OVERSCAN + 1);
     if (s.scaled) {
@@ -489,6 +494,17 @@ export const CLIENT_JS = String.raw`(function () {
     var k = scaled ? (total - view - 2 * edge) / (phys - view - 2 * edge) : 1;
     return { total: total, view: view, phys: phys, scaled: scaled, edge: edge, k: k };
   }
+  /**
+   * The full-height offset at the view's top, the list scaled and scrolled to top, in its middle: the
+   * offset keepPlace set (held) while the scroll is still the one it set for it. There a scroll
+   * position is a whole px, k px of the list: read back, each row opened or closed moved the view by
+   * up to k / 2 px, and that added up. (At either end a px is a px: a row opened and closed again is
+   * back in place.)
+   */
+  function middleY(top, s) {
+    if (held && held.scroll === top && held.total === s.total) return held.y;
+    return s.edge + (top - s.edge) * s.k;
+  }
   /** The scroll position that puts full-height offset y at the view's top: windowOf's y, inverted. */
   function scrollFor(y, s) {
     if (!s.scaled || y <= s.edge) return y;
@@ -506,10 +522,13 @@ export const CLIENT_JS = String.raw`(function () {
     return top > 0 && top >= Math.min(list.scrollHeight, phys) - list.clientHeight - 1;
   }
 
-  /** Where the view is in the list as drawn: at its end, or at row p, into px below that row's top. */
-  function viewPlace() {
+  /**
+   * Where the view is in the list as drawn: at its end, or at row p, into px below that row's top;
+   * byRow, at row p even at the end.
+   */
+  function viewPlace(byRow) {
     var os = opens(), w = windowOf(os), p = rowAt(w.y, os);
-    return { end: atEnd(w.phys), p: p, into: w.y - offsetOf(p, os), row: ROW };
+    return { end: !byRow && atEnd(w.phys), p: p, into: w.y - offsetOf(p, os), row: ROW };
   }
   /**
    * Draws the list with its rows' new heights, the view in the same place: at its end; or at its top
@@ -519,14 +538,18 @@ export const CLIENT_JS = String.raw`(function () {
   function keepPlace(at) {
     // Drawn at the new height first: a scroll past the old height would stop at its end.
     layout();
+    held = null;
     if (at.end) list.scrollTop = list.scrollHeight;
     else {
-      var os = opens(), top = offsetOf(at.p, os);
-      var into = Math.min(at.into * ROW / at.row, offsetOf(at.p + 1, os) - top - 1);
-      list.scrollTop = scrollFor(top + Math.max(0, into), scaleOf(offsetOf(nHits, os)));
+      var os = opens(), top = offsetOf(at.p, os), s = scaleOf(offsetOf(nHits, os));
+      var y = top + Math.max(0, Math.min(at.into * ROW / at.row, offsetOf(at.p + 1, os) - top - 1));
+      list.scrollTop = scrollFor(y, s);
+      held = { scroll: list.scrollTop, y: y, total: s.total };
     }
     layout();
   }
+  // The offset keepPlace put at the view's top and the scroll it set for it (middleY).
+  var held = null;
 
   // Draws the rows in view; called on scroll, on a filter change and when an open row changes height.
   // Rows still in view stay the same nodes (a scroll moves the spacers, adds and removes rows at the edges).
@@ -585,6 +608,7 @@ export const CLIENT_JS = String.raw`(function () {
 
   // A filter change draws a fresh list: every row closed, from the top.
   function render() {
+    held = null;
     Object.keys(openNodes).forEach(function (i) { if (resize) resize.unobserve(openNodes[i]); });
     openNodes = {};
     openHeights = {};
