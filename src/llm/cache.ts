@@ -6,7 +6,7 @@
 // (model, prompt, stop, sampling parameters, api mode), never the endpoint or the key. Each of the n
 // samples is its own row (key, sample_index): a later request for fewer samples is served from the
 // cache, and a request for more only asks the backend for the missing ones.
-import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../util/sqlite.js';
+import { SqliteUnavailable, openSqlite, type SqliteDatabase, type SqliteStatement } from '../util/sqlite.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -412,6 +412,7 @@ export class CacheStore {
       try {
         this.cache = CompletionCache.open(o.path);
       } catch (e) {
+        if (e instanceof SqliteUnavailable) throw e; // SQLite itself missing: said as it is, not as a bad path
         // A full or failing disk (SQLITE_FULL, SQLITE_IOERR_*) only costs the cache in rw mode (README "Reliability").
         if (o.mode !== 'rw' || !/^SQLITE_(FULL|IOERR)/.test(String(errorCode(e)))) {
           throw new ConfigError(`--cache-path: cannot use ${o.path} as the completion cache (${errorMessage(e).split('\n')[0]})`);

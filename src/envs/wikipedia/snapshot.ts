@@ -6,7 +6,7 @@
 //   ties broken by rowid (insertion order). Query tokens are quoted, so punctuation cannot break FTS5.
 //   Very frequent tokens are dropped while a rarer one remains (see similarTitles).
 // - no match at all → the page MediaWiki shows for a search without hits (offline-pages.ts).
-import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../util/sqlite.js';
+import { SqliteUnavailable, openSqlite, type SqliteDatabase, type SqliteStatement } from '../../util/sqlite.js';
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -486,6 +486,7 @@ export class SnapshotBackend implements WikiBackend {
       if (Number(meta.format) !== SNAPSHOT_FORMAT) throw new Error(`format ${meta.format}, expected ${SNAPSHOT_FORMAT}`);
       this.info = { path: dbPath, pages: Number(meta.pages), sourceSha256: meta.source_sha256, sources: JSON.parse(meta.sources), builtAt: meta.built_at };
     } catch (e) {
+      if (e instanceof SqliteUnavailable) throw e; // SQLite itself missing: said as it is, not as a bad file
       throw new UserError(`--wiki-snapshot ${dbPath}: not a react-repro Wikipedia snapshot (${errorMessage(e)})`);
     }
     this.db.pragma('cache_size = -32000'); // 32 MB page cache keeps serving RSS small
