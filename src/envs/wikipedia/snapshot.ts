@@ -6,10 +6,9 @@
 //   ties broken by rowid (insertion order). Query tokens are quoted, so punctuation cannot break FTS5.
 //   Very frequent tokens are dropped while a rarer one remains (see similarTitles).
 // - no match at all → the page MediaWiki shows for a search without hits (offline-pages.ts).
-import { SqliteUnavailable, openSqlite, type SqliteDatabase, type SqliteStatement } from '../../util/sqlite.js';
+import { SqliteUnavailable, openSqlite, sqliteModulePath, type SqliteDatabase, type SqliteStatement } from '../../util/sqlite.js';
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import type { SearchOutcome, WikiBackend } from './backend.js';
@@ -148,7 +147,7 @@ class FtsShardWorker {
     this.worker = new Worker(SHARD_WORKER_JS, {
       eval: true,
       execArgv: [], // no TypeScript loader needed (or wanted: it costs startup time) in the worker
-      workerData: { file, setupSql, done: this.done.buffer, sqlite: createRequire(import.meta.url).resolve('better-sqlite3') },
+      workerData: { file, setupSql, done: this.done.buffer, sqlite: sqliteModulePath() },
     });
     this.closed = new Promise<void>((resolve, reject) => {
       let closed = false;
