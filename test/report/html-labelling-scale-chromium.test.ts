@@ -202,6 +202,61 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     expect(errors).toEqual([]);
   });
 
+  it('keeps the row at the top of the view through a text-only zoom out, when the view is near the end but not at it', async () => {
+    /** The row at the top of the list's view and how far into it the view's top is, as a fraction of its height. */
+    const topRow = () =>
+      page.evaluate(() => {
+        const list = document.getElementById('label-list')!;
+        const top = list.getBoundingClientRect().top;
+        const li = [...list.querySelectorAll<HTMLElement>('li:not(.spacer)')].find((n) => n.getBoundingClientRect().bottom > top)!;
+        const r = li.getBoundingClientRect();
+        return { index: Number(li.dataset.index), into: (top - r.top) / r.height };
+      });
+    const rowHeight = () => item(0).evaluate((n) => n.getBoundingClientRect().height);
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    const small = await rowHeight();
+    await zoomText('24px');
+    await expect.poll(async () => (await rowHeight()) > small * 1.3).toBe(true);
+    await scrollTo('bottom');
+    await expect.poll(async () => (await drawn()).includes(LAST)).toBe(true);
+    await twoFrames();
+    const big = await item(LAST).evaluate((n) => n.getBoundingClientRect().height);
+    const view = await page.evaluate(() => document.getElementById('label-list')!.clientHeight);
+    // A gap to the end under what the rows drawn there lose zoomed out (those drawn at the end and
+    // the gap's own: the browser then brings the scroll back to the list's new end before they are
+    // measured again), with the row at the view's top far enough from the end to stay at the top.
+    const most = (await drawn()).length * (big - small) * (big / small);
+    const least = view * (big / small - 1) + big;
+    expect(most).toBeGreaterThan(least + 2 * big);
+    await page.evaluate(
+      (gap) => {
+        const list = document.getElementById('label-list')!;
+        list.scrollTop = list.scrollHeight - list.clientHeight - gap;
+      },
+      Math.round((least + most) / 2),
+    );
+    await twoFrames();
+    // The view's top halfway into its row: at a row's edge, which row is at the top is a px's choice.
+    const t = await topRow();
+    await page.evaluate(
+      (by) => {
+        document.getElementById('label-list')!.scrollTop += by;
+      },
+      Math.round((0.5 - t.into) * big),
+    );
+    await twoFrames();
+    const before = await topRow();
+    await zoomText('');
+    await twoFrames();
+    await twoFrames();
+    const after = await topRow();
+    expect({ index: after.index, inside: after.into > 0 && after.into < 1 }).toEqual({ index: before.index, inside: true });
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it('keeps the end through a text-only zoom in, and out, when the view is at the end', async () => {
     const rowHeight = () =>
       items()

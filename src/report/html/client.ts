@@ -467,10 +467,11 @@ export const CLIENT_JS = String.raw`(function () {
   function windowOf(os) {
     var s = scaleOf(offsetOf(nHits, os));
     var total = s.total, view = s.view, phys = s.phys, edge = s.edge;
-    var top = atEnd(phys) && s.scaled ? phys - view : Math.max(0, Math.min(list.scrollTop, phys - view));
+    var at = scrollSeen(phys);
+    var top = atEnd(phys) && s.scaled ? phys - view : Math.max(0, Math.min(at, phys - view));
     // Unscaled, a view past the list's end (its rows just grew shorter: a text-only zoom out) shows
     // its last rows: the list, drawn shorter, then brings the scroll back.
-    var y = !s.scaled ? Math.min(list.scrollTop, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : middleY(top, s);
+    var y = !s.scaled ? Math.min(at, Math.max(0, total - view)) : top <= edge ? top : top >= phys - view - edge ? total - (phys - top) : middleY(top, s);
     var start = Math.max(0, rowAt(y, os) - OVERSCAN);
     var end = Math.min(nHits, rowAt(y + view, os) + OVERSCAN + 1);
     if (s.scaled) {
@@ -518,9 +519,23 @@ export const CLIENT_JS = String.raw`(function () {
    * back to the new end.
    */
   function atEnd(phys) {
-    var top = list.scrollTop;
-    return top > 0 && top >= Math.min(list.scrollHeight, phys) - list.clientHeight - 1;
+    var top = scrollSeen(phys), h = list.scrollHeight;
+    return top > 0 && top >= (h < phys - 1 ? phys : Math.min(h, phys)) - list.clientHeight - 1;
   }
+  /**
+   * The list's scroll position at the heights it was drawn with. Rows that shrank since (a text-only
+   * zoom out) leave the list shorter than drawn, and a view within that of the end has already been
+   * brought back to the new end by the browser when their new heights are taken up (resized, due):
+   * the place is the scroll last seen with the list whole (seen), not the end.
+   */
+  function scrollSeen(phys) {
+    return due && list.scrollHeight < phys - 1 ? seen : list.scrollTop;
+  }
+  /** Notes the scroll position while the list is as tall as it was drawn (phys px; scrollSeen). */
+  function noteScroll(phys) {
+    if (list.scrollHeight >= phys - 1) seen = list.scrollTop;
+  }
+  var seen = 0;
 
   /**
    * Where the view is in the list as drawn: at its end, or at row p, into px below that row's top;
@@ -589,6 +604,7 @@ export const CLIENT_JS = String.raw`(function () {
     });
     nodes = next;
     if (list.scrollTop !== keep) list.scrollTop = keep;
+    noteScroll(w.phys);
     drawn = { start: start, end: end };
     list.dataset.start = String(start);
     list.dataset.end = String(end);
@@ -609,6 +625,7 @@ export const CLIENT_JS = String.raw`(function () {
   // A filter change draws a fresh list: every row closed, from the top.
   function render() {
     held = null;
+    seen = 0;
     Object.keys(openNodes).forEach(function (i) { if (resize) resize.unobserve(openNodes[i]); });
     openNodes = {};
     openHeights = {};
@@ -635,7 +652,9 @@ export const CLIENT_JS = String.raw`(function () {
   [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', update); });
   fSearch.addEventListener('input', update);
   list.addEventListener('scroll', function () {
-    var w = windowOf(opens());
+    var os = opens();
+    noteScroll(scaleOf(offsetOf(nHits, os)).phys);
+    var w = windowOf(os);
     // A scaled list's rows move with every scroll position, not only when the rows drawn change.
     if (w.scaled || w.start !== drawn.start || w.end !== drawn.end) layout();
   });

@@ -257,6 +257,7 @@ export const LABEL_JS = String.raw`(function () {
     nodes = next;
     drawn = w;
     if (list.scrollTop !== keep) list.scrollTop = keep;
+    noteScroll();
     measure();
   }
   // ROW is the first row drawn's exact height (offsetHeight is rounded: a fraction of a px a row adds
@@ -288,17 +289,25 @@ export const LABEL_JS = String.raw`(function () {
     // The list's height follows at once and the view keeps its row, or the end: scrolled by the old
     // height, a view far down would be past the list's new end, with no row to draw. The end is the
     // end of the list as drawn, every row at the old height: the rows drawn, grown since, make the
-    // list taller than that; shrunk, they brought the scroll back to the list's new end.
-    var end = Math.min(list.scrollHeight, rows.length * ROW) - list.clientHeight - 1;
-    var atEnd = list.scrollTop > 0 && list.scrollTop >= end;
-    var at = list.scrollTop / ROW;
+    // list taller than that; shrunk, they made it shorter, and a view within that of the end was
+    // brought back to the new end: its place is the scroll last seen with the list whole.
+    var drawnHeight = rows.length * ROW, shorter = list.scrollHeight < drawnHeight - 1;
+    var top = shorter ? seen : list.scrollTop;
+    var atEnd = top > 0 && top >= (shorter ? drawnHeight : Math.min(list.scrollHeight, drawnHeight)) - list.clientHeight - 1;
+    var at = top / ROW;
     ROW = h;
     above.style.height = drawn.start * ROW + 'px';
     below.style.height = (rows.length - drawn.end) * ROW + 'px';
     list.scrollTop = atEnd ? list.scrollHeight : at * ROW;
     layout();
   }
+  // The scroll position last seen with the list as tall as its rows at ROW (measure).
+  var seen = 0;
+  function noteScroll() {
+    if (list.scrollHeight >= rows.length * ROW - 1) seen = list.scrollTop;
+  }
   function relayout() {
+    noteScroll();
     var w = windowOf();
     if (w.start !== drawn.start || w.end !== drawn.end) layout();
   }
