@@ -1,6 +1,6 @@
 // Commands load lazily (src/cli/main.ts): `--help` and `data verify` must not import the model layer,
 // SQLite or the report code. The bin runs under a module loader hook that writes down every module it
-// resolves; the help listing must also stay identical to what the command modules themselves declare.
+// resolves, and every CommonJS module loaded at exit; the help listing must also stay identical to what the command modules themselves declare.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,21 +30,29 @@ export async function resolve(specifier, context, next) {
   register = path.join(tmp, 'register.mjs');
   fs.writeFileSync(
     register,
-    `import { register } from 'node:module';
+    `import fs from 'node:fs';
+import Module, { register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { file: process.env.LOAD_LOG } });
+// CommonJS modules required through createRequire (src/util/sqlite.ts) do not pass the hook: at exit,
+// every module in the CommonJS cache too.
+process.on('exit', () => {
+  const files = Object.keys(Module._cache).map((f) => pathToFileURL(f).href);
+  fs.appendFileSync(process.env.LOAD_LOG, files.map((u) => u + '\\n').join(''));
+});
 `,
   );
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Runs the bin with the recorder; returns the exit code, stdout and the modules resolved. */
-function loaded(args: string[]): Promise<{ code: number; stdout: string; stderr: string; modules: string[] }> {
+function loaded(args: string[], cacheDir?: string): Promise<{ code: number; stdout: string; stderr: string; modules: string[] }> {
   const log = path.join(tmp, `load-${args.join('-').replace(/[^a-z-]/gi, '')}.txt`);
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', pathToFileURL(register).href, bin, ...args],
-      { cwd: tmp, env: cleanEnv({ LOAD_LOG: log }), maxBuffer: 16 << 20 },
+      { cwd: tmp, env: cleanEnv({ LOAD_LOG: log }, cacheDir), maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const resolved = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
         const modules = resolved.flatMap(bundledModules);
@@ -128,6 +136,13 @@ describe('lazy command loading', () => {
     const heavy = heavyIn(r.modules);
     expect(heavy.some((m) => /\/(src|dist)\/llm\//.test(m))).toBe(true);
     expect(heavy.some((m) => /\/(src|dist)\/benchmarks\//.test(m))).toBe(true);
+  });
+
+  it('and SQLite, required through createRequire, when a command opens a database (wiki info)', async () => {
+    const r = await loaded(['wiki', 'info'], path.join(tmp, 'cache'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^pages \d+$/m);
+    expect(heavyIn(r.modules).some((m) => /\/node_modules\/better-sqlite3\//.test(m))).toBe(true);
   });
 
   it('an unknown command is one line naming the closest one, without loading any command', async () => {
