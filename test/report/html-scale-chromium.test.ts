@@ -379,6 +379,39 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     expect(errors).toEqual([]);
   }, 120_000);
 
+  it("closing a row by key with the view's top inside its body puts the row at the view's top (200,000 rows, scaled)", async () => {
+    await scrollTo('middle');
+    await frames(2);
+    const episode = (await topRow()).episode + 2;
+    const row = page.locator(`#episode-list > details[data-episode="${episode}"]`);
+    await row.locator(':scope > summary').click();
+    await expect.poll(() => row.locator('pre').first().textContent()).toContain('Question: q');
+    await frames(4);
+    // The view's top 40 px into the body: the summary above the view, still focused.
+    const listTop = () => page.evaluate(() => document.getElementById('episode-list')!.getBoundingClientRect().top);
+    const rowTop = () => row.evaluate((n) => n.getBoundingClientRect().top);
+    const summaryHeight = await row.locator(':scope > summary').evaluate((n) => n.getBoundingClientRect().height);
+    expect(await row.evaluate((n) => n.getBoundingClientRect().height)).toBeGreaterThan(summaryHeight + 200);
+    const by = (await rowTop()) - (await listTop()) + summaryHeight + 40;
+    await page.evaluate(
+      (px) => {
+        document.getElementById('episode-list')!.scrollTop += px;
+      },
+      Math.round(by / Number(await page.locator('#episode-list').getAttribute('data-scale'))),
+    );
+    await frames(2);
+    expect((await listTop()) - (await rowTop())).toBeGreaterThan(summaryHeight);
+    await row.locator(':scope > summary').evaluate((n) => (n as HTMLElement).focus({ preventScroll: true }));
+    await page.keyboard.press('Enter');
+    await expect.poll(() => row.evaluate((n) => (n as HTMLDetailsElement).open)).toBe(false);
+    await frames(4);
+    // Within 1 px is at the top (a scroll position is a whole px).
+    expect(Math.round(Math.abs((await rowTop()) - (await listTop())))).toBeLessThanOrEqual(1);
+    await scrollTo('top');
+    await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   /** Zooms the text in and out again: the row at the view's top stays there, the view's top inside it. */
   async function zoomKeepsTopRow(where: string) {
     await frames(2);

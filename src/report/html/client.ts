@@ -394,6 +394,9 @@ export const CLIENT_JS = String.raw`(function () {
       // new height. Not kept at the end: the last row opened there shows its body below it, as every
       // other row does; kept at the end, the body would push the row clicked up from the pointer.
       var at = viewPlace(true);
+      // Closed (by key) with the view's top inside its body, below its summary: the row at the view's
+      // top, not its last px.
+      if (!d.open && at.p === posOf[i] && at.into >= at.row) at.into = 0;
       if (d.open) {
         if (!built) { built = true; fillBody(d, e, i); }
         openNodes[i] = d;
