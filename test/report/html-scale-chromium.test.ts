@@ -379,7 +379,13 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     expect(errors).toEqual([]);
   }, 120_000);
 
-  it("closing a row by key with the view's top inside its body puts the row at the view's top (200,000 rows, scaled)", async () => {
+  /**
+   * Closes a row by key with the view's top `into` px into its body (the summary above the view,
+   * still focused); `late`: its toggle event delivered two frames after the row closed, as a busy Chromium
+   * may deliver it (rendering before the event's task), so the list's size observer sees the row
+   * closed first. Returns how far the row's top is from the view's top (px).
+   */
+  async function closeByKeyInsideBody(late: boolean, into: number) {
     await scrollTo('middle');
     await frames(2);
     const episode = (await topRow()).episode + 2;
@@ -387,12 +393,11 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     await row.locator(':scope > summary').click();
     await expect.poll(() => row.locator('pre').first().textContent()).toContain('Question: q');
     await frames(4);
-    // The view's top 40 px into the body: the summary above the view, still focused.
     const listTop = () => page.evaluate(() => document.getElementById('episode-list')!.getBoundingClientRect().top);
     const rowTop = () => row.evaluate((n) => n.getBoundingClientRect().top);
     const summaryHeight = await row.locator(':scope > summary').evaluate((n) => n.getBoundingClientRect().height);
     expect(await row.evaluate((n) => n.getBoundingClientRect().height)).toBeGreaterThan(summaryHeight + 200);
-    const by = (await rowTop()) - (await listTop()) + summaryHeight + 40;
+    const by = (await rowTop()) - (await listTop()) + summaryHeight + into;
     await page.evaluate(
       (px) => {
         document.getElementById('episode-list')!.scrollTop += px;
@@ -401,12 +406,32 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     );
     await frames(2);
     expect((await listTop()) - (await rowTop())).toBeGreaterThan(summaryHeight);
+    if (late)
+      await row.evaluate((n) => {
+        const hold = (e: Event) => {
+          if (e.target !== n || !e.isTrusted) return;
+          e.stopImmediatePropagation();
+          window.removeEventListener('toggle', hold, true);
+          requestAnimationFrame(() => requestAnimationFrame(() => n.dispatchEvent(new Event('toggle'))));
+        };
+        window.addEventListener('toggle', hold, true);
+      });
     await row.locator(':scope > summary').evaluate((n) => (n as HTMLElement).focus({ preventScroll: true }));
     await page.keyboard.press('Enter');
     await expect.poll(() => row.evaluate((n) => (n as HTMLDetailsElement).open)).toBe(false);
-    await frames(4);
+    await frames(6);
+    return Math.round(Math.abs((await rowTop()) - (await listTop())));
+  }
+
+  it("closing a row by key with the view's top inside its body puts the row at the view's top (200,000 rows, scaled)", async () => {
     // Within 1 px is at the top (a scroll position is a whole px).
-    expect(Math.round(Math.abs((await rowTop()) - (await listTop())))).toBeLessThanOrEqual(1);
+    for (const [late, into] of [
+      [false, 40],
+      [false, 3],
+      [true, 40],
+    ] as const)
+      expect.soft({ late, into, by: await closeByKeyInsideBody(late, into) }).toEqual({ late, into, by: expect.toBeOneOf([0, 1]) });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await scrollTo('top');
     await expect.poll(async () => (await drawnEpisodes())[0]).toBe(0);
     expect(errors).toEqual([]);

@@ -345,7 +345,9 @@ export const CLIENT_JS = String.raw`(function () {
     entries.forEach(function (en) {
       var t = en.target, i = t.dataset.episode;
       if (!(t.offsetHeight > 0)) return;
-      if (openNodes[i] === t) heights[i] = pitchOf(t);
+      // A row closed before its toggle event (a busy browser may draw first) is left to that event:
+      // taken up here, the view would be kept inside the row's gone body, on its last px.
+      if (openNodes[i] === t) { if (t.open) heights[i] = pitchOf(t); }
       else if (t === rowProbe && !t.open) pitch = pitchOf(t);
     });
     if (Math.abs(pitch - row) <= 0.01) pitch = row;
@@ -394,9 +396,9 @@ export const CLIENT_JS = String.raw`(function () {
       // new height. Not kept at the end: the last row opened there shows its body below it, as every
       // other row does; kept at the end, the body would push the row clicked up from the pointer.
       var at = viewPlace(true);
-      // Closed (by key) with the view's top inside its body, below its summary: the row at the view's
-      // top, not its last px.
-      if (!d.open && at.p === posOf[i] && at.into >= at.row) at.into = 0;
+      // Closed (by key) with the view's top inside its body, below its summary (the row as tall as
+      // that now): the row at the view's top, not its last px.
+      if (!d.open && at.p === posOf[i] && at.into >= d.getBoundingClientRect().height) at.into = 0;
       if (d.open) {
         if (!built) { built = true; fillBody(d, e, i); }
         openNodes[i] = d;
