@@ -49,19 +49,28 @@ describe('a dead model endpoint', () => {
       ['run', '--limit', '50', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm', '--cache', 'off', '--results-dir', results],
       { cwd: tmp, env: cleanEnv() },
     );
-    // Stopped early: exit 1 with 5 episodes recorded and 45 never attempted (timing is in the README, not asserted).
+    // Stopped early: exit 1 with 5 episodes recorded (or a few more, below) and the rest never attempted
+    // (timing is in the README, not asserted).
     expect(r.code).toBe(1);
     noStack(r.stderr);
     expect(r.stderr).toContain(
       `stopped: 5 episodes in a row failed on the model endpoint: model "m" at http://127.0.0.1:${port}/v1 failed after 3 attempts: connection error (ECONNREFUSED)`,
     );
     const [dir] = runDirs(results);
-    expect(readLines(path.join(results, dir, 'episodes.jsonl'))).toHaveLength(5);
-    expect(r.stdout).toMatch(/: 5\/50 episodes, .*\[failed\]/);
+    const recs = readLines(path.join(results, dir, 'episodes.jsonl'));
+    // Five trip the breaker; one that failed at the same moment, its recording already "written", is
+    // written too (src/run/runner.ts), so a loaded machine may record more, each a model error.
+    expect(recs.length).toBeGreaterThanOrEqual(5);
+    expect(recs.length).toBeLessThanOrEqual(5 + 7); // at most the other 7 of --concurrency 8 in flight
+    expect(recs.every((e) => e.error?.source === 'llm')).toBe(true);
+    expect(r.stdout).toContain(`: ${recs.length}/50 episodes, `);
+    expect(r.stdout).toMatch(/\/50 episodes, .*\[failed\]/);
     const tail = lastLines(r.stderr, 3);
-    expect(tail[0]).toBe(`react-repro: ${dir}: 5 episodes are recorded as errors:`);
+    expect(tail[0]).toBe(`react-repro: ${dir}: ${recs.length} episodes are recorded as errors:`);
     expect(tail[1]).toMatch(
-      /^react-repro: {3}llm 5 \(first: model "m" at http:\/\/127\.0\.0\.1:\d+\/v1 failed after 3 attempts: connection error \(ECONNREFUSED\)\)$/,
+      new RegExp(
+        `^react-repro: {3}llm ${recs.length} \\(first: model "m" at http://127\\.0\\.0\\.1:\\d+/v1 failed after 3 attempts: connection error \\(ECONNREFUSED\\)\\)$`,
+      ),
     );
     expect(tail[2]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --retry-errors --results-dir ${results}`);
     const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
