@@ -524,17 +524,20 @@ export const CLIENT_JS = String.raw`(function () {
    * back to the new end.
    */
   function atEnd(phys) {
-    var top = scrollSeen(phys), h = list.scrollHeight;
-    return top > 0 && top >= (h < phys - 1 ? phys : Math.min(h, phys)) - list.clientHeight - 1;
+    var top = scrollSeen(phys);
+    return top > 0 && top >= (shrunk(phys) ? phys : Math.min(list.scrollHeight, phys)) - list.clientHeight - 1;
   }
   /**
-   * The list's scroll position at the heights it was drawn with. Rows that shrank since (a text-only
-   * zoom out) leave the list shorter than drawn, and a view within that of the end has already been
-   * brought back to the new end by the browser when their new heights are taken up (resized, due):
-   * the place is the scroll last seen with the list whole (seen), not the end.
+   * Whether rows shrank since the list was drawn phys px tall (a text-only zoom out) and their new
+   * heights are still to be taken up (resized, due): the list is shorter than drawn, and a view
+   * within that of the end has already been brought back to the new end by the browser.
    */
+  function shrunk(phys) {
+    return due !== null && list.scrollHeight < phys - 1;
+  }
+  /** The list's scroll position at the heights it was drawn with: when shrunk, the last seen with the list whole. */
   function scrollSeen(phys) {
-    return due && list.scrollHeight < phys - 1 ? seen : list.scrollTop;
+    return shrunk(phys) ? seen : list.scrollTop;
   }
   /** Notes the scroll position while the list is as tall as it was drawn (phys px; scrollSeen). */
   function noteScroll(phys) {
@@ -657,9 +660,8 @@ export const CLIENT_JS = String.raw`(function () {
   [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', update); });
   fSearch.addEventListener('input', update);
   list.addEventListener('scroll', function () {
-    var os = opens();
-    noteScroll(scaleOf(offsetOf(nHits, os)).phys);
-    var w = windowOf(os);
+    var w = windowOf(opens());
+    noteScroll(w.phys);
     // A scaled list's rows move with every scroll position, not only when the rows drawn change.
     if (w.scaled || w.start !== drawn.start || w.end !== drawn.end) layout();
   });
