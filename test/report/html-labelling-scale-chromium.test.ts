@@ -257,6 +257,47 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     expect(errors).toEqual([]);
   });
 
+  it('keeps a scroll made in the same frame as a text-only zoom out (the view moves by it)', async () => {
+    const topIndex = () =>
+      page.evaluate(() => {
+        const list = document.getElementById('label-list')!;
+        const top = list.getBoundingClientRect().top;
+        return Number(
+          [...list.querySelectorAll<HTMLElement>('li:not(.spacer)')].find((n) => n.getBoundingClientRect().bottom > top)!.dataset.index,
+        );
+      });
+    const rowHeight = () =>
+      items()
+        .first()
+        .evaluate((n) => n.getBoundingClientRect().height);
+    const small = await rowHeight();
+    await zoomText('24px');
+    await expect.poll(async () => (await rowHeight()) > small * 1.3).toBe(true);
+    await page.evaluate(() => {
+      const list = document.getElementById('label-list')!;
+      list.scrollTop = list.scrollHeight / 2;
+    });
+    await twoFrames();
+    await twoFrames();
+    const before = await topIndex();
+    const big = await rowHeight();
+    // Zoomed out, and scrolled by ten rows (read after the zoom: the rows drawn are shorter by then).
+    await page.evaluate(
+      (by) => {
+        document.documentElement.style.fontSize = '';
+        document.getElementById('label-list')!.scrollTop += by;
+      },
+      Math.round(10 * big),
+    );
+    await twoFrames();
+    await twoFrames();
+    const moved = (await topIndex()) - before;
+    expect(moved >= 9 && moved <= 11 ? '10 rows' : moved).toBe('10 rows');
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it('keeps the end through a text-only zoom in, and out, when the view is at the end', async () => {
     const rowHeight = () =>
       items()

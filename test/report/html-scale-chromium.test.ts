@@ -4,7 +4,7 @@
 // with no episode body parsed; the virtualised list draws only the rows in view and scrolls through
 // all 200,000; its filters and the search over episodes' text work, together too; an episode opened
 // shows its body, parsed then, and opened or closed stays where it is on screen; a text-only zoom
-// keeps the row at the view's top there (near the end too), or the end.
+// keeps the row at the view's top there (near the end too), or the end, and a scroll made with it.
 // Skipped, saying why, when there is no chromium binary or no playwright-core. No timed assertion:
 // the time to a usable viewer is measured in bench/report.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -296,6 +296,7 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
   async function zoomKeepsView(first: number, last: number) {
     await scrollTo('middle');
     await zoomKeepsTopRow('middle');
+    await zoomOutKeepsScroll();
     // Near the end but not at it: zoomed out, the rows drawn shrink and the browser brings the scroll
     // back to the list's new, shorter end before the list is drawn at the new heights.
     await scrollTo('bottom');
@@ -461,6 +462,28 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
         inside: true,
       });
     }
+  }
+
+  /**
+   * Zoomed in, then out with a scroll of ten rows in the same frame (the scroll is the user's, made
+   * while the rows drawn are shorter than the list was drawn with): the view moves by the ten rows,
+   * not back to the row it was at before the scroll.
+   */
+  async function zoomOutKeepsScroll() {
+    await zoomText('21px');
+    await frames(4);
+    const before = await topRow();
+    const scale = Number(await page.locator('#episode-list').getAttribute('data-scale'));
+    await page.evaluate(
+      (by) => {
+        document.body.style.fontSize = '';
+        document.getElementById('episode-list')!.scrollTop += by;
+      },
+      Math.round((10 * before.height) / scale),
+    );
+    await frames(4);
+    const moved = (await topRow()).episode - before.episode;
+    expect.soft({ scale, moved: moved >= 9 && moved <= 11 ? '10 rows' : moved }).toEqual({ scale, moved: '10 rows' });
   }
 
   it('a text-only zoom keeps the row at the top of the view, or the end, in the list scaled (200,000 rows)', async () => {

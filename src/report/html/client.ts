@@ -535,13 +535,19 @@ export const CLIENT_JS = String.raw`(function () {
   function shrunk(phys) {
     return due !== null && list.scrollHeight < phys - 1;
   }
-  /** The list's scroll position at the heights it was drawn with: when shrunk, the last seen with the list whole. */
+  /** The list's scroll position at the heights it was drawn with: when shrunk, the last noted (noteScroll). */
   function scrollSeen(phys) {
     return shrunk(phys) ? seen : list.scrollTop;
   }
-  /** Notes the scroll position while the list is as tall as it was drawn (phys px; scrollSeen). */
-  function noteScroll(phys) {
-    if (list.scrollHeight >= phys - 1) seen = list.scrollTop;
+  /**
+   * Notes the scroll position (scrollSeen) while the list is as tall as it was drawn (phys px); on a
+   * scroll event (byScroll), also with the list shorter unless the view is at its new end: only there
+   * can the browser have pulled it back, and a scroll elsewhere is the user's (in the same frame as a
+   * zoom out, say). Not after a layout: rows drawn at their new heights move the end away again.
+   */
+  function noteScroll(phys, byScroll) {
+    var whole = list.scrollHeight >= phys - 1;
+    if (whole || (byScroll && list.scrollTop < list.scrollHeight - list.clientHeight - 1)) seen = list.scrollTop;
   }
   var seen = 0;
 
@@ -661,7 +667,7 @@ export const CLIENT_JS = String.raw`(function () {
   fSearch.addEventListener('input', update);
   list.addEventListener('scroll', function () {
     var w = windowOf(opens());
-    noteScroll(w.phys);
+    noteScroll(w.phys, true);
     // A scaled list's rows move with every scroll position, not only when the rows drawn change.
     if (w.scaled || w.start !== drawn.start || w.end !== drawn.end) layout();
   });

@@ -290,7 +290,7 @@ export const LABEL_JS = String.raw`(function () {
     // height, a view far down would be past the list's new end, with no row to draw. The end is the
     // end of the list as drawn, every row at the old height: the rows drawn, grown since, make the
     // list taller than that; shrunk, they made it shorter, and a view within that of the end was
-    // brought back to the new end: its place is the scroll last seen with the list whole.
+    // brought back to the new end: its place is the scroll last seen before that (noteScroll).
     var drawnHeight = rows.length * ROW, shorter = list.scrollHeight < drawnHeight - 1;
     var top = shorter ? seen : list.scrollTop;
     var atEnd = top > 0 && top >= (shorter ? drawnHeight : Math.min(list.scrollHeight, drawnHeight)) - list.clientHeight - 1;
@@ -301,13 +301,17 @@ export const LABEL_JS = String.raw`(function () {
     list.scrollTop = atEnd ? list.scrollHeight : at * ROW;
     layout();
   }
-  // The scroll position last seen with the list as tall as its rows at ROW (measure).
+  // The scroll position last seen with the list as tall as its rows at ROW (measure); on a scroll
+  // event (byScroll), also with the list shorter unless the view is at its new end: only there can
+  // the browser have pulled it back, and a scroll elsewhere is the user's (in the same frame as a
+  // zoom out, say). Not after a layout: rows drawn at their new heights move the end away again.
   var seen = 0;
-  function noteScroll() {
-    if (list.scrollHeight >= rows.length * ROW - 1) seen = list.scrollTop;
+  function noteScroll(byScroll) {
+    var whole = list.scrollHeight >= rows.length * ROW - 1;
+    if (whole || (byScroll && list.scrollTop < list.scrollHeight - list.clientHeight - 1)) seen = list.scrollTop;
   }
   function relayout() {
-    noteScroll();
+    noteScroll(true);
     var w = windowOf();
     if (w.start !== drawn.start || w.end !== drawn.end) layout();
   }
