@@ -204,8 +204,8 @@ export class CompletionCache {
   ) {
     this.busyTimeoutMs = opts.busyTimeoutMs ?? 30_000;
     if (!opts.readonly) checkWritableDir(path.dirname(file), 'the completion cache folder', { create: true });
-    this.db = openSqlite(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: opts.busyTimeoutMs ?? 30_000 });
-    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 30_000}`);
+    this.db = openSqlite(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly, timeout: this.busyTimeoutMs });
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     if (!opts.readonly) {
       // Switching to WAL takes an exclusive lock; another process may hold the file for a moment.
       retryBusy(() => this.db.pragma('journal_mode = WAL'));
