@@ -298,6 +298,34 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     expect(errors).toEqual([]);
   });
 
+  it('ends at the end after a scroll to it (the End key) in the same frame as a text-only zoom out', async () => {
+    const rowHeight = () =>
+      items()
+        .first()
+        .evaluate((n) => n.getBoundingClientRect().height);
+    const small = await rowHeight();
+    await zoomText('24px');
+    await expect.poll(async () => (await rowHeight()) > small * 1.3).toBe(true);
+    await page.evaluate(() => {
+      const list = document.getElementById('label-list')!;
+      list.scrollTop = list.scrollHeight / 2;
+    });
+    await twoFrames();
+    await twoFrames();
+    await page.evaluate(() => {
+      document.documentElement.style.fontSize = '';
+      const list = document.getElementById('label-list')!;
+      list.scrollTop = list.scrollHeight;
+    });
+    await twoFrames();
+    await twoFrames();
+    const gap = await endGap();
+    expect({ gap: gap < 1 ? 'none' : gap, last: await inView(LAST) }).toEqual({ gap: 'none', last: true });
+    await scrollTo('top');
+    await expect.poll(async () => (await drawn())[0]).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it('keeps the end through a text-only zoom in, and out, when the view is at the end', async () => {
     const rowHeight = () =>
       items()

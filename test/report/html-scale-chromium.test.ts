@@ -297,6 +297,7 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     await scrollTo('middle');
     await zoomKeepsTopRow('middle');
     await zoomOutKeepsScroll();
+    await zoomOutKeepsScrollToEnd(last);
     // Near the end but not at it: zoomed out, the rows drawn shrink and the browser brings the scroll
     // back to the list's new, shorter end before the list is drawn at the new heights.
     await scrollTo('bottom');
@@ -484,6 +485,29 @@ describe.skipIf(chromiumSkipReason !== null)('trajectory browser with 200,000 ep
     await frames(4);
     const moved = (await topRow()).episode - before.episode;
     expect.soft({ scale, moved: moved >= 9 && moved <= 11 ? '10 rows' : moved }).toEqual({ scale, moved: '10 rows' });
+  }
+
+  /**
+   * Zoomed in, then out with a scroll to the very end (the End key) in the same frame: the view ends
+   * at the list's end (the browser pulled nothing back: the view was far above the new end), not
+   * back at the row it was at before the scroll.
+   */
+  async function zoomOutKeepsScrollToEnd(last: number) {
+    await scrollTo('middle');
+    await zoomText('21px');
+    await frames(4);
+    await page.evaluate(() => {
+      document.body.style.fontSize = '';
+      const list = document.getElementById('episode-list')!;
+      list.scrollTop = list.scrollHeight;
+    });
+    await frames(4);
+    const gap = await endGap();
+    expect.soft({ to: 'end', gap: gap <= 1 ? 'none' : gap, last: await lastRowAtBottom(60, last) }).toEqual({
+      to: 'end',
+      gap: 'none',
+      last: { top: true, bottom: true },
+    });
   }
 
   it('a text-only zoom keeps the row at the top of the view, or the end, in the list scaled (200,000 rows)', async () => {

@@ -540,16 +540,23 @@ export const CLIENT_JS = String.raw`(function () {
     return shrunk(phys) ? seen : list.scrollTop;
   }
   /**
-   * Notes the scroll position (scrollSeen) while the list is as tall as it was drawn (phys px); on a
-   * scroll event (byScroll), also with the list shorter unless the view is at its new end: only there
-   * can the browser have pulled it back, and a scroll elsewhere is the user's (in the same frame as a
-   * zoom out, say). Not after a layout: rows drawn at their new heights move the end away again.
+   * Notes the scroll position (scrollSeen) while the list is as tall as it was drawn (phys px). While
+   * it is shorter (rows shrank: a text-only zoom out not yet taken up), only on a scroll event
+   * (byScroll): the browser pulls a view that was past the new end back to it and scrolls nothing
+   * else, so a scroll since is the user's (in the same frame as the zoom, say), counted by its own
+   * distance from there, or to the end. Not after a layout: rows drawn at their new heights move the
+   * end away again.
    */
   function noteScroll(phys, byScroll) {
-    var whole = list.scrollHeight >= phys - 1;
-    if (whole || (byScroll && list.scrollTop < list.scrollHeight - list.clientHeight - 1)) seen = list.scrollTop;
+    var top = list.scrollTop, end = list.scrollHeight - list.clientHeight;
+    if (list.scrollHeight >= phys - 1) seen = top;
+    else if (!byScroll) return;
+    else if (top >= end - 1 && seenTop < end - 1) seen = phys - list.clientHeight;
+    else seen += top - Math.min(seenTop, end);
+    seenTop = top;
   }
-  var seen = 0;
+  // seen, and the scroll position it was noted at (they differ only while the list is shorter).
+  var seen = 0, seenTop = 0;
 
   /**
    * Where the view is in the list as drawn: at its end, or at row p, into px below that row's top;
@@ -639,7 +646,7 @@ export const CLIENT_JS = String.raw`(function () {
   // A filter change draws a fresh list: every row closed, from the top.
   function render() {
     held = null;
-    seen = 0;
+    seen = seenTop = 0;
     Object.keys(openNodes).forEach(function (i) { if (resize) resize.unobserve(openNodes[i]); });
     openNodes = {};
     openHeights = {};
@@ -666,8 +673,9 @@ export const CLIENT_JS = String.raw`(function () {
   [fBench, fMethod, fOutcome, fTag].forEach(function (f) { f.addEventListener('change', update); });
   fSearch.addEventListener('input', update);
   list.addEventListener('scroll', function () {
-    var w = windowOf(opens());
-    noteScroll(w.phys, true);
+    var os = opens();
+    noteScroll(scaleOf(offsetOf(nHits, os)).phys, true);
+    var w = windowOf(os);
     // A scaled list's rows move with every scroll position, not only when the rows drawn change.
     if (w.scaled || w.start !== drawn.start || w.end !== drawn.end) layout();
   });

@@ -301,14 +301,19 @@ export const LABEL_JS = String.raw`(function () {
     list.scrollTop = atEnd ? list.scrollHeight : at * ROW;
     layout();
   }
-  // The scroll position last seen with the list as tall as its rows at ROW (measure); on a scroll
-  // event (byScroll), also with the list shorter unless the view is at its new end: only there can
-  // the browser have pulled it back, and a scroll elsewhere is the user's (in the same frame as a
-  // zoom out, say). Not after a layout: rows drawn at their new heights move the end away again.
-  var seen = 0;
+  // The scroll position (measure) while the list is as tall as its rows at ROW. While it is shorter
+  // (rows shrank: a text-only zoom out not yet measured), only on a scroll event (byScroll): the
+  // browser pulls a view that was past the new end back to it and scrolls nothing else, so a scroll
+  // since is the user's, counted by its own distance from there, or to the end. Not after a layout:
+  // rows drawn at their new heights move the end away again. seenTop: where seen was noted.
+  var seen = 0, seenTop = 0;
   function noteScroll(byScroll) {
-    var whole = list.scrollHeight >= rows.length * ROW - 1;
-    if (whole || (byScroll && list.scrollTop < list.scrollHeight - list.clientHeight - 1)) seen = list.scrollTop;
+    var top = list.scrollTop, end = list.scrollHeight - list.clientHeight;
+    if (list.scrollHeight >= rows.length * ROW - 1) seen = top;
+    else if (!byScroll) return;
+    else if (top >= end - 1 && seenTop < end - 1) seen = rows.length * ROW - list.clientHeight;
+    else seen += top - Math.min(seenTop, end);
+    seenTop = top;
   }
   function relayout() {
     noteScroll(true);
