@@ -59,6 +59,9 @@ const T = 1_700_000_000;
 describe('bin/react-repro.js entry point', () => {
   it('runs dist/ when every source has a compiled file at least as new, passing argv and the exit code', async () => {
     const root = miniPackage('current');
+    // A declaration file, in a folder of its own, compiles to nothing: it is not a source to check.
+    fs.mkdirSync(path.join(root, 'src/types'));
+    fs.writeFileSync(path.join(root, 'src/types/ambient.d.ts'), 'declare const x: number;\n');
     for (const f of ['src/cli/main.ts', 'src/util/x.ts']) age(root, f, T);
     for (const f of ['dist/cli/main.js', 'dist/util/x.js']) age(root, f, T + 10);
     expect(await runBin(root)).toEqual({ code: 3, stdout: 'dist a b', stderr: '' });
