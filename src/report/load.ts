@@ -11,7 +11,7 @@ import type { RunView } from './model.js';
 import { withoutAccounting } from '../runlog/episode-source.js';
 import { readReportEpisodes } from './episode-reader.js';
 import { forTerminal } from '../util/terminal-text.js';
-import { compactSlim, SharedTexts } from './slim-record.js';
+import { compactSlim, SharedPlans, SharedTexts } from './slim-record.js';
 
 export interface LoadRunOptions {
   /**
@@ -26,8 +26,15 @@ export function loadRun(dir: string): RunView {
   return readRun(dir, {});
 }
 
-function readRun(dir: string, opts: LoadRunOptions, texts = new SharedTexts()): RunView {
-  const manifest = readManifest(dir);
+/** What the runs of one loading pass hold once (slim-record.ts). */
+interface Shared {
+  texts: SharedTexts;
+  plans: SharedPlans;
+}
+
+function readRun(dir: string, opts: LoadRunOptions, shared: Shared = { texts: new SharedTexts(), plans: new SharedPlans() }): RunView {
+  const read = readManifest(dir);
+  const manifest = opts.slim ? { ...read, indices: shared.plans.share(read.indices) } : read;
   const slim = opts.slim ? readReportEpisodes(episodesFile(dir)) : undefined;
   const records = slim ? slim.records : readRecords(dir);
   let summary;
@@ -38,7 +45,7 @@ function readRun(dir: string, opts: LoadRunOptions, texts = new SharedTexts()): 
   }
   if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
   const lean = new Map<number, EpisodeRecord>();
-  for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r), texts));
+  for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r), shared.texts));
   return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
 }
 
@@ -83,11 +90,11 @@ export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
   const warn = opts.warn ?? warnLine;
   const runs: RunView[] = [];
   const dirs = runFolders(args);
-  const texts = new SharedTexts();
+  const shared: Shared = { texts: new SharedTexts(), plans: new SharedPlans() };
   let episodes = 0;
   for (const [i, dir] of dirs.entries()) {
     try {
-      const run = readRun(dir, opts, texts);
+      const run = readRun(dir, opts, shared);
       runs.push(run);
       episodes += run.records.length;
     } catch (e) {

@@ -59,6 +59,28 @@ export class SharedTexts {
   }
 }
 
+/** `copy`, or the first of `same` holding the same elements in the same order (one array kept, not two alike). */
+export function sharedArray<T>(copy: T[], ...same: (readonly T[])[]): T[] {
+  const hit = same.find((a) => a.length === copy.length && a.every((x, i) => x === copy[i]));
+  return hit ? (hit as T[]) : copy;
+}
+
+/**
+ * Planned item lists held once: the runs of a sweep plan the same items (every method and model on
+ * one split), and each manifest.json parses to its own copy, 8 bytes an episode. At most PLANS_MAX
+ * distinct plans are compared against (a list that matches none of them is kept as read).
+ */
+const PLANS_MAX = 256;
+export class SharedPlans {
+  private readonly plans: number[][] = [];
+
+  share(indices: number[]): number[] {
+    const out = sharedArray(indices, ...this.plans);
+    if (out === indices && this.plans.length < PLANS_MAX) this.plans.push(indices);
+    return out;
+  }
+}
+
 export function compactSlim(rec: EpisodeRecord, texts: SharedTexts): EpisodeRecord {
   const r = rec as unknown as Record<string, unknown>;
   const out = new SlimRecord(r) as unknown as Record<string, unknown>;

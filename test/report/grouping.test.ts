@@ -174,6 +174,30 @@ describe('grouping', () => {
     ]);
   });
 
+  it('keeps one array where restricting leaves a run as it was, and one plan for runs that plan the same items', () => {
+    const dir = root();
+    const idx = range(0, 8);
+    writeRun(dir, { runId: 'h-react', method: 'react', indices: idx, records: qaRecords(idx, 'rrwwrrww') });
+    writeRun(dir, { runId: 'h-cot', method: 'cot', indices: idx, records: qaRecords(idx, 'rwrwrwrw') });
+    writeRun(dir, { runId: 'h-act', method: 'act', model: 'other', indices: idx, records: qaRecords(idx, 'rrweeeww') });
+    writeRun(dir, { runId: 'h-std', method: 'standard', model: 'other', indices: idx, records: qaRecords(idx, 'rrrrrrrr') });
+    const { runs, aligned, cohorts } = groupRuns(loadRuns([dir], { slim: true, ...quiet }));
+    const [react, cot, act, std] = ['h-react', 'h-cot', 'h-act', 'h-std'].map((id) => aligned.find((a) => a.manifest.runId === id)!);
+    // Nothing left out: the run's own arrays, not copies alike.
+    expect(react.records).toBe(react.full!.records);
+    expect(react.manifest.indices).toBe(react.full!.manifest.indices);
+    // Every run planned items 0..7: one array for all of them.
+    expect(cot.full!.manifest.indices).toBe(react.full!.manifest.indices);
+    expect(act.full!.manifest.indices).toBe(react.full!.manifest.indices);
+    // Errors left out: the records restricted, the items the cohort's common ones.
+    const other = cohorts.find((c) => c.runIds.includes('h-act'))!;
+    expect(other.common).toEqual([0, 1, 2, 6, 7]);
+    expect(act.records.map((r) => r.idx)).toEqual(other.common);
+    expect(std.manifest.indices).toBe(act.manifest.indices);
+    expect(std.records).not.toBe(std.full!.records);
+    expect(runs.map((r) => r.records.length)).toEqual([8, 8, 8, 8]);
+  });
+
   it('Figure 2 with a ReAct run of only error episodes: no figure over no questions, and no NaN in any format', async () => {
     const dir = root();
     const idx = range(0, 4);
