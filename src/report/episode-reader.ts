@@ -3,7 +3,7 @@
 // (runlog/store.ts loadEpisodes: the latest line per index wins, a torn or unreadable last line is
 // dropped, any other line that is no record is an error), keeps the slim records
 // (runlog/episode-source.ts reportSlim) and where each latest line starts, as two typed arrays sorted
-// by index (16 bytes an episode, not a Map entry). The file is read through one reused chunk buffer
+// by index (8 bytes an episode, 16 where a number does not fit 32 bits; not a Map entry). The file is read through one reused chunk buffer
 // and the full records read back one at a time into another: a report reads every file once or
 // twice, and a buffer per file or per record would be garbage the size of all the run folders.
 import fs from 'node:fs';
@@ -13,14 +13,20 @@ import { reportSlim, type EpisodeSource, type SlimEpisodes } from '../runlog/epi
 
 /** Where each index's latest line starts: indices ascending, offsets beside them. */
 interface LineIndex {
-  idx: Float64Array;
-  offset: Float64Array;
+  idx: Float64Array | Uint32Array;
+  offset: Float64Array | Uint32Array;
+}
+
+const fitsUint32 = (v: number) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
+
+/** 4 bytes a number where every one fits (item indices, and offsets in a file under 4 GiB: any real run), else 8. */
+function compact(all: Float64Array): Float64Array | Uint32Array {
+  return all.every(fitsUint32) ? Uint32Array.from(all) : all;
 }
 
 function lineIndex(latest: Map<number, number>): LineIndex {
-  const idx = Float64Array.from(latest.keys()).sort();
-  const offset = new Float64Array(idx.length);
-  idx.forEach((i, k) => (offset[k] = latest.get(i)!));
+  const idx = compact(Float64Array.from(latest.keys()).sort());
+  const offset = compact(Float64Array.from(idx, (i) => latest.get(i)!));
   return { idx, offset };
 }
 

@@ -122,6 +122,18 @@ describe('report building on slim records', () => {
     }
   });
 
+  it('reads back items whose index does not fit 32 bits beside ones that do', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'episode-reader-'));
+    try {
+      const indices = [3, 2 ** 33 + 1, 7];
+      writeRun(dir, { runId: 'hotpotqa-react-big', method: 'react', indices, records: indices.map((i) => qa(i, 'right')) });
+      const [run] = loadRuns([dir], { slim: true });
+      expect([...fullRecords(run)].map((r) => [r.idx, r.gold])).toEqual(indices.map((i) => [i, `gold ${i}`]));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says so in one line when a file changed under the report', () => {
     const [run] = loadRuns([tmp], { slim: true }).filter((r) => r.manifest.runId === 'hotpotqa-react-a');
     const file = path.join(run.dir, 'episodes.jsonl');
