@@ -101,6 +101,11 @@ export function labelSheetRows(samples: readonly RunSample[], opts: { trajectory
   const withTrajectory = opts.trajectory ?? true;
   for (const s of samples) {
     const prompt = withTrajectory ? runPrompt(fullRecords(s.run)) : '';
+    // One string per outcome for the sample's rows, not one per row: the page holds every row to its end.
+    const choices = {
+      correct: labelChoices(s.analysis.categories, 'correct'),
+      incorrect: labelChoices(s.analysis.categories, 'incorrect'),
+    };
     for (const [outcome, recs] of [
       ['correct', s.correct],
       ['incorrect', s.incorrect],
@@ -118,7 +123,7 @@ export function labelSheetRows(samples: readonly RunSample[], opts: { trajectory
           answer: r.answer ?? '',
           auto_tags: s.analysis.autoTags(r),
           ...(withTrajectory ? { trajectory: traj.startsWith(prompt) ? traj.slice(prompt.length) : traj } : {}),
-          label_choices: labelChoices(s.analysis.categories, outcome),
+          label_choices: choices[outcome],
           label: '',
           note: '',
         });
