@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { gunzipSync } from 'node:zlib';
 import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/episodes.js';
-import { pageData, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
+import { pageData, renderHtmlChunks, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
+import type { LabellingData, LabellingRow } from '../../src/report/html/labelling.js';
 import { linePlotSvg } from '../../src/report/svg.js';
 import { COT_PROMPT, PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, sampleRuns } from './sample-runs.js';
 import { NASTY, table1, wideRuns } from './sample-tables.js';
@@ -218,5 +219,35 @@ describe('linePlotSvg', () => {
     });
     expect(svg).toContain('no scored points');
     expect(svg).not.toMatch(/NaN|Infinity/);
+  });
+});
+
+describe('label data', () => {
+  it('is written in pieces of rows, the same text as scriptJson of the whole', () => {
+    const row = (i: number): LabellingRow => ({
+      run: `run-${i % 7}`,
+      benchmark: 'hotpotqa',
+      method: 'react',
+      idx: i,
+      outcome: i % 2 ? 'incorrect' : 'correct',
+      question: `${NASTY} question ${i} \u2028 & ${'x'.repeat(400)}?`,
+      gold: `gold ${i}`,
+      answer: `</script> ${i}`,
+      auto_tags: i % 3 ? ['repeated-action'] : [],
+      label_choices: 'success_a | success_b',
+    });
+    const labelling: LabellingData = {
+      columns: ['run', 'idx', 'label'],
+      categories: { hotpotqa: [{ key: 'success_a', label: 'A' }] },
+      rows: Array.from({ length: 5000 }, (_, i) => row(i)),
+    };
+    const chunks = [...renderHtmlChunks({ tables: [], figures: [], runs: [], labelling })];
+    const page = chunks.join('');
+    const element = /<script type="application\/json" id="label-data">(.*?)<\/script>/s.exec(page)![1];
+    expect(element).toBe(scriptJson(labelling));
+    expect(element.length).toBeGreaterThan(2_000_000);
+    // No piece holds the whole sample: the largest is a thousand rows.
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(element.length / 4);
+    expect(page.endsWith('</body></html>\n')).toBe(true);
   });
 });
