@@ -18,6 +18,9 @@ const SHARED: Readonly<Record<string, unknown>> = {
   cost: 0,
   latency_ms: 0,
   cached_calls: 0,
+  // Most episodes have no error: each reader tests it for truth (r.error, r.error?.message), none
+  // lists a slim record's keys for it.
+  error: null,
 };
 
 /** The fields most records have, set first and in this order so that records share one layout. */
@@ -26,7 +29,7 @@ const COMMON = ['idx', 'item', 'gold', 'answer', 'metrics', 'reward', 'steps', '
 class SlimRecord {
   constructor(r: Record<string, unknown>) {
     const self = this as unknown as Record<string, unknown>;
-    for (const k of COMMON) if (Object.prototype.hasOwnProperty.call(r, k)) self[k] = r[k];
+    for (const k of COMMON) if (Object.prototype.hasOwnProperty.call(r, k) && !isShared(k, r[k])) self[k] = r[k];
   }
 }
 Object.assign(SlimRecord.prototype, SHARED);
@@ -84,9 +87,6 @@ export class SharedPlans {
 export function compactSlim(rec: EpisodeRecord, texts: SharedTexts): EpisodeRecord {
   const r = rec as unknown as Record<string, unknown>;
   const out = new SlimRecord(r) as unknown as Record<string, unknown>;
-  for (const k of Object.keys(r)) {
-    if ((COMMON as readonly string[]).includes(k)) out[k] = texts.share(r[k]);
-    else if (!isShared(k, r[k])) out[k] = texts.share(r[k]);
-  }
+  for (const k of Object.keys(r)) if (!isShared(k, r[k])) out[k] = texts.share(r[k]);
   return out as unknown as EpisodeRecord;
 }

@@ -105,8 +105,12 @@ describe('report building on slim records', () => {
       const long = qa(1, 'right', { traj: 'Question: é?\n' + 'é'.repeat(300_000), extra_field: 'kept' } as never);
       writeRun(dir, { runId: 'hotpotqa-react-long', method: 'react', indices: [0, 1, 2], records: [qa(0, 'wrong'), long, qa(2, 'error')] });
       const [run] = loadRuns([dir], { slim: true });
-      const [r0, r1] = run.records;
+      const [r0, r1, r2] = run.records;
       expect(Object.keys(r1)).not.toContain('n_calls');
+      // No error: null read from the shared prototype, not held per record; an error is the record's own.
+      expect(Object.keys(r1)).not.toContain('error');
+      expect(r1.error).toBeNull();
+      expect(r2.error).toEqual(qa(2, 'error').error);
       expect(Object.keys(r1)).toContain('extra_field');
       expect([r1.n_calls, r1.cost, r1.latency_ms, r1.cached_calls, r1.traj, r1.input]).toEqual([0, 0, 0, 0, '', '']);
       expect(r1.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
