@@ -17,6 +17,8 @@ export interface LoadRunOptions {
   /**
    * Keep slim records (no trajectory text) and read full ones back from episodes.jsonl when needed
    * (RunView.source): a report's memory then holds a few hundred bytes per episode, not its text.
+   * Read-only: runs that plan the same items share one `manifest.indices` array, and a slim record's
+   * shared fields live on one prototype (slim-record.ts).
    */
   slim?: boolean;
 }

@@ -2,8 +2,9 @@
 // text and no accounting (runlog/episode-source.ts reportSlim, withoutAccounting: input and traj '',
 // calls, tokens, cost and latency 0, read from the run's summary instead), so those fields are held
 // once, on a shared prototype, and each record holds only its own fields: about half the memory per
-// episode. Reads (r.n_calls, r.usage...) see the same values; Object.keys and JSON see only the
-// record's own fields, as no reader of a slim record needs the zeros.
+// episode. Reads (r.n_calls, r.usage, r.error...) see the same values, `error` null also on a record
+// that had none; Object.keys and JSON see only the record's own fields (not the zeros, not
+// `error: null`), as no reader of a slim record needs them.
 import type { EpisodeRecord } from '../runlog/schema.js';
 
 const ZERO_USAGE = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
