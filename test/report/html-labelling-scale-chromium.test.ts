@@ -257,6 +257,23 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
     expect(errors).toEqual([]);
   });
 
+  const firstRowHeight = () =>
+    items()
+      .first()
+      .evaluate((n) => n.getBoundingClientRect().height);
+  /** The rows zoomed in (text at 24px), the view in the middle of the list, its frames passed. */
+  async function zoomedInAtMiddle() {
+    const small = await firstRowHeight();
+    await zoomText('24px');
+    await expect.poll(async () => (await firstRowHeight()) > small * 1.3).toBe(true);
+    await page.evaluate(() => {
+      const list = document.getElementById('label-list')!;
+      list.scrollTop = list.scrollHeight / 2;
+    });
+    await twoFrames();
+    await twoFrames();
+  }
+
   it('keeps a scroll made in the same frame as a text-only zoom out (the view moves by it)', async () => {
     const topIndex = () =>
       page.evaluate(() => {
@@ -266,21 +283,9 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
           [...list.querySelectorAll<HTMLElement>('li:not(.spacer)')].find((n) => n.getBoundingClientRect().bottom > top)!.dataset.index,
         );
       });
-    const rowHeight = () =>
-      items()
-        .first()
-        .evaluate((n) => n.getBoundingClientRect().height);
-    const small = await rowHeight();
-    await zoomText('24px');
-    await expect.poll(async () => (await rowHeight()) > small * 1.3).toBe(true);
-    await page.evaluate(() => {
-      const list = document.getElementById('label-list')!;
-      list.scrollTop = list.scrollHeight / 2;
-    });
-    await twoFrames();
-    await twoFrames();
+    await zoomedInAtMiddle();
     const before = await topIndex();
-    const big = await rowHeight();
+    const big = await firstRowHeight();
     // Zoomed out, and scrolled by ten rows (read after the zoom: the rows drawn are shorter by then).
     await page.evaluate(
       (by) => {
@@ -299,19 +304,7 @@ describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocale
   });
 
   it('ends at the end after a scroll to it (the End key) in the same frame as a text-only zoom out', async () => {
-    const rowHeight = () =>
-      items()
-        .first()
-        .evaluate((n) => n.getBoundingClientRect().height);
-    const small = await rowHeight();
-    await zoomText('24px');
-    await expect.poll(async () => (await rowHeight()) > small * 1.3).toBe(true);
-    await page.evaluate(() => {
-      const list = document.getElementById('label-list')!;
-      list.scrollTop = list.scrollHeight / 2;
-    });
-    await twoFrames();
-    await twoFrames();
+    await zoomedInAtMiddle();
     await page.evaluate(() => {
       document.documentElement.style.fontSize = '';
       const list = document.getElementById('label-list')!;
