@@ -3,9 +3,10 @@
 // (runlog/store.ts loadEpisodes: the latest line per index wins, a torn or unreadable last line is
 // dropped, any other line that is no record is an error), keeps the slim records
 // (runlog/episode-source.ts reportSlim) and where each latest line starts, as two typed arrays sorted
-// by index (8 bytes an episode, 16 where a number does not fit 32 bits; not a Map entry). The file is read through one reused chunk buffer
-// and the full records read back one at a time into another: a report reads every file once or
-// twice, and a buffer per file or per record would be garbage the size of all the run folders.
+// by index (8 bytes an episode, 16 where a number does not fit 32 bits; not a Map entry). The file
+// is read through one reused chunk buffer and the full records read back one at a time into
+// another: a report reads every file once or twice, and a buffer per file or per record would be
+// garbage the size of all the run folders.
 import fs from 'node:fs';
 import { UserError, errorMessage } from '../errors.js';
 import { upgradeRecord, type EpisodeRecord } from '../runlog/schema.js';
