@@ -8,7 +8,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSnapshot, SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
+import { SHIPPED_PAGES, SnapshotBackend } from '../src/envs/wikipedia/snapshot.js';
+import { buildSnapshot } from '../src/envs/wikipedia/snapshot-build.js';
 import Database from 'better-sqlite3';
 import { mulberry32 } from '../src/util/mulberry32.js';
 import { reportRows, writeResultsFile, type SummaryRow } from './support/summary.js';

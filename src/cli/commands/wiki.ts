@@ -8,7 +8,6 @@ import { cacheDir } from '../../paths.js';
 import { yargsOptions } from '../yargs-options.js';
 import {
   WikiEnv,
-  buildSnapshot,
   wikiBackendFromArgv,
   wikiCliOptions,
   wikiEnvOptionsFromArgv,
@@ -17,6 +16,7 @@ import {
   ensureShippedSnapshot,
   SHIPPED_PAGES,
 } from '../../envs/wikipedia/index.js';
+import { buildSnapshot } from '../../envs/wikipedia/snapshot-build.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { thousands } from '../../util/numbers.js';
 import { statusLine } from '../status-line.js';

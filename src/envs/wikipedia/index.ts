@@ -14,7 +14,8 @@ import { PooledWikiBackend } from './pooled-backend.js';
 
 export { WikiEnv, WIKI_RESET_OBSERVATION, WikiCleanStrError, WikiDisambiguationLoopError, type WikiEnvOptions } from './wiki-env.js';
 export type { WikiBackend, SearchOutcome } from './backend.js';
-export { SnapshotBackend, buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES } from './snapshot.js';
+// Not buildSnapshot: the plug-ins import this module, and a run must not load the builder (snapshot-build.ts).
+export { SnapshotBackend, ensureShippedSnapshot, SHIPPED_PAGES } from './snapshot.js';
 export { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
 export { ApiBackend } from './api-backend.js';
 export { RecordingBackend, ReplayBackend } from './record-replay.js';

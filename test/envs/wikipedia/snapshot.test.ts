@@ -7,7 +7,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSnapshot, ensureShippedSnapshot, SHIPPED_PAGES, SNAPSHOT_FORMAT, SnapshotBackend, normalizeTitle, queryTokens } from '../../../src/envs/wikipedia/snapshot.js';
+import { ensureShippedSnapshot, SHIPPED_PAGES, SNAPSHOT_FORMAT, SnapshotBackend, normalizeTitle, queryTokens } from '../../../src/envs/wikipedia/snapshot.js';
+import { buildSnapshot } from '../../../src/envs/wikipedia/snapshot-build.js';
 import { WikiEnv } from '../../../src/envs/wikipedia/wiki-env.js';
 import { createWikiBackend } from '../../../src/envs/wikipedia/index.js';
 import { UserError } from '../../../src/errors.js';
@@ -194,8 +195,8 @@ describe('temp files of killed builds (issue 11)', () => {
     const src = path.join(dir, 'src');
     mkdirSync(src);
     execFileSync('mkfifo', [path.join(src, 'pages.jsonl')]);
-    const snapshotTs = path.join(__dirname, '../../../src/envs/wikipedia/snapshot.ts');
-    const code = `const { buildSnapshot } = await import(${JSON.stringify(snapshotTs)}); await buildSnapshot({ from: [${JSON.stringify(src)}], out: ${JSON.stringify(out)} });`;
+    const buildTs = path.join(__dirname, '../../../src/envs/wikipedia/snapshot-build.ts');
+    const code = `const { buildSnapshot } = await import(${JSON.stringify(buildTs)}); await buildSnapshot({ from: [${JSON.stringify(src)}], out: ${JSON.stringify(out)} });`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: path.join(__dirname, '../../..'), stdio: 'ignore' });
     const temps = () => readdirSync(dir).filter((f) => f.startsWith('k.sqlite.tmp-'));
     // Wait for the shard file: SQLite's transient -journal files may show up before it.
