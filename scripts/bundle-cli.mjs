@@ -43,6 +43,26 @@ const lazyStringWidth = {
   },
 };
 
+// yargs checks its own invariants with node:assert's strictEqual and notStrictEqual, which pass on
+// every run; loading node:assert for them costs ~2 ms of every start (bench/results-start.md). Its
+// `import ... from 'assert'` gets a stand-in comparing as they do (Object.is) that loads node:assert
+// only to throw its AssertionError.
+const lazyAssert = {
+  name: 'lazy-assert',
+  setup(build) {
+    build.onResolve({ filter: /^assert$/ }, (args) => {
+      if (args.kind !== 'import-statement' || !/[\\/]yargs[\\/]/.test(args.importer)) return undefined;
+      return { path: 'assert', namespace: 'lazy-assert' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-assert' }, () => ({
+      contents:
+        "export function strictEqual(actual, expected, message) {\n  if (!Object.is(actual, expected)) require('node:assert').strictEqual(actual, expected, message);\n}\n" +
+        "export function notStrictEqual(actual, expected, message) {\n  if (Object.is(actual, expected)) require('node:assert').notStrictEqual(actual, expected, message);\n}\n",
+      loader: 'js',
+    }));
+  },
+};
+
 fs.rmSync(outdir, { recursive: true, force: true });
 const result = await esbuild.build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
@@ -57,7 +77,7 @@ const result = await esbuild.build({
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   logLevel: 'warning',
   metafile: true,
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, lazyAssert],
 });
 // Which compiled modules and packages each bundle file holds (test/package/lazy-cli.test.ts reads it to
 // check that `--help` still loads no model, SQLite, report or benchmark code).

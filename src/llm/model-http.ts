@@ -15,14 +15,14 @@
 // - a 200 body: parsed when its Content-Type says JSON (a SyntaxError when it is not), else the text.
 // Bodies are decoded as fetch decodes them (gzip, deflate, br) and redirects followed as the fetch
 // standard says (307/308 keep the method and body; 301/302 turn a POST, 303 anything, into a GET).
-import http from 'node:http';
-import zlib from 'node:zlib';
+import type * as http from 'node:http';
+import type * as zlib from 'node:zlib';
 import { urlToHttpOptions } from 'node:url';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { VERSION } from 'openai/version';
 import { JsonFields } from '../util/json-fields.js';
 import { Http1Pool, requestHead } from '../util/http1-client.js';
-import { nodeHttps } from '../util/lazy-https.js';
+import { nodeHttps, nodeZlib } from '../util/lazy-builtins.js';
 
 /** Largest model answer body by default: a completion of n samples is kilobytes; 16 MB fits any many times over. */
 export const DEFAULT_LLM_MAX_BYTES = 16 * 1024 * 1024;
@@ -200,13 +200,13 @@ interface BodySink {
 function decoder(enc: string | undefined, out: BodySink): BodySink {
   if (!enc) return out;
   const codings = enc.toLowerCase().split(',');
+  const known = (c: string) => c === 'gzip' || c === 'x-gzip' || c === 'deflate' || c === 'br';
+  if (!codings.every((c) => known(c.trim()))) return out;
+  const z = nodeZlib();
   const steps: zlib.Gunzip[] = [];
   for (let i = codings.length - 1; i >= 0; i--) {
     const c = codings[i].trim();
-    if (c === 'gzip' || c === 'x-gzip') steps.push(zlib.createGunzip());
-    else if (c === 'deflate') steps.push(zlib.createInflate());
-    else if (c === 'br') steps.push(zlib.createBrotliDecompress());
-    else return out;
+    steps.push(c === 'deflate' ? z.createInflate() : c === 'br' ? z.createBrotliDecompress() : z.createGunzip());
   }
   for (let i = 0; i < steps.length - 1; i++) {
     steps[i].on('error', (e) => steps[i + 1].destroy(e));

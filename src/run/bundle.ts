@@ -16,7 +16,6 @@
 import { openSqlite, type SqliteDatabase } from '../util/sqlite.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { UserError, errorMessage, errorCode } from '../errors.js';
 import { sha256 } from '../util/hash.js';
 import { removeStaleTempFiles, replaceFileAtomic } from '../util/durable.js';
@@ -34,6 +33,7 @@ import {
 } from '../runlog/store.js';
 import { softwareInfo } from './manifest.js';
 import type { RunManifest, LlmLine, ParsedRecording } from '../runlog/schema.js';
+import { nodeZlib } from '../util/lazy-builtins.js';
 
 export const BUNDLE_SCHEMA = 1;
 export const BUNDLE_MANIFEST = 'bundle.json';
@@ -356,7 +356,7 @@ export function packBundle(runDirs: string[], out: string, opts: PackOptions = {
       mtime,
     })),
   );
-  const gz = zlib.gzipSync(tar, { level: 9 });
+  const gz = nodeZlib().gzipSync(tar, { level: 9 });
   const file = path.resolve(out);
   // a bundle killed while writing left <out>.tmp-<pid>-<token>: remove those whose process is gone
   removeStaleTempFiles(path.dirname(file), `${path.basename(file)}.tmp-`);
@@ -395,7 +395,7 @@ export const BUNDLE_LIMITS = {
 function inflateBundle(gz: Buffer, file: string): Buffer {
   const cap = Math.min(BUNDLE_LIMITS.totalBytes, Math.max(1024 * 1024, gz.length * BUNDLE_LIMITS.ratio));
   try {
-    return zlib.gunzipSync(gz, { maxOutputLength: cap });
+    return nodeZlib().gunzipSync(gz, { maxOutputLength: cap });
   } catch (e) {
     if (errorCode(e) === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
       throw new UserError(

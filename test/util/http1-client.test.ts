@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Http1Pool } from '../../src/util/http1-client.js';
+import { Http1Pool, requestHead } from '../../src/util/http1-client.js';
 
 /**
  * What one request got: its answer, or its failure (`afterHead`: the head had been delivered; a failed
@@ -603,3 +603,40 @@ function child(code: string, args: string[]): Promise<[number | null, string]> {
   const bound = setTimeout(() => c.kill(), 25_000);
   return new Promise((r) => c.on('exit', (exit) => (clearTimeout(bound), r([exit, out]))));
 }
+
+describe('request headers: checked as node:http checks them', () => {
+  const failure = (f: () => void) => {
+    try {
+      f();
+      return undefined;
+    } catch (e) {
+      return { name: (e as Error).name, code: (e as { code?: string }).code, message: (e as Error).message };
+    }
+  };
+  const names = ['Authorization', 'x-api_key.1', "!#$%&'*+-.^_`|~", '', 'Bad Name', 'bad:name', 'naïve', 'tab\there', 'a\r\nb', '€'];
+  const values = ['Bearer sk-x', '', ' padded\t', 'latin1 é ÿ \x80', 'line\nbreak', 'cr\rhere', 'nul\x00', 'del\x7f', 'euro €', 'emoji 😀'];
+
+  it('the same pass, or the same error (name, code, message), for every name and value', () => {
+    let failed = 0;
+    for (const n of names) {
+      for (const v of values) {
+        const ours = failure(() => requestHead('POST', '/v1/completions', [n, v]));
+        const node = failure(() => {
+          http.validateHeaderName(n);
+          http.validateHeaderValue(n, v);
+        });
+        expect(ours, `${JSON.stringify(n)}: ${JSON.stringify(v)}`).toEqual(node);
+        if (node) failed++;
+      }
+    }
+    // Both kinds are exercised: names and values node:http refuses, and ones it takes.
+    expect(failed).toBeGreaterThan(50);
+    expect(failed).toBeLessThan(names.length * values.length);
+  });
+
+  it('a header that passes is written as given, then Connection: keep-alive', () => {
+    expect(requestHead('GET', '/x', ['Host', '127.0.0.1:80', 'X-Latin1', 'é'])).toBe(
+      'GET /x HTTP/1.1\r\nHost: 127.0.0.1:80\r\nX-Latin1: é\r\nConnection: keep-alive\r\n',
+    );
+  });
+});

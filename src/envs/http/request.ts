@@ -17,7 +17,7 @@
 // - an AbortSignal stops an in-flight request and a backoff sleep at once, rejecting with the signal's
 //   reason (the runner checks signal.aborted itself);
 // - messages never show the userinfo of a URL (src/util/redact.ts).
-import http from 'node:http';
+import type * as http from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InfraError, errorMessage } from '../../errors.js';
@@ -26,7 +26,7 @@ import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../../util/back
 import { repoRoot } from '../../paths.js';
 import { redactUrl } from '../../util/redact.js';
 import { Http1Pool, requestHead } from '../../util/http1-client.js';
-import { nodeHttps } from '../../util/lazy-https.js';
+import { nodeHttps } from '../../util/lazy-builtins.js';
 
 let version = '0.0.0';
 try {
