@@ -16,7 +16,6 @@ import {
   ensureShippedSnapshot,
   SHIPPED_PAGES,
 } from '../../envs/wikipedia/index.js';
-import { buildSnapshot } from '../../envs/wikipedia/snapshot-build.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { thousands } from '../../util/numbers.js';
 import { statusLine } from '../status-line.js';
@@ -114,6 +113,8 @@ export const wikiCommand: CommandModule = {
           }
           out ??= path.join(cacheDir(), 'wiki', `${path.basename(from[0]).replace(/\.[^.]*$/, '') || 'snapshot'}.sqlite`);
           if (path.extname(out) === '') throw new UserError(`--out ${out}: expected a database file name such as wiki.sqlite`);
+          // Loaded here: the other wiki subcommands never build (src/envs/wikipedia/snapshot-build.ts).
+          const { buildSnapshot } = await import('../../envs/wikipedia/snapshot-build.js');
           const r = await buildSnapshot({ from, out, onProgress: progress });
           process.stdout.write(
             `${r.path}\npages ${r.pages}\nsource sha256 ${r.sourceSha256}\nseconds ${r.seconds.toFixed(1)} (${Math.round(r.pages / r.seconds)} pages/s)\nbytes ${r.bytes}\n`,
