@@ -46,7 +46,8 @@ const lazyStringWidth = {
 // yargs checks its own invariants with node:assert's strictEqual and notStrictEqual, which pass on
 // every run; loading node:assert for them costs ~2 ms of every start (bench/results-start.md). Its
 // `import ... from 'assert'` gets a stand-in comparing as they do (Object.is) that loads node:assert
-// only to throw its AssertionError.
+// only to throw its AssertionError. yargs always passes both values (node's own also throws
+// ERR_MISSING_ARGS for fewer, which the stand-in does not check).
 const lazyAssert = {
   name: 'lazy-assert',
   setup(build) {

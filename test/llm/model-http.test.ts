@@ -330,13 +330,18 @@ describe('ModelHttp requests', () => {
     expect(seen[0].headers.connection).toBe('close');
   });
 
-  it('decodes gzip, deflate, br and a chain of them as fetch does', async () => {
+  it('decodes gzip, deflate, br and a chain of them as fetch does; a body with a coding it does not know is read as sent', async () => {
     const body = '{"a":"décodé"}';
     const coded: Record<string, Buffer> = {
       gzip: zlib.gzipSync(body),
       deflate: zlib.deflateSync(body),
       br: zlib.brotliCompressSync(body),
       'gzip, br': zlib.brotliCompressSync(zlib.gzipSync(body)),
+      'X-Gzip': zlib.gzipSync(body),
+      // Not decoded at all (fetch's rule): identity, an unknown coding anywhere in the list, an empty item.
+      identity: Buffer.from(body),
+      'gzip, zstd': Buffer.from(body),
+      'gzip,': Buffer.from(body),
     };
     const base = await serve((req, res) => {
       req.resume();

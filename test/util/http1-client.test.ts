@@ -634,6 +634,13 @@ describe('request headers: checked as node:http checks them', () => {
     expect(failed).toBeLessThan(names.length * values.length);
   });
 
+  it('a name without its value is refused as node:http refuses it', () => {
+    const ours = failure(() => requestHead('GET', '/', ['Host']));
+    const node = failure(() => http.validateHeaderValue('Host', undefined as unknown as string));
+    expect(ours).toEqual(node);
+    expect(ours?.code).toBe('ERR_HTTP_INVALID_HEADER_VALUE');
+  });
+
   it('a header that passes is written as given, then Connection: keep-alive', () => {
     expect(requestHead('GET', '/x', ['Host', '127.0.0.1:80', 'X-Latin1', 'é'])).toBe(
       'GET /x HTTP/1.1\r\nHost: 127.0.0.1:80\r\nX-Latin1: é\r\nConnection: keep-alive\r\n',

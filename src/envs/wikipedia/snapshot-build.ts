@@ -1,5 +1,5 @@
 // Building an offline Wikipedia snapshot (the database snapshot.ts serves): pages read from dumps
-// (snapshot-source-files.ts) into a SQLite database with an FTS5 index built on two threads. Kept out
+// (snapshot-source-readers.ts) into a SQLite database with an FTS5 index built on two threads. Kept out
 // of snapshot.ts so a run loads none of it (node:worker_threads, node:readline, unbzip2-stream) unless
 // a database must be built (bench/results-start.md).
 import { createHash } from 'node:crypto';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { openSqlite, sqliteModulePath, type SqliteDatabase } from '../../util/sqlite.js';
 import { forgetTempPath, removeStaleTempFiles, tempPathFor } from '../../util/durable.js';
 import { checkWritableDir } from '../../util/safe-path.js';
-import { listSourceFiles, readSourceFile } from './snapshot-source-files.js';
+import { listSourceFiles, readSourceFile } from './snapshot-source-readers.js';
 import { SNAPSHOT_FORMAT, normalizeTitle } from './snapshot.js';
 
 export interface BuildOptions {

@@ -2,7 +2,7 @@
 // shipped 2017 HotpotQA pages (JSONL {"title","sentences"}), HotpotQA's full 2017-10-01 abstracts dump
 // (trees of .bz2 JSON lines {"title","text": [[sentence...]...]} with <a href> markup) and FEVER's
 // wiki-pages (JSONL {"id","text","lines"}): their page type and the pure title and text conversions.
-// The file readers are in snapshot-source-files.ts (build side only: they load node:readline and
+// The file readers are in snapshot-source-readers.ts (build side only: they load node:readline and
 // unbzip2-stream, which a run does not need; bench/results-start.md).
 import { getText, parseSoup } from '../../util/bs4-html-parser.js';
 
