@@ -199,15 +199,15 @@ interface BodySink {
  */
 function decoder(enc: string | undefined, out: BodySink): BodySink {
   if (!enc) return out;
-  const codings = enc.toLowerCase().split(',');
-  const known = (c: string) => c === 'gzip' || c === 'x-gzip' || c === 'deflate' || c === 'br';
-  if (!codings.every((c) => known(c.trim()))) return out;
+  const codings = enc
+    .toLowerCase()
+    .split(',')
+    .map((c) => c.trim());
+  if (!codings.every((c) => c === 'gzip' || c === 'x-gzip' || c === 'deflate' || c === 'br')) return out;
   const z = nodeZlib();
-  const steps: zlib.Gunzip[] = [];
-  for (let i = codings.length - 1; i >= 0; i--) {
-    const c = codings[i].trim();
-    steps.push(c === 'deflate' ? z.createInflate() : c === 'br' ? z.createBrotliDecompress() : z.createGunzip());
-  }
+  const steps: zlib.Gunzip[] = codings
+    .reverse()
+    .map((c) => (c === 'deflate' ? z.createInflate() : c === 'br' ? z.createBrotliDecompress() : z.createGunzip()));
   for (let i = 0; i < steps.length - 1; i++) {
     steps[i].on('error', (e) => steps[i + 1].destroy(e));
     steps[i].pipe(steps[i + 1]);

@@ -27,10 +27,12 @@ const SHARED: Readonly<Record<string, unknown>> = {
 /** The fields most records have, set first and in this order so that records share one layout. */
 const COMMON = ['idx', 'item', 'gold', 'answer', 'metrics', 'reward', 'steps', 'error'] as const;
 
+const COMMON_KEYS: ReadonlySet<string> = new Set(COMMON);
+
 class SlimRecord {
-  constructor(r: Record<string, unknown>) {
+  constructor(r: Record<string, unknown>, texts: SharedTexts) {
     const self = this as unknown as Record<string, unknown>;
-    for (const k of COMMON) if (Object.prototype.hasOwnProperty.call(r, k) && !isShared(k, r[k])) self[k] = r[k];
+    for (const k of COMMON) if (Object.prototype.hasOwnProperty.call(r, k) && !isShared(k, r[k])) self[k] = texts.share(r[k]);
   }
 }
 Object.assign(SlimRecord.prototype, SHARED);
@@ -87,7 +89,7 @@ export class SharedPlans {
 
 export function compactSlim(rec: EpisodeRecord, texts: SharedTexts): EpisodeRecord {
   const r = rec as unknown as Record<string, unknown>;
-  const out = new SlimRecord(r) as unknown as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (!isShared(k, r[k])) out[k] = texts.share(r[k]);
+  const out = new SlimRecord(r, texts) as unknown as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (!COMMON_KEYS.has(k) && !isShared(k, r[k])) out[k] = texts.share(r[k]);
   return out as unknown as EpisodeRecord;
 }

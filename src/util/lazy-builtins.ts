@@ -8,21 +8,18 @@ import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
 
 const requireBuiltin = createRequire(import.meta.url);
-let https: typeof Https | undefined;
-let http: typeof Http | undefined;
-let zlib: typeof Zlib | undefined;
+
+/** A getter that requires the built-in on its first call. */
+function onFirstUse<T>(id: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= requireBuiltin(id) as T);
+}
 
 /** node:https: for https endpoints. */
-export function nodeHttps(): typeof Https {
-  return (https ??= requireBuiltin('node:https') as typeof Https);
-}
+export const nodeHttps = onFirstUse<typeof Https>('node:https');
 
 /** node:http: its header checks, for a header they refuse (the error they throw). */
-export function nodeHttp(): typeof Http {
-  return (http ??= requireBuiltin('node:http') as typeof Http);
-}
+export const nodeHttp = onFirstUse<typeof Http>('node:http');
 
 /** node:zlib: for a compressed answer, a bundle written or read. */
-export function nodeZlib(): typeof Zlib {
-  return (zlib ??= requireBuiltin('node:zlib') as typeof Zlib);
-}
+export const nodeZlib = onFirstUse<typeof Zlib>('node:zlib');
