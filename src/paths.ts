@@ -45,6 +45,11 @@ export function fileShaMemoFile(): string {
   return path.join(cacheDir(), 'file-sha256.json');
 }
 
+/** Where the byte spans of dataset entries are remembered by file identity (src/benchmarks/qa/datasets.ts). */
+export function datasetSpansMemoFile(): string {
+  return path.join(cacheDir(), 'dataset-spans.json');
+}
+
 /** Default folder for run outputs: ./results under the current directory. */
 export function defaultResultsDir(): string {
   return path.resolve(process.cwd(), 'results');

@@ -23,6 +23,7 @@ import { applyShard, formatShard, parseShard, type Shard } from './shard.js';
 import { isAutoShard, resolveAutoShard } from './shard-auto.js';
 import { orderedRecords, summarize, summaryCsv } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
+import { IdentityMemo } from '../util/identity-memo.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo } from './manifest.js';
 import { isSessionOnly } from './options.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
@@ -369,6 +370,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       identity,
     );
     const { inputs, changed } = inputShas(bench.inputFiles(methodName, options));
+    // The run writes from here on (the inputs' sha256 memo just did): so may the facts learned while planning.
+    IdentityMemo.saveDeferred();
     for (const f of changed)
       io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
     let dir = path.join(resultsDirOf(cfg), runId);

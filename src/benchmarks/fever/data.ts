@@ -1,5 +1,6 @@
 // FEVER dev (paper_dev.jsonl, 9999 claims; question = claim, answer = label) and its splits (§2).
 import { QATask, fileOrder } from '../qa/base.js';
+import { datasetSpansMemoFile } from '../../paths.js';
 import { feverDevFile, loadFever } from '../qa/datasets.js';
 import { PAPER_SAMPLE_SIZE, paperSample, paperShuffle } from '../qa/splits.js';
 import { scoreFever } from '../qa/scoring.js';
@@ -11,7 +12,7 @@ export function createFeverTask(files: { dataFile?: string } = {}): QATask {
     name: 'fever',
     observationLabel: 'Claim',
     dataFile,
-    load: () => loadFever(dataFile),
+    load: () => loadFever(dataFile, { memoFile: datasetSpansMemoFile() }),
     score: scoreFever,
     splits: (task) => [
       {

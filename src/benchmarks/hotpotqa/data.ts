@@ -1,5 +1,6 @@
 // HotpotQA dev (hotpot_dev_v1_simplified.json, 7405 questions) and its splits (§2).
 import { QATask, fileOrder } from '../qa/base.js';
+import { datasetSpansMemoFile } from '../../paths.js';
 import { coveredIndicesFile, hotpotqaDevFile, loadCoveredIndices, loadHotpotQA } from '../qa/datasets.js';
 import { PAPER_RANGE, PAPER_SAMPLE_SIZE, paperSample, paperShuffle } from '../qa/splits.js';
 import { scoreHotpotQA } from '../qa/scoring.js';
@@ -17,7 +18,7 @@ export function createHotpotQATask(files: HotpotQAFiles = {}): QATask {
     name: 'hotpotqa',
     observationLabel: 'Question',
     dataFile,
-    load: () => loadHotpotQA(dataFile),
+    load: () => loadHotpotQA(dataFile, { memoFile: datasetSpansMemoFile() }),
     score: scoreHotpotQA,
     splits: (task) => [
       {

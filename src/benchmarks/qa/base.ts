@@ -1,14 +1,15 @@
-// A question-answering Task over a lazily loaded example list (loaded once, on first use).
+// A question-answering Task over lazily loaded examples (the file read once, on first use).
 import { UserError } from '../../errors.js';
 import type { Split } from '../types.js';
 import type { Example, Score, Task, TaskName } from './types.js';
+import type { Examples } from './datasets.js';
 import { SplitTable, type SplitDef } from './splits.js';
 
 export interface QATaskSpec {
   name: TaskName;
   observationLabel: 'Question' | 'Claim';
   dataFile: string;
-  load(): Example[];
+  load(): Examples;
   splits(task: QATask): SplitDef[];
   score(prediction: string | null | undefined, gold: string): Score;
 }
@@ -17,7 +18,7 @@ export class QATask implements Task {
   readonly name: TaskName;
   readonly observationLabel: 'Question' | 'Claim';
   readonly dataFile: string;
-  private examples?: Example[];
+  private examples?: Examples;
   private table?: SplitTable;
 
   constructor(private readonly spec: QATaskSpec) {
@@ -26,7 +27,7 @@ export class QATask implements Task {
     this.dataFile = spec.dataFile;
   }
 
-  private data(): Example[] {
+  private data(): Examples {
     return (this.examples ??= this.spec.load());
   }
 
@@ -35,16 +36,15 @@ export class QATask implements Task {
   }
 
   get size(): number {
-    return this.data().length;
+    return this.data().size;
   }
 
   example(index: number): Example {
     const data = this.data();
-    if (!Number.isInteger(index) || index < 0 || index >= data.length) {
-      throw new UserError(`${this.name}: index ${index} is out of range (expected an integer in 0..${data.length - 1})`);
+    if (!Number.isInteger(index) || index < 0 || index >= data.size) {
+      throw new UserError(`${this.name}: index ${index} is out of range (expected an integer in 0..${data.size - 1})`);
     }
-    const e = data[index];
-    return { ...e, meta: e.meta ? { ...e.meta } : undefined };
+    return data.at(index);
   }
 
   splitNames(): string[] {

@@ -6,19 +6,25 @@ import path from 'node:path';
 import { dataDir, envsDir } from '../../paths.js';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
 import type { Example } from './types.js';
+import { IdentityMemo, fileIdentity } from '../../util/identity-memo.js';
+import { decodeSpans, encodeSpans, jsonArrayObjectSpans, lineSpans, type EntrySpans } from './entry-spans.js';
 
 export const hotpotqaDevFile = path.join(dataDir, 'hotpotqa', 'hotpot_dev_v1_simplified.json');
 export const feverDevFile = path.join(dataDir, 'fever', 'paper_dev.jsonl');
 export const coveredIndicesFile = path.join(envsDir, 'wikipedia', 'hotpotqa-2017', 'covered_dev_indices.json');
 
-function readText(file: string, what: string): string {
+function readBytes(file: string, what: string): Buffer {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (e) {
     const code = errorCode(e);
     const why = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : errorMessage(e);
     throw new UserError(`${file}: cannot read the ${what} (${why})`);
   }
+}
+
+function readText(file: string, what: string): string {
+  return readBytes(file, what).toString('utf8');
 }
 
 function parseJson(text: string, file: string, where = ''): unknown {
@@ -34,36 +40,134 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** hotpot_dev_v1_simplified.json: a JSON array of {question, answer, type}. */
-export function loadHotpotQA(file = hotpotqaDevFile): Example[] {
-  const data = parseJson(readText(file, 'HotpotQA data'), file);
-  if (!Array.isArray(data)) throw new UserError(`${file}: expected a JSON array of {"question", "answer"} objects`);
-  return data.map((d, index) => {
-    if (!isRecord(d)) throw new UserError(`${file}: entry ${index}: expected an object with "question" and "answer"`);
-    const { question, answer, ...meta } = d;
-    if (typeof question !== 'string') throw new UserError(`${file}: entry ${index}: "question" must be a string`);
-    if (typeof answer !== 'string') throw new UserError(`${file}: entry ${index}: "answer" must be a string`);
-    return { index, question, answer, meta };
-  });
+/** A dataset file's examples, by index (all parsed, or parsed as they are asked for). */
+export interface Examples {
+  readonly size: number;
+  /** The example at `index` (0 ≤ index < size; a fresh object on every call). */
+  at(index: number): Example;
 }
 
-/** paper_dev.jsonl: one JSON object per line with "claim" and "label" (the answer). */
-export function loadFever(file = feverDevFile): Example[] {
-  const text = readText(file, 'FEVER data');
-  const lines = text.split('\n');
-  // Like Python's list(file): the newline after the last line does not start another entry.
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  if (lines.length === 0) throw new UserError(`${file}: no claims (expected one JSON object per line)`);
-  return lines.map((line, index) => {
-    const where = `:${index + 1}`;
-    if (line.trim() === '') throw new UserError(`${file}${where}: empty line (expected one JSON object per line)`);
-    const d = parseJson(line, file, where);
-    if (!isRecord(d)) throw new UserError(`${file}${where}: expected a JSON object with "claim" and "label"`);
-    const { claim, label, id, verifiable } = d;
-    if (typeof claim !== 'string') throw new UserError(`${file}${where}: "claim" must be a string`);
-    if (typeof label !== 'string') throw new UserError(`${file}${where}: "label" must be a string`);
-    return { index, question: claim, answer: label, meta: { id, verifiable } };
-  });
+class ParsedExamples implements Examples {
+  constructor(private readonly all: Example[]) {}
+  get size(): number {
+    return this.all.length;
+  }
+  at(index: number): Example {
+    const e = this.all[index];
+    return { ...e, meta: e.meta ? { ...e.meta } : undefined };
+  }
+}
+
+/** Entries parsed from their remembered spans when asked for (each validated as a full load would). */
+class SpannedExamples implements Examples {
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly spans: EntrySpans,
+    private readonly entry: (text: string, index: number) => Example,
+  ) {}
+  get size(): number {
+    return this.spans.starts.length;
+  }
+  at(index: number): Example {
+    return this.entry(this.bytes.toString('utf8', this.spans.starts[index], this.spans.ends[index]), index);
+  }
+}
+
+/**
+ * A dataset file read through the spans memo: with spans remembered for the file's identity (and the
+ * identity unchanged while it was read), only the entries asked for are parsed; otherwise the file is
+ * parsed whole (`parseAll`, which validates every entry) and its spans are remembered for next time
+ * (written to the memo file once the command writes its outputs: IdentityMemo.saveDeferred).
+ */
+function loadSpanned(
+  file: string,
+  what: string,
+  memoFile: string | undefined,
+  scan: (bytes: Buffer) => EntrySpans,
+  parseAll: (text: string) => Example[],
+  entry: (text: string, index: number) => Example,
+): Examples {
+  const abs = path.resolve(file);
+  const before = statIdentity(abs);
+  const bytes = readBytes(file, what);
+  const unchanged = before !== undefined && statIdentity(abs) === before;
+  const memo = new IdentityMemo<EntrySpans>(
+    'dataset-spans',
+    memoFile,
+    {
+      read: (f) => {
+        const starts = f.str('starts');
+        const ends = f.str('ends');
+        return starts === undefined || ends === undefined ? undefined : decodeSpans(starts, ends, bytes.length);
+      },
+      write: encodeSpans,
+    },
+    { deferred: true },
+  );
+  const known = unchanged ? memo.get(abs, before) : undefined;
+  if (known) return new SpannedExamples(bytes, known, entry);
+  const all = parseAll(bytes.toString('utf8'));
+  if (unchanged) {
+    const spans = scan(bytes);
+    if (spans.starts.length === all.length) memo.set(abs, before, spans);
+  }
+  return new ParsedExamples(all);
+}
+
+function statIdentity(file: string): string | undefined {
+  try {
+    return fileIdentity(fs.statSync(file));
+  } catch {
+    return undefined; // readBytes says what is wrong
+  }
+}
+
+/** One hotpot_dev_v1_simplified.json entry as an Example, or a UserError naming the entry. */
+function hotpotExample(d: unknown, index: number, file: string): Example {
+  if (!isRecord(d)) throw new UserError(`${file}: entry ${index}: expected an object with "question" and "answer"`);
+  const { question, answer, ...meta } = d;
+  if (typeof question !== 'string') throw new UserError(`${file}: entry ${index}: "question" must be a string`);
+  if (typeof answer !== 'string') throw new UserError(`${file}: entry ${index}: "answer" must be a string`);
+  return { index, question, answer, meta };
+}
+
+/**
+ * hotpot_dev_v1_simplified.json: a JSON array of {question, answer, type}. `memoFile` remembers where
+ * its entries are (paths.ts datasetSpansMemoFile), so a run parses only the questions it asks.
+ */
+export function loadHotpotQA(file = hotpotqaDevFile, opts: { memoFile?: string } = {}): Examples {
+  const parseAll = (text: string): Example[] => {
+    const data = parseJson(text, file);
+    if (!Array.isArray(data)) throw new UserError(`${file}: expected a JSON array of {"question", "answer"} objects`);
+    return data.map((d, index) => hotpotExample(d, index, file));
+  };
+  const entry = (text: string, index: number) => hotpotExample(parseJson(text, file, `: entry ${index}`), index, file);
+  return loadSpanned(file, 'HotpotQA data', opts.memoFile, jsonArrayObjectSpans, parseAll, entry);
+}
+
+/** One paper_dev.jsonl line as an Example, or a UserError naming the line. */
+function feverExample(line: string, index: number, file: string): Example {
+  const where = `:${index + 1}`;
+  if (line.trim() === '') throw new UserError(`${file}${where}: empty line (expected one JSON object per line)`);
+  const d = parseJson(line, file, where);
+  if (!isRecord(d)) throw new UserError(`${file}${where}: expected a JSON object with "claim" and "label"`);
+  const { claim, label, id, verifiable } = d;
+  if (typeof claim !== 'string') throw new UserError(`${file}${where}: "claim" must be a string`);
+  if (typeof label !== 'string') throw new UserError(`${file}${where}: "label" must be a string`);
+  return { index, question: claim, answer: label, meta: { id, verifiable } };
+}
+
+/** paper_dev.jsonl: one JSON object per line with "claim" and "label" (the answer). `memoFile` as loadHotpotQA's. */
+export function loadFever(file = feverDevFile, opts: { memoFile?: string } = {}): Examples {
+  const parseAll = (text: string): Example[] => {
+    const lines = text.split('\n');
+    // Like Python's list(file): the newline after the last line does not start another entry.
+    if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    if (lines.length === 0) throw new UserError(`${file}: no claims (expected one JSON object per line)`);
+    return lines.map((line, index) => feverExample(line, index, file));
+  };
+  const entry = (text: string, index: number) => feverExample(text, index, file);
+  return loadSpanned(file, 'FEVER data', opts.memoFile, lineSpans, parseAll, entry);
 }
 
 /** covered_dev_indices.json: ascending, distinct dataset indices below `size`. */

@@ -160,7 +160,7 @@ describe('missing and malformed files', () => {
     expect(userError(() => loadFever(write('f2.jsonl', `${good}\n{"claim": "x"}\n`)))).toMatch(/f2\.jsonl:2: "label" must be a string/);
     expect(userError(() => loadFever(write('f3.jsonl', `${good}\n\n${good}\n`)))).toMatch(/f3\.jsonl:2: empty line/);
     expect(userError(() => loadFever(write('f4.jsonl', '')))).toMatch(/f4\.jsonl: no claims/);
-    expect(loadFever(write('f5.jsonl', `${good}\n${good}`)).length).toBe(2);
+    expect(loadFever(write('f5.jsonl', `${good}\n${good}`)).size).toBe(2);
   });
   it('covered indices: out of range or unordered', () => {
     expect(userError(() => loadCoveredIndices(write('c1.json', '[1, 2, 99]'), 10))).toMatch(

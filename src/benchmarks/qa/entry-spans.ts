@@ -1,0 +1,86 @@
+// Where each entry of a dataset file begins and ends, in bytes (pure). A run needs a few of the
+// file's thousands of entries, and parsing all of them took most of a QA run's data loading (HotpotQA
+// ~25 ms, FEVER ~75 ms: bench/results-start.md); with the spans remembered (datasets.ts) a run parses
+// only the entries it asks for. Computed only from a file that has just parsed whole, so the scan
+// may assume valid JSON.
+
+/** Byte offsets: entry i is bytes [starts[i], ends[i]) of the file. */
+export interface EntrySpans {
+  starts: Uint32Array;
+  ends: Uint32Array;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const NEWLINE = 0x0a;
+
+/**
+ * The elements of a valid JSON array of objects (the top-level array's direct children). The bytes of
+ * '"', '\\', brackets and braces never occur inside a UTF-8 multi-byte sequence, so a byte scan is exact.
+ */
+export function jsonArrayObjectSpans(buf: Uint8Array): EntrySpans {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i];
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) {
+      inString = true;
+    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      if (depth === 1) starts.push(i);
+      depth++;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 1) ends.push(i + 1);
+    }
+  }
+  return { starts: Uint32Array.from(starts), ends: Uint32Array.from(ends) };
+}
+
+/** The lines of a file read as Python's list(file) reads it: the newline ends a line, and is not in it. */
+export function lineSpans(buf: Uint8Array): EntrySpans {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = 0;
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  while (at < bytes.length) {
+    const nl = bytes.indexOf(NEWLINE, at);
+    const end = nl < 0 ? bytes.length : nl;
+    starts.push(at);
+    ends.push(end);
+    at = end + 1;
+  }
+  return { starts: Uint32Array.from(starts), ends: Uint32Array.from(ends) };
+}
+
+/** The spans as two base64 strings (the memo file's fields). */
+export function encodeSpans(s: EntrySpans): { starts: string; ends: string } {
+  const b64 = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+  return { starts: b64(s.starts), ends: b64(s.ends) };
+}
+
+/** encodeSpans' inverse; undefined unless the two decode to equal-length, ordered spans within `size` bytes. */
+export function decodeSpans(starts: string, ends: string, size: number): EntrySpans | undefined {
+  const u32 = (s: string) => {
+    const b = Buffer.from(s, 'base64');
+    if (b.length % 4 !== 0) return undefined;
+    const out = new Uint32Array(b.length / 4);
+    Buffer.from(out.buffer).set(b);
+    return out;
+  };
+  const st = u32(starts);
+  const en = u32(ends);
+  if (!st || !en || st.length !== en.length) return undefined;
+  for (let i = 0; i < st.length; i++) {
+    if (st[i] >= en[i] || en[i] > size || (i > 0 && st[i] < en[i - 1])) return undefined;
+  }
+  return { starts: st, ends: en };
+}
