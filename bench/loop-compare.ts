@@ -1,4 +1,5 @@
-// The 48-question comparison (npx tsx bench/loop-compare.ts [--rounds N] [--base DIR] [--steady N]): ReAct on the
+// The 48-question comparison (npx tsx bench/loop-compare.ts [--rounds N] [--base DIR] [--steady N]
+// [--without-extra-ca-certs]): ReAct on the
 // first 48 offline500 HotpotQA questions, the model a test OpenAI server in its own process answering
 // each call after 100 ms, Wikipedia the stand-in site (test/servers/wiki-server.ts) in its own process,
 // reached as the notebook reaches Wikipedia (--wiki live: GET /w/index.php?search=...). Run two ways:
@@ -15,6 +16,7 @@
 // main's built into a folder under this checkout so it finds node_modules; its bundle when it has
 // one) in each round, and its steady-state figures beside ours.
 // `--steady N` adds an N-question run of each a round, for a steady-state figure less noisy than 48 − 4.
+// `--without-extra-ca-certs`: our runs without NODE_EXTRA_CA_CERTS (bench/support/extra-ca-certs.ts).
 // Writes bench/results-loop.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childOpenAIServer, childWikiServer } from './support/child-server.js';
 import { ensureBuilt } from './support/build.js';
+import { extraCaLine, nodeEnv, withoutExtraCa } from './support/extra-ca-certs.js';
 import { reportRows, writeResultsFile } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -54,7 +57,7 @@ ensureBuilt(root);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-loop-'));
 const server = await childOpenAIServer({ script: 'reactEpisodeWiki', latencyMs: 100 });
 const wiki = await childWikiServer();
-const baseEnv = { ...process.env, REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache'), REACT_REPRO_ENTRY: 'dist' };
+const baseEnv = nodeEnv({ ...process.env, REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache'), REACT_REPRO_ENTRY: 'dist' });
 let seq = 0;
 
 const sample = spawnSync(process.execPath, [bin, 'data', 'sample', 'hotpotqa', 'offline500'], { env: baseEnv, encoding: 'utf8' });
@@ -192,6 +195,7 @@ const marginalRatio = marginal(o, oSmall) / marginal(p, pSmall);
 const floor = ((o[0].calls / LIMIT) * Math.ceil(LIMIT / CONCURRENCY) * 0.1).toFixed(1);
 const out = [
   `load average before ${load0}, after ${load1} (${os.availableParallelism()} cores); ${ROUNDS} rounds interleaved`,
+  extraCaLine(),
   `trajectories equal (ours vs the paper's loop, final prompts): ${same} / ${indices.length}`,
   line(`ours, --concurrency ${CONCURRENCY}`, o),
   line(`the paper's loop (bench/support/paper_loop.py; ${python}, HTML by ${parser})`, p),
@@ -223,7 +227,7 @@ writeResultsFile(
   [
     "# The 48-question comparison against the paper's loop",
     '',
-    `\`npx tsx bench/loop-compare.ts --rounds ${ROUNDS}${baseDir ? ' --base DIR' : ''}${STEADY ? ` --steady ${STEADY}` : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `\`npx tsx bench/loop-compare.ts --rounds ${ROUNDS}${baseDir ? ' --base DIR' : ''}${STEADY ? ` --steady ${STEADY}` : ''}${withoutExtraCa ? ' --without-extra-ca-certs' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
     '',
     '```',
     ...out,
@@ -235,7 +239,7 @@ reportRows([
   {
     benchmark: `${LIMIT} HotpotQA questions, 100 ms model, --wiki live stand-in: ours at --concurrency ${CONCURRENCY} vs the paper's loop (Python replica), median of ${ROUNDS}`,
     target: '≥ 12 ×',
-    measured: `${median(ratios).toFixed(1)} × (${median(o.map((x) => x.s)).toFixed(2)} s vs ${median(p.map((x) => x.s)).toFixed(2)} s; trajectories equal ${same}/${indices.length}; load ${load0} → ${load1})`,
+    measured: `${median(ratios).toFixed(1)} × (${withoutExtraCa ? 'NODE_EXTRA_CA_CERTS removed; ' : ''}${median(o.map((x) => x.s)).toFixed(2)} s vs ${median(p.map((x) => x.s)).toFixed(2)} s; trajectories equal ${same}/${indices.length}; load ${load0} → ${load1})`,
     file,
   },
   {

@@ -6,7 +6,9 @@
 // Target: ≤ 0.25 s compiled. `--base DIR` adds a row for another compiled tree (e.g. main's dist/, built
 // into a folder under this checkout so it finds node_modules; its bundle when it has one), side by side.
 // Writes bench/results-start.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
-import { spawn, spawnSync } from 'node:child_process';
+// --without-extra-ca-certs: every Node process measured runs without NODE_EXTRA_CA_CERTS
+// (bench/support/extra-ca-certs.ts says why); with it kept, `node -e 0` without it is measured too.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureBuilt } from './support/build.js';
 import { reportRows, writeResultsFile } from './support/summary.js';
+import { extraCaCerts, extraCaLine, nodeEnv, nodeStartMs, withoutExtraCa } from './support/extra-ca-certs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -65,11 +68,12 @@ async function stampingServer(): Promise<{ baseURL: string; arrivals: number[]; 
 ensureBuilt(root);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-start-'));
 const server = await stampingServer();
-const env = (entry: 'dist' | 'src'): NodeJS.ProcessEnv => ({
-  ...process.env,
-  REACT_REPRO_ENTRY: entry,
-  REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache'),
-});
+const env = (entry: 'dist' | 'src'): NodeJS.ProcessEnv =>
+  nodeEnv({
+    ...process.env,
+    REACT_REPRO_ENTRY: entry,
+    REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache'),
+  });
 let seq = 0;
 
 /** Another compiled tree's entry: its bundle when it has one (as our bin runs ours), else dist/cli/main.js. */
@@ -107,22 +111,20 @@ async function firstRequestMs(entry: 'dist' | 'src' | 'base'): Promise<number> {
   return server.arrivals[before] - t0;
 }
 
-function nodeRef(): number {
-  const t0 = now();
-  spawnSync(process.execPath, ['-e', '0']);
-  return now() - t0;
-}
-
 const load0 = os
   .loadavg()
   .map((x) => x.toFixed(1))
   .join(' ');
 await firstRequestMs('dist'); // builds the offline Wikipedia snapshot in the temporary cache (not measured)
 const t = { ref: [] as number[], dist: [] as number[], src: [] as number[] };
+// With the variable kept, Node's start without it is measured in the same rounds, for reference.
+const refWithoutCa: number[] = [];
+const measureWithoutCa = extraCaCerts !== undefined && !withoutExtraCa;
 const withSrc = !process.argv.includes('--dist-only');
 const base: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  t.ref.push(nodeRef());
+  t.ref.push(nodeStartMs());
+  if (measureWithoutCa) refWithoutCa.push(nodeStartMs({ withoutCa: true }));
   t.dist.push(await firstRequestMs('dist'));
   if (baseDir) base.push(await firstRequestMs('base'));
   if (withSrc) t.src.push(await firstRequestMs('src'));
@@ -136,7 +138,9 @@ const load1 = os
   .join(' ');
 const out = [
   `load average before ${load0}, after ${load1} (${os.availableParallelism()} cores); ${ROUNDS} rounds interleaved`,
+  extraCaLine(),
   `node -e 0 (reference): ${fmt(t.ref)}`,
+  ...(measureWithoutCa ? [`node -e 0 without NODE_EXTRA_CA_CERTS (reference): ${fmt(refWithoutCa)}`] : []),
   `start to first request, the bin (compiled bundle): ${fmt(t.dist)}  [target ≤ 250 ms]`,
   ...(baseDir
     ? [`start to first request, --base ${baseDir}: ${fmt(base)}; ratio of medians ${(median(base) / median(t.dist)).toFixed(2)} ×`]
@@ -150,7 +154,7 @@ writeResultsFile(
   [
     '# Start to the first model request',
     '',
-    `\`npx tsx bench/start.ts --rounds ${ROUNDS}${withSrc ? '' : ' --dist-only'}${baseDir ? ' --base DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `\`npx tsx bench/start.ts --rounds ${ROUNDS}${withSrc ? '' : ' --dist-only'}${baseDir ? ' --base DIR' : ''}${withoutExtraCa ? ' --without-extra-ca-certs' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
     '',
     '```',
     ...out,
@@ -162,7 +166,7 @@ reportRows([
   {
     benchmark: `Start to the first model request (spawn of \`react-repro run\` → request at the server), compiled, median of ${ROUNDS}`,
     target: '≤ 250 ms',
-    measured: `${median(t.dist).toFixed(0)} ms (node -e 0: ${median(t.ref).toFixed(0)} ms${baseDir ? `; --base: ${median(base).toFixed(0)} ms` : ''}; load ${load0} → ${load1})`,
+    measured: `${median(t.dist).toFixed(0)} ms (${withoutExtraCa ? 'NODE_EXTRA_CA_CERTS removed; ' : extraCaCerts ? 'NODE_EXTRA_CA_CERTS set; ' : ''}node -e 0: ${median(t.ref).toFixed(0)} ms${baseDir ? `; --base: ${median(base).toFixed(0)} ms` : ''}; load ${load0} → ${load1})`,
     file,
   },
 ]);
