@@ -64,6 +64,26 @@ const lazyAssert = {
   },
 };
 
+// yargs' ES module shim takes its "main folder" (where its version guess looks for a package.json,
+// on every yargs instance, before our own .version() replaces the guess) from its own path, cut
+// before "node_modules": our package root when yargs is installed. Bundled into dist/cli-bundle/ the
+// path has no "node_modules", so it searched from the working folder up, reading each folder up to /
+// and, where none holds a package.json, loading node:assert for the check that fails
+// (bench/results-start.md). The bundle's main folder is the package root again: two folders up.
+const yargsShimRoot = {
+  name: 'yargs-shim-root',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      const from = "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";
+      if (!source.includes(from))
+        throw new Error(`bundle-cli: ${args.path} no longer computes mainFilename as expected; update the yargs-shim-root plugin`);
+      const to = "const mainFilename = fileURLToPath(new URL('../../', import.meta.url));";
+      return { contents: source.replace(from, to), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 fs.rmSync(outdir, { recursive: true, force: true });
 const result = await esbuild.build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
@@ -78,7 +98,7 @@ const result = await esbuild.build({
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   logLevel: 'warning',
   metafile: true,
-  plugins: [lazyStringWidth, lazyAssert],
+  plugins: [lazyStringWidth, lazyAssert, yargsShimRoot],
 });
 // Which compiled modules and packages each bundle file holds (test/package/lazy-cli.test.ts reads it to
 // check that `--help` still loads no model, SQLite, report or benchmark code).

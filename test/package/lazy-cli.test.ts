@@ -109,7 +109,8 @@ function builtinsOfRun(args: string[], cacheDir: string): Promise<{ code: number
   const env = cleanEnv({}, cacheDir);
   delete env.NODE_OPTIONS;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--require', preload, bin, ...args], { cwd: repo, env }, (err, _stdout, stderr) => {
+    // Run from a folder with no package.json above it, where yargs' version guess once loaded node:assert.
+    execFile(process.execPath, ['--require', preload, bin, ...args], { cwd: tmp, env }, (err, _stdout, stderr) => {
       const list = fs.existsSync(out) ? fs.readFileSync(out, 'utf8').split('\n') : [];
       const builtins = list.flatMap((m) => (m.startsWith('NativeModule ') ? [m.slice('NativeModule '.length)] : []));
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr, builtins });
