@@ -16,7 +16,7 @@
 // main's built into a folder under this checkout so it finds node_modules; its bundle when it has
 // one) in each round, and its steady-state figures beside ours.
 // `--steady N` adds an N-question run of each a round, for a steady-state figure less noisy than 48 − 4.
-// `--without-extra-ca-certs`: our runs without NODE_EXTRA_CA_CERTS (bench/support/extra-ca-certs.ts).
+// `--without-extra-ca-certs`: our runs and --base's without NODE_EXTRA_CA_CERTS (bench/support/extra-ca-certs.ts).
 // Writes bench/results-loop.md (keeping its ## Notes) and the rows `npm run bench` puts in RESULTS.md.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,7 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childOpenAIServer, childWikiServer } from './support/child-server.js';
 import { ensureBuilt } from './support/build.js';
-import { extraCaLine, nodeEnv, withoutExtraCa } from './support/extra-ca-certs.js';
+import { extraCaCerts, extraCaLine, nodeEnv, withoutExtraCa } from './support/extra-ca-certs.js';
 import { reportRows, writeResultsFile } from './support/summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -239,7 +239,7 @@ reportRows([
   {
     benchmark: `${LIMIT} HotpotQA questions, 100 ms model, --wiki live stand-in: ours at --concurrency ${CONCURRENCY} vs the paper's loop (Python replica), median of ${ROUNDS}`,
     target: '≥ 12 ×',
-    measured: `${median(ratios).toFixed(1)} × (${withoutExtraCa ? 'NODE_EXTRA_CA_CERTS removed; ' : ''}${median(o.map((x) => x.s)).toFixed(2)} s vs ${median(p.map((x) => x.s)).toFixed(2)} s; trajectories equal ${same}/${indices.length}; load ${load0} → ${load1})`,
+    measured: `${median(ratios).toFixed(1)} × (${withoutExtraCa && extraCaCerts ? 'NODE_EXTRA_CA_CERTS removed; ' : ''}${median(o.map((x) => x.s)).toFixed(2)} s vs ${median(p.map((x) => x.s)).toFixed(2)} s; trajectories equal ${same}/${indices.length}; load ${load0} → ${load1})`,
     file,
   },
   {

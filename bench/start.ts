@@ -166,7 +166,7 @@ reportRows([
   {
     benchmark: `Start to the first model request (spawn of \`react-repro run\` → request at the server), compiled, median of ${ROUNDS}`,
     target: '≤ 250 ms',
-    measured: `${median(t.dist).toFixed(0)} ms (${withoutExtraCa ? 'NODE_EXTRA_CA_CERTS removed; ' : extraCaCerts ? 'NODE_EXTRA_CA_CERTS set; ' : ''}node -e 0: ${median(t.ref).toFixed(0)} ms${baseDir ? `; --base: ${median(base).toFixed(0)} ms` : ''}; load ${load0} → ${load1})`,
+    measured: `${median(t.dist).toFixed(0)} ms (${!extraCaCerts ? '' : withoutExtraCa ? 'NODE_EXTRA_CA_CERTS removed; ' : 'NODE_EXTRA_CA_CERTS set; '}node -e 0: ${median(t.ref).toFixed(0)} ms${baseDir ? `; --base: ${median(base).toFixed(0)} ms` : ''}; load ${load0} → ${load1})`,
     file,
   },
 ]);

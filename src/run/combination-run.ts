@@ -35,6 +35,7 @@ import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, type EpisodeRecord } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
+import { IdentityMemo } from '../util/identity-memo.js';
 
 interface BaseRun {
   dir: string;
@@ -200,6 +201,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   // Each file is replaced atomically (temp + fsync + rename): a full disk leaves the old files whole.
   writeEpisodes(dir, lines, 'the combined episodes');
   writeManifest(dir, mtext);
+  IdentityMemo.saveDeferred(); // as a run keeps them once its manifest is written (execute.ts)
   const summary = summarizeRun(manifest, records);
   writeSummary(dir, summaryCsv([summary]));
   io.log(`${runId}: combined ${records.size} of ${m0.indices.length} items from ${bases.map((b) => b.manifest.runId).join(' and ')}`);

@@ -370,8 +370,6 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       identity,
     );
     const { inputs, changed } = inputShas(bench.inputFiles(methodName, options));
-    // The run writes from here on (the inputs' sha256 memo just did): so may the facts learned while planning.
-    IdentityMemo.saveDeferred();
     for (const f of changed)
       io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
     let dir = path.join(resultsDirOf(cfg), runId);
@@ -449,6 +447,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       };
       manifest.sessions.push(session);
       writeManifest(store, manifest, secrets);
+      // The run is under way: the facts learned while planning it (where the dataset's entries are) are kept.
+      IdentityMemo.saveDeferred();
       recorder = RunRecorder.open(dir, { model, settings, secrets }); // recording.jsonl: what `bundle` packs
       // The recording proves what this session paid for, call by call, even after a kill -9.
       session.recording = recorder.session;

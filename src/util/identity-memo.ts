@@ -4,8 +4,9 @@
 // read again; git's index trusts the same fields. Remembered in this process and, when the caller names
 // one, in a JSON file in the cache folder ({ "<absolute path>": { "id": …, …the facts' string fields } },
 // written whole by rename). A missing, foreign or unreadable memo file only means computing again.
-// A memo made with `deferred` keeps what it learns in this process until saveDeferredMemos(): a
-// command that stops at a bad flag or a dry run writes nothing, not even to the cache folder.
+// A memo made with `deferred` keeps what it learns in this process until IdentityMemo.saveDeferred(),
+// which a run calls once it has written its manifest: a dry run or a run refused before then adds
+// nothing of it to the cache folder.
 import fs from 'node:fs';
 import path from 'node:path';
 import { JsonFields } from './json-fields.js';

@@ -311,6 +311,23 @@ describe('--max-cost', () => {
   }, 60_000);
 });
 
+describe('the cache folder before a run is under way', () => {
+  it('a run refused at --resume (no such run) keeps no dataset memo: where the questions are is kept only once a run has begun', async () => {
+    const cache = path.join(tmp, 'resume-cache');
+    const args = ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '2', '--base-url', srv.baseURL, '--model', 'm'];
+    const r = await runCli([...args, '--results-dir', path.join(tmp, 'resume-none'), '--resume', 'nope'], {
+      cwd: tmp,
+      env: cleanEnv({}, cache),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--resume nope: no run at/);
+    expect(fs.existsSync(path.join(cache, 'dataset-spans.json'))).toBe(false);
+    const ok = await runCli([...args, '--results-dir', path.join(tmp, 'resume-ok')], { cwd: tmp, env: cleanEnv({}, cache) });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(cache, 'dataset-spans.json'), 'utf8')))).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('--dry-run', () => {
   it('prints the plan, the calls, prompt tokens and cost from the real prompts; calls no model and writes nothing', async () => {
     const results = path.join(tmp, 'dry');

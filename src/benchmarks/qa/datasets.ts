@@ -7,7 +7,7 @@ import { dataDir, envsDir } from '../../paths.js';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
 import type { Example } from './types.js';
 import { IdentityMemo, fileIdentity } from '../../util/identity-memo.js';
-import { decodeSpans, encodeSpans, jsonArrayObjectSpans, lineSpans, type EntrySpans } from './entry-spans.js';
+import { decodeSpans, encodeSpans, fitsJsonArray, fitsLines, jsonArrayObjectSpans, lineSpans, type EntrySpans } from './entry-spans.js';
 
 export const hotpotqaDevFile = path.join(dataDir, 'hotpotqa', 'hotpot_dev_v1_simplified.json');
 export const feverDevFile = path.join(dataDir, 'fever', 'paper_dev.jsonl');
@@ -73,17 +73,43 @@ class SpannedExamples implements Examples {
   }
 }
 
+/** How a dataset file is cut into entries: `tag` names the format and scanner version in the memo. */
+interface EntryFormat {
+  tag: string;
+  scan(bytes: Buffer): EntrySpans;
+  fits(bytes: Buffer, spans: EntrySpans): boolean;
+}
+const JSON_ARRAY: EntryFormat = { tag: 'json-array-objects/1', scan: jsonArrayObjectSpans, fits: fitsJsonArray };
+const LINES: EntryFormat = { tag: 'lines/1', scan: lineSpans, fits: fitsLines };
+
+/** Where a dataset file's entries are, by file identity, in the memo file paths.ts names. */
+const spansMemo = (memoFile: string | undefined) =>
+  new IdentityMemo<{ tag: string; starts: string; ends: string }>(
+    'dataset-spans',
+    memoFile,
+    {
+      read: (f) => {
+        const [tag, starts, ends] = [f.str('format'), f.str('starts'), f.str('ends')];
+        return tag === undefined || starts === undefined || ends === undefined ? undefined : { tag, starts, ends };
+      },
+      write: ({ tag, starts, ends }) => ({ format: tag, starts, ends }),
+    },
+    { deferred: true },
+  );
+
 /**
- * A dataset file read through the spans memo: with spans remembered for the file's identity (and the
- * identity unchanged while it was read), only the entries asked for are parsed; otherwise the file is
- * parsed whole (`parseAll`, which validates every entry) and its spans are remembered for next time
- * (written to the memo file once the command writes its outputs: IdentityMemo.saveDeferred).
+ * A dataset file read through the spans memo: with spans remembered for the file's identity (unchanged
+ * while it was read), in this format, and fitting the bytes read, only the entries asked for are
+ * parsed. Otherwise the file is parsed whole (`parseAll`, which validates every entry) and its spans
+ * are remembered (written once the command writes its outputs: IdentityMemo.saveDeferred). The fit
+ * check catches another format's or a stale scanner's spans; it does not re-parse each entry, so a
+ * memo edited by hand to join two entries would be believed, as an edited sha256 memo would be.
  */
 function loadSpanned(
   file: string,
   what: string,
   memoFile: string | undefined,
-  scan: (bytes: Buffer) => EntrySpans,
+  format: EntryFormat,
   parseAll: (text: string) => Example[],
   entry: (text: string, index: number) => Example,
 ): Examples {
@@ -91,25 +117,14 @@ function loadSpanned(
   const before = statIdentity(abs);
   const bytes = readBytes(file, what);
   const unchanged = before !== undefined && statIdentity(abs) === before;
-  const memo = new IdentityMemo<EntrySpans>(
-    'dataset-spans',
-    memoFile,
-    {
-      read: (f) => {
-        const starts = f.str('starts');
-        const ends = f.str('ends');
-        return starts === undefined || ends === undefined ? undefined : decodeSpans(starts, ends, bytes.length);
-      },
-      write: encodeSpans,
-    },
-    { deferred: true },
-  );
+  const memo = spansMemo(memoFile);
   const known = unchanged ? memo.get(abs, before) : undefined;
-  if (known) return new SpannedExamples(bytes, known, entry);
+  const spans = known?.tag === format.tag ? decodeSpans(known.starts, known.ends, bytes.length) : undefined;
+  if (spans && format.fits(bytes, spans)) return new SpannedExamples(bytes, spans, entry);
   const all = parseAll(bytes.toString('utf8'));
   if (unchanged) {
-    const spans = scan(bytes);
-    if (spans.starts.length === all.length) memo.set(abs, before, spans);
+    const found = format.scan(bytes);
+    if (found.starts.length === all.length) memo.set(abs, before, { tag: format.tag, ...encodeSpans(found) });
   }
   return new ParsedExamples(all);
 }
@@ -142,7 +157,7 @@ export function loadHotpotQA(file = hotpotqaDevFile, opts: { memoFile?: string }
     return data.map((d, index) => hotpotExample(d, index, file));
   };
   const entry = (text: string, index: number) => hotpotExample(parseJson(text, file, `: entry ${index}`), index, file);
-  return loadSpanned(file, 'HotpotQA data', opts.memoFile, jsonArrayObjectSpans, parseAll, entry);
+  return loadSpanned(file, 'HotpotQA data', opts.memoFile, JSON_ARRAY, parseAll, entry);
 }
 
 /** One paper_dev.jsonl line as an Example, or a UserError naming the line. */
@@ -167,7 +182,7 @@ export function loadFever(file = feverDevFile, opts: { memoFile?: string } = {})
     return lines.map((line, index) => feverExample(line, index, file));
   };
   const entry = (text: string, index: number) => feverExample(text, index, file);
-  return loadSpanned(file, 'FEVER data', opts.memoFile, lineSpans, parseAll, entry);
+  return loadSpanned(file, 'FEVER data', opts.memoFile, LINES, parseAll, entry);
 }
 
 /** covered_dev_indices.json: ascending, distinct dataset indices below `size`. */

@@ -17,6 +17,7 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const NEWLINE = 0x0a;
+const COMMA = 0x2c;
 
 /**
  * The elements of a valid JSON array of objects (the top-level array's direct children). The bytes of
@@ -43,6 +44,47 @@ export function jsonArrayObjectSpans(buf: Uint8Array): EntrySpans {
     }
   }
   return { starts: Uint32Array.from(starts), ends: Uint32Array.from(ends) };
+}
+
+const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/** Whether bytes[from, to) are JSON whitespace with exactly one `sep` among them (sep -1: none). */
+function onlySpaceAround(buf: Uint8Array, from: number, to: number, sep: number): boolean {
+  let seen = sep < 0;
+  for (let i = from; i < to; i++) {
+    if (buf[i] === sep && !seen) seen = true;
+    else if (!isSpace(buf[i])) return false;
+  }
+  return seen;
+}
+
+/**
+ * Whether remembered spans fit these bytes as jsonArrayObjectSpans gives them: each span one
+ * object's braces, '[' before the first, ',' between two, ']' after the last, whitespace elsewhere.
+ * A memo that does not fit (another file's, another format's, a hand edit) is not believed, so it
+ * can never change how many entries a file has.
+ */
+export function fitsJsonArray(buf: Uint8Array, s: EntrySpans): boolean {
+  const n = s.starts.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    if (buf[s.starts[i]] !== OPEN_BRACE || buf[s.ends[i] - 1] !== CLOSE_BRACE) return false;
+    if (i > 0 && !onlySpaceAround(buf, s.ends[i - 1], s.starts[i], COMMA)) return false;
+  }
+  return onlySpaceAround(buf, 0, s.starts[0], OPEN_BRACKET) && onlySpaceAround(buf, s.ends[n - 1], buf.length, CLOSE_BRACKET);
+}
+
+/** Whether remembered spans are exactly lineSpans of these bytes (every line, each newline between two). */
+export function fitsLines(buf: Uint8Array, s: EntrySpans): boolean {
+  const n = s.starts.length;
+  if (n === 0 || s.starts[0] !== 0) return false;
+  for (let i = 0; i < n; i++) {
+    const end = s.ends[i];
+    if (buf.indexOf(NEWLINE, s.starts[i]) !== (i < n - 1 || end < buf.length ? end : -1)) return false;
+    if (i > 0 && s.starts[i] !== s.ends[i - 1] + 1) return false;
+  }
+  const last = s.ends[n - 1];
+  return last === buf.length || last === buf.length - 1;
 }
 
 /** The lines of a file read as Python's list(file) reads it: the newline ends a line, and is not in it. */

@@ -6,8 +6,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { decodeSpans, encodeSpans, jsonArrayObjectSpans, lineSpans } from '../../../src/benchmarks/qa/entry-spans.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import {
+  decodeSpans,
+  encodeSpans,
+  fitsJsonArray,
+  fitsLines,
+  jsonArrayObjectSpans,
+  lineSpans,
+} from '../../../src/benchmarks/qa/entry-spans.js';
 import { feverDevFile, hotpotqaDevFile, loadFever, loadHotpotQA, type Examples } from '../../../src/benchmarks/qa/datasets.js';
 import { UserError } from '../../../src/errors.js';
 import { IdentityMemo } from '../../../src/util/identity-memo.js';
@@ -148,31 +155,79 @@ describe('loaders with remembered spans', () => {
     }
   });
 
-  it('believe the memo for an unchanged file (no full parse), and parse whole again once the file is written, also with its old size and time', () => {
+  it('believe a fitting memo for an unchanged file (no full parse), and parse whole again once the file is written, also with its old size and time', () => {
     const f = path.join(tmp, 'h.json');
-    fs.writeFileSync(f, '[{"question": "q0", "answer": "a0"}, {"question": "q1", "answer": "a1"}]');
+    const text = '[{"question": "q0", "answer": "a0"}, {"question": "q1", "answer": "a1"}]';
+    fs.writeFileSync(f, text);
     const memo = path.join(tmp, 'h.memo.json');
     expect(all(loadHotpotQA(f, { memoFile: memo })).map((e) => e.question)).toEqual(['q0', 'q1']);
     IdentityMemo.saveDeferred();
-    // Another process's memo with the two spans swapped is believed: only the asked entries are parsed.
-    const stored = JSON.parse(fs.readFileSync(memo, 'utf8'));
-    const e = stored[path.resolve(f)];
-    const spans = decodeSpans(e.starts, e.ends, fs.statSync(f).size)!;
-    const one = path.join(tmp, 'h.memo1.json');
-    fs.writeFileSync(
-      one,
-      JSON.stringify({ [path.resolve(f)]: { ...e, ...encodeSpans({ starts: spans.starts.slice(1), ends: spans.ends.slice(1) }) } }),
-    );
-    const believed = loadHotpotQA(f, { memoFile: one });
-    expect(believed.size).toBe(1);
-    expect(believed.at(0)).toEqual({ index: 0, question: 'q1', answer: 'a1', meta: {} });
+    // Another process's memo: only the entries asked for are parsed, never the whole text.
+    const fresh = path.join(tmp, 'h.memo-fresh.json');
+    fs.copyFileSync(memo, fresh);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const spanned = loadHotpotQA(f, { memoFile: fresh });
+      expect(spanned.at(1)).toEqual({ index: 1, question: 'q1', answer: 'a1', meta: {} });
+      expect(parse.mock.calls.some(([t]) => t === text)).toBe(false);
+    } finally {
+      parse.mockRestore();
+    }
     // Written in place with the same size and its modification time set back: the change time moved.
     const { atime, mtime } = fs.statSync(f);
     fs.writeFileSync(f, '[{"question": "Q0", "answer": "A0"}, {"question": "Q1", "answer": "A1"}]');
     fs.utimesSync(f, atime, mtime);
     const two = path.join(tmp, 'h.memo2.json');
-    fs.copyFileSync(one, two);
+    fs.copyFileSync(memo, two);
     expect(all(loadHotpotQA(f, { memoFile: two })).map((x) => x.question)).toEqual(['Q0', 'Q1']);
+  });
+
+  it('do not believe spans that do not fit the bytes (an entry dropped, another format’s spans): the file is parsed whole', () => {
+    const f = path.join(tmp, 'k.json');
+    fs.writeFileSync(
+      f,
+      '[{"question": "q0", "answer": "a0", "claim": "c0", "label": "SUPPORTS"}, {"question": "q1", "answer": "a1", "claim": "c1", "label": "REFUTES"}]',
+    );
+    const memo = path.join(tmp, 'k.memo.json');
+    expect(loadHotpotQA(f, { memoFile: memo }).size).toBe(2);
+    IdentityMemo.saveDeferred();
+    const e = JSON.parse(fs.readFileSync(memo, 'utf8'))[path.resolve(f)];
+    const spans = decodeSpans(e.starts, e.ends, fs.statSync(f).size)!;
+    const variants = {
+      dropped: { ...e, ...encodeSpans({ starts: spans.starts.slice(1), ends: spans.ends.slice(1) }) },
+      empty: { ...e, ...encodeSpans({ starts: new Uint32Array(0), ends: new Uint32Array(0) }) },
+      inner: { ...e, ...encodeSpans({ starts: spans.starts.map((x) => x + 1), ends: spans.ends }) },
+      'other format': { ...e, format: 'lines/1' },
+    };
+    for (const [name, entry] of Object.entries(variants)) {
+      const m = path.join(tmp, `k.memo-${name.replace(' ', '-')}.json`);
+      fs.writeFileSync(m, JSON.stringify({ [path.resolve(f)]: entry }));
+      expect(
+        all(loadHotpotQA(f, { memoFile: m })).map((x) => x.question),
+        name,
+      ).toEqual(['q0', 'q1']);
+    }
+    // The same one-line file read as FEVER lines does not take the HotpotQA spans: it is one claim line,
+    // and fails as a full load would (an array is not a claim object).
+    const asLines = path.join(tmp, 'k.memo-as-lines.json');
+    fs.copyFileSync(memo, asLines);
+    expect(() => loadFever(f, { memoFile: asLines })).toThrow(/k\.json:1: expected a JSON object with "claim" and "label"/);
+  });
+
+  it('fitsLines and fitsJsonArray accept exactly the spans their scanners give', () => {
+    for (const text of ['a\nb', 'a\nb\n', 'x\r\n', '{"q": 1}\n{"q": 2}\n']) {
+      const buf = Buffer.from(text);
+      const sp = lineSpans(buf);
+      expect(fitsLines(buf, sp), text).toBe(true);
+      expect(fitsLines(buf, { starts: sp.starts.slice(1), ends: sp.ends.slice(1) }), text).toBe(false);
+      expect(fitsLines(buf, { starts: sp.starts.slice(0, -1), ends: sp.ends.slice(0, -1) }), text).toBe(sp.starts.length === 0);
+    }
+    const buf = Buffer.from(' [ {"a": "}, {"} ,\n{"b": [1, {}]} ] \n');
+    const sp = jsonArrayObjectSpans(buf);
+    expect(sp.starts.length).toBe(2);
+    expect(fitsJsonArray(buf, sp)).toBe(true);
+    expect(fitsJsonArray(buf, { starts: sp.starts.slice(0, 1), ends: sp.ends.slice(0, 1) })).toBe(false);
+    expect(fitsJsonArray(Buffer.from('[]'), { starts: new Uint32Array(0), ends: new Uint32Array(0) })).toBe(false);
   });
 
   it('parse whole when the memo is corrupt, foreign or out of the file, and keep the errors of a full load', () => {
@@ -181,7 +236,7 @@ describe('loaders with remembered spans', () => {
     for (const [name, text] of [
       ['corrupt.json', '{"trunc'],
       ['array.json', '[1,2]'],
-      ['foreign.json', JSON.stringify({ [path.resolve(f)]: { id: 'x', starts: 'AAAA', ends: 'AAAA' } })],
+      ['foreign.json', JSON.stringify({ [path.resolve(f)]: { id: 'x', format: 'json-array-objects/1', starts: 'AAAA', ends: 'AAAA' } })],
     ]) {
       const memo = path.join(tmp, name);
       fs.writeFileSync(memo, text);
