@@ -74,17 +74,19 @@ export function fitsJsonArray(buf: Uint8Array, s: EntrySpans): boolean {
   return onlySpaceAround(buf, 0, s.starts[0], OPEN_BRACKET) && onlySpaceAround(buf, s.ends[n - 1], buf.length, CLOSE_BRACKET);
 }
 
-/** Whether remembered spans are exactly lineSpans of these bytes (every line, each newline between two). */
+/**
+ * Whether remembered spans fit these bytes as lineSpans gives them: from the first byte, one newline
+ * between two, the last ending at the end of the file or at its final newline (a span holding a
+ * newline of its own is not looked for, as fitsJsonArray does not look inside an object).
+ */
 export function fitsLines(buf: Uint8Array, s: EntrySpans): boolean {
   const n = s.starts.length;
   if (n === 0 || s.starts[0] !== 0) return false;
-  for (let i = 0; i < n; i++) {
-    const end = s.ends[i];
-    if (buf.indexOf(NEWLINE, s.starts[i]) !== (i < n - 1 || end < buf.length ? end : -1)) return false;
-    if (i > 0 && s.starts[i] !== s.ends[i - 1] + 1) return false;
+  for (let i = 1; i < n; i++) {
+    if (buf[s.ends[i - 1]] !== NEWLINE || s.starts[i] !== s.ends[i - 1] + 1) return false;
   }
   const last = s.ends[n - 1];
-  return last === buf.length || last === buf.length - 1;
+  return last === buf.length || (last === buf.length - 1 && buf[last] === NEWLINE);
 }
 
 /** The lines of a file read as Python's list(file) reads it: the newline ends a line, and is not in it. */
