@@ -17,16 +17,18 @@ export function fileIdentity(st: fs.Stats): string {
 }
 
 type Fields = Record<string, string>;
+/** One file's remembered fact: the identity it was learned at and its string fields. */
+type Entry = { id: string; fields: Fields };
 
 /**
  * The facts of one kind (`kind` keeps kinds apart in this process; each kind has its own memo file).
  * `read` narrows a stored entry's fields to a fact (undefined when they are not one: computed again).
  */
 export class IdentityMemo<T> {
-  private static readonly open = new Map<string, Map<string, { id: string; fields: Fields }>>();
+  private static readonly open = new Map<string, Map<string, Entry>>();
   /** Memo files with facts learned by a `deferred` memo and not yet written. */
-  private static readonly unsaved = new Map<string, Map<string, { id: string; fields: Fields }>>();
-  private readonly entries: Map<string, { id: string; fields: Fields }>;
+  private static readonly unsaved = new Map<string, Map<string, Entry>>();
+  private readonly entries: Map<string, Entry>;
 
   constructor(
     kind: string,
@@ -66,7 +68,7 @@ export class IdentityMemo<T> {
   }
 }
 
-function save(memoFile: string, entries: Map<string, { id: string; fields: Fields }>): void {
+function save(memoFile: string, entries: Map<string, Entry>): void {
   try {
     fs.mkdirSync(path.dirname(memoFile), { recursive: true });
     const tmp = `${memoFile}.${process.pid}.tmp`;
@@ -79,7 +81,7 @@ function save(memoFile: string, entries: Map<string, { id: string; fields: Field
   }
 }
 
-function loadInto(entries: Map<string, { id: string; fields: Fields }>, memoFile: string): void {
+function loadInto(entries: Map<string, Entry>, memoFile: string): void {
   try {
     const all = JsonFields.orEmpty(JSON.parse(fs.readFileSync(memoFile, 'utf8')));
     for (const file of all.keys()) {
