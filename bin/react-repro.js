@@ -92,20 +92,9 @@ async function loadMain() {
   return import(pathToFileURL(path.join(src, 'cli', 'main.ts')).href);
 }
 
-/** Resolves once everything written to `stream` so far has reached its file, pipe or terminal. */
-function drained(stream) {
-  if (stream.destroyed || !stream.writable || stream.writableLength === 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    stream.once('error', resolve);
-    stream.write('', () => resolve());
-  });
-}
-
-const { main } = await loadMain();
+const { main, exitWhenFlushed } = await loadMain();
 const code = await main(process.argv.slice(2));
-// Exit as soon as the command is done instead of letting Node tear its heap down first (~20 ms at
-// the end of every command: bench/results-loop.md). main has awaited every write it makes; stdout
-// and stderr, asynchronous when they are pipes, are drained first.
-await drained(process.stdout);
-await drained(process.stderr);
-process.exit(code);
+// Exits once stdout and stderr have drained, without waiting for Node to tear its heap down, and with
+// the status a failed write to them calls for (src/cli/stdio.ts); a main without it exits as Node does.
+if (exitWhenFlushed) await exitWhenFlushed(code);
+process.exitCode = code;

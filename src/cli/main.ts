@@ -9,7 +9,10 @@ import { InfraError, isUserFacing, UserError } from '../errors.js';
 import { isInstalledPackage, repoRoot } from '../paths.js';
 import { prefetchGitFacts } from '../util/git-facts.js';
 import { forTerminal } from '../util/terminal-text.js';
+import { watchStdio } from './stdio.js';
 import { helpWanted, setHelpText } from './yargs-options.js';
+
+export { exitWhenFlushed } from './stdio.js';
 
 // yargs' CommandModule is generic over each command's own argument types; the table holds them all.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -160,6 +163,7 @@ function skipHelpCache(cli: unknown): void {
 const WRITES_MANIFEST = new Set(['run', 'bundle']);
 
 export async function main(argv: string[]): Promise<number> {
+  watchStdio();
   const help = helpWanted(argv);
   setHelpText(help);
   if (!help && !isInstalledPackage && WRITES_MANIFEST.has(firstWord(argv) ?? '')) void prefetchGitFacts(repoRoot);
