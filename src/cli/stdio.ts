@@ -30,9 +30,9 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
 
 /**
  * Exits with `code` once stdout and stderr have drained. A write that failed decides the status when
- * the command itself succeeded: a full or failing disk as any disk error (74, one line saying what to
- * do), a reader that closed the pipe as a process killed by SIGPIPE would (141, silently, as `| head`
- * expects).
+ * the command itself succeeded: a reader that closed its pipe gives 141 silently, as a process killed
+ * by SIGPIPE would (`| head`); a disk error (src/util/durable.ts says which codes are) gives its 74,
+ * any other failure 1, each with one line on stderr while stderr still works.
  */
 export async function exitWhenFlushed(code: number): Promise<never> {
   await Promise.all([drained(process.stdout), drained(process.stderr)]);
@@ -43,15 +43,16 @@ export async function exitWhenFlushed(code: number): Promise<never> {
 const SIGPIPE_EXIT = 141;
 
 async function statusAfterFailedWrites(code: number): Promise<number> {
+  // Loaded only here: a command whose output arrived does not pay for it.
   const { DiskError, toDiskError } = await import('../util/durable.js');
   let status = code;
   const lines: string[] = [];
   for (const [name, e] of failures) {
     let exit = SIGPIPE_EXIT;
     if (e.code !== 'EPIPE') {
-      const disk = toDiskError(e, name, 'writing');
-      lines.push(disk instanceof DiskError ? disk.message : `${name}: writing failed (${e.code ?? e.message})`);
+      const disk = toDiskError(e, name);
       exit = disk instanceof DiskError ? disk.exitCode : 1;
+      lines.push(`${name}: writing failed (${e.code ?? e.message}): the output is incomplete`);
     }
     if (status === 0) status = exit;
   }
