@@ -44,14 +44,13 @@ const SIGPIPE_EXIT = 141;
 
 async function statusAfterFailedWrites(code: number): Promise<number> {
   // Loaded only here: a command whose output arrived does not pay for it.
-  const { DiskError, toDiskError } = await import('../util/durable.js');
+  const { DISK_EXIT_CODE, isDiskErrorCode } = await import('../util/durable.js');
   let status = code;
   const lines: string[] = [];
   for (const [name, e] of failures) {
     let exit = SIGPIPE_EXIT;
     if (e.code !== 'EPIPE') {
-      const disk = toDiskError(e, name);
-      exit = disk instanceof DiskError ? disk.exitCode : 1;
+      exit = isDiskErrorCode(e.code) ? DISK_EXIT_CODE : 1;
       lines.push(`${name}: writing failed (${e.code ?? e.message}): the output is incomplete`);
     }
     if (status === 0) status = exit;

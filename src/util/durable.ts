@@ -43,6 +43,11 @@ export class DiskError extends UserError {
   }
 }
 
+/** Whether an errno code is one of the disk conditions above (a full disk, no permission, read-only...). */
+export function isDiskErrorCode(code: string | undefined): boolean {
+  return code !== undefined && Object.hasOwn(ADVICE, code);
+}
+
 /**
  * `e` as a DiskError when it is one of the disk conditions above (ENOSPC, EACCES, EROFS, ENOTDIR,
  * EISDIR...), else `e` unchanged. `doing` says what was being written ("writing the run log").
@@ -50,7 +55,7 @@ export class DiskError extends UserError {
 export function toDiskError(e: unknown, file: string, doing = 'writing'): unknown {
   if (e instanceof DiskError) return e;
   const code = errorCode(e);
-  if (!code || !ADVICE[code]) return e;
+  if (!code || !isDiskErrorCode(code)) return e;
   return new DiskError(file, code, `${file}: ${doing} failed (${code}): ${ADVICE[code](file)}`, { cause: e });
 }
 
