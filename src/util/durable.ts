@@ -44,7 +44,7 @@ export class DiskError extends UserError {
 }
 
 /** Whether an errno code is one of the disk conditions above (a full disk, no permission, read-only...). */
-export function isDiskErrorCode(code: string | undefined): boolean {
+export function isDiskErrorCode(code: string | undefined): code is string {
   return code !== undefined && Object.hasOwn(ADVICE, code);
 }
 
@@ -55,7 +55,7 @@ export function isDiskErrorCode(code: string | undefined): boolean {
 export function toDiskError(e: unknown, file: string, doing = 'writing'): unknown {
   if (e instanceof DiskError) return e;
   const code = errorCode(e);
-  if (!code || !isDiskErrorCode(code)) return e;
+  if (!isDiskErrorCode(code)) return e;
   return new DiskError(file, code, `${file}: ${doing} failed (${code}): ${ADVICE[code](file)}`, { cause: e });
 }
 
