@@ -2,9 +2,11 @@
 // HotpotQA dev (7,405 questions) through the offline Wikipedia, against the test OpenAI server in its
 // own process answering at once (bench/support/scripts.ts reactEpisode: Search → Lookup → Finish),
 // concurrency 16, cache off. The CLI child's peak RSS is read from /usr/bin/time -v ("Maximum resident
-// set size"). `--base DIR` runs another compiled tree (e.g. main's dist/, built into a folder under
-// this checkout) the same way, right after. Target: ≤ 350 MB at 7,405 episodes. Writes
-// bench/results-memory.md (keeping its ## Notes) and the row `npm run bench -- --memory` puts in RESULTS.md.
+// set size"), and its live heap from V8's --trace-gc: the heap left after each full (Mark-Compact)
+// collection, which tells what the run keeps from V8's headroom over it. `--base DIR` runs another
+// compiled tree (e.g. main's dist/, built into a folder under this checkout) the same way, right after.
+// Target: ≤ 350 MB at 7,405 episodes. Writes bench/results-memory.md (keeping its ## Notes) and the row
+// `npm run bench -- --memory` puts in RESULTS.md.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,12 +29,26 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
 const server = await childOpenAIServer({ script: 'reactEpisode', latencyMs: 0 });
 let seq = 0;
 
-async function peakRss(distDir: string, limit: number): Promise<{ rssMB: number; s: number; episodes: number }> {
+/** The heap left after each Mark-Compact in node's --trace-gc lines ("Mark-Compact 30.7 (61.1) -> 14.4 (..."), in MB. */
+function liveHeapAfterFullGcs(trace: string): number[] {
+  return [...trace.matchAll(/Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/g)].map((m) => Number(m[1]));
+}
+
+interface MemoryRun {
+  rssMB: number;
+  s: number;
+  episodes: number;
+  /** MB left after each full collection, in order. */
+  liveMB: number[];
+}
+
+async function peakRss(distDir: string, limit: number): Promise<MemoryRun> {
   const results = path.join(tmp, `r${seq++}`);
   const main = pathToFileURL(path.join(distDir, 'cli', 'main.js')).href;
   const args = [
     '-v',
     process.execPath,
+    '--trace-gc',
     '--input-type=module',
     '-e',
     `const { main } = await import(${JSON.stringify(main)}); process.exitCode = await main(process.argv.slice(1));`,
@@ -43,8 +59,10 @@ async function peakRss(distDir: string, limit: number): Promise<{ rssMB: number;
   const child = spawn('/usr/bin/time', args, {
     cwd: tmp,
     env: { ...process.env, REACT_REPRO_CACHE_DIR: path.join(tmp, 'cache') },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let trace = '';
+  child.stdout.on('data', (d) => (trace += d));
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const code = await new Promise<number | null>((r) => child.on('close', r));
@@ -57,7 +75,7 @@ async function peakRss(distDir: string, limit: number): Promise<{ rssMB: number;
     .split('\n')
     .filter(Boolean).length;
   fs.rmSync(results, { recursive: true, force: true });
-  return { rssMB: Number(kb) / 1024, s, episodes };
+  return { rssMB: Number(kb) / 1024, s, episodes, liveMB: liveHeapAfterFullGcs(trace) };
 }
 
 const load0 = os
@@ -71,9 +89,18 @@ const load1 = os
   .loadavg()
   .map((x) => x.toFixed(1))
   .join(' ');
+/** "live heap after each full GC 9.0, 14.4, …, 17.1 MB": what the run keeps, apart from V8's headroom over it. */
+const live = (r: MemoryRun) => {
+  const mb = r.liveMB.map((x) => x.toFixed(1));
+  if (mb.length === 0) return 'no full GC traced';
+  const shown = mb.length <= 10 ? mb : [...mb.slice(0, 4), '…', ...mb.slice(-4)];
+  return `live heap after each full GC ${shown.join(', ')} MB`;
+};
 const out = [
-  `this tree: ${ours.episodes} episodes, peak RSS ${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(1)} s  [target ≤ 350 MB]`,
-  ...(base ? [`--base ${baseDir}: ${base.episodes} episodes, peak RSS ${base.rssMB.toFixed(0)} MB, ${base.s.toFixed(1)} s`] : []),
+  `this tree: ${ours.episodes} episodes, peak RSS ${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(1)} s  [target ≤ 350 MB]; ${live(ours)}`,
+  ...(base
+    ? [`--base ${baseDir}: ${base.episodes} episodes, peak RSS ${base.rssMB.toFixed(0)} MB, ${base.s.toFixed(1)} s; ${live(base)}`]
+    : []),
   `load average before ${load0}, after ${load1}`,
 ];
 console.log(out.join('\n'));
@@ -97,7 +124,7 @@ reportRows([
   {
     benchmark: `Peak RSS of a ${ours.episodes}-episode ReAct run (HotpotQA dev, offline Wikipedia, instant model, concurrency 16)`,
     target: '≤ 350 MB',
-    measured: `${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(0)} s${base ? ` (--base: ${base.rssMB.toFixed(0)} MB)` : ''}`,
+    measured: `${ours.rssMB.toFixed(0)} MB, ${ours.s.toFixed(0)} s; ${live(ours)}${base ? ` (--base: ${base.rssMB.toFixed(0)} MB)` : ''}`,
     file,
   },
 ]);
