@@ -3,7 +3,7 @@
 // own process answering at once (bench/support/scripts.ts reactEpisode: Search → Lookup → Finish),
 // concurrency 16, cache off. The CLI child's peak RSS is read from /usr/bin/time -v ("Maximum resident
 // set size"), and its live heap from V8's --trace-gc: the heap left after each full (Mark-Compact)
-// collection, which tells what the run keeps from V8's headroom over it. `--base DIR` runs another
+// collection, which separates what the run keeps from V8's headroom over it. `--base DIR` runs another
 // compiled tree (e.g. main's dist/, built into a folder under this checkout) the same way, right after.
 // Target: ≤ 350 MB at 7,405 episodes. Writes bench/results-memory.md (keeping its ## Notes) and the row
 // `npm run bench -- --memory` puts in RESULTS.md.
@@ -29,9 +29,12 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
 const server = await childOpenAIServer({ script: 'reactEpisode', latencyMs: 0 });
 let seq = 0;
 
-/** The heap left after each Mark-Compact in node's --trace-gc lines ("Mark-Compact 30.7 (61.1) -> 14.4 (..."), in MB. */
+/**
+ * The heap left after each full collection, in MB, from node's --trace-gc lines
+ * ("... 469 ms: Mark-Compact 30.7 (61.1) -> 14.4 (28.1) MB, ..."; "ms: " keeps out --minor-mc's lines).
+ */
 function liveHeapAfterFullGcs(trace: string): number[] {
-  return [...trace.matchAll(/Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/g)].map((m) => Number(m[1]));
+  return [...trace.matchAll(/ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/g)].map((m) => Number(m[1]));
 }
 
 interface MemoryRun {
@@ -89,7 +92,7 @@ const load1 = os
   .loadavg()
   .map((x) => x.toFixed(1))
   .join(' ');
-/** "live heap after each full GC 9.0, 14.4, …, 17.1 MB": what the run keeps, apart from V8's headroom over it. */
+/** "live heap after each full GC 9.0, 14.4, …, 17.1 MB": what the run keeps, apart from V8's headroom. */
 const live = (r: MemoryRun) => {
   const mb = r.liveMB.map((x) => x.toFixed(1));
   if (mb.length === 0) return 'no full GC traced';
