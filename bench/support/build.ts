@@ -1,4 +1,4 @@
-// The compiled CLI the start and loop benchmarks run: dist/ current (every src/**.ts has a dist/**.js at
+// The compiled CLI the benchmarks run: dist/ current (every src/**.ts has a dist/**.js at
 // least as new, the bin's rule) and the bundle (dist/cli-bundle/main.js) at least as new as every compiled
 // file, else `npm run build` first, so the bin runs the bundle as a user's would.
 import { spawnSync } from 'node:child_process';
