@@ -2,11 +2,11 @@
 // returns a model that answers the same requests (recording, budget, metering and the cache, src/llm/cache.ts,
 // in the runner's per-episode chain, src/run/model-chain.ts). Options (the abort signal, and whatever a
 // caller tags a call with) pass through every layer unchanged.
-import type { CompletionModel, CompletionRequest, CompletionResult } from './types.js';
+import type { CompleteOptions, CompletionModel, CompletionRequest, CompletionResult } from './types.js';
 
 export type ModelLayer = (inner: CompletionModel) => CompletionModel;
 
-export type CompleteOptions = { signal?: AbortSignal };
+export type { CompleteOptions };
 
 /** `inner` with its own complete(): the name, description and cache api are the inner model's. */
 export function around(

@@ -40,6 +40,17 @@ export interface TokenUsage {
   totalTokens: number;
 }
 
+/** Options of one call; every layer passes them on unchanged (src/llm/layer.ts). */
+export type CompleteOptions = {
+  signal?: AbortSignal;
+  /**
+   * Called with each request just before it goes to the backend, below the cache (the budget's
+   * admission, src/run/model-chain.ts): a call the cache answers is never admitted, as it costs nothing.
+   * It may throw to refuse the request.
+   */
+  admit?: (sent: CompletionRequest) => void;
+};
+
 export interface CompletionResult {
   choices: CompletionChoice[];
   /** Tokens billed by this call (0 for choices served from the cache). */
@@ -80,7 +91,7 @@ export interface CompletionModel {
    * another server or cache is the same run. Absent: the whole description.
    */
   identity?(): Record<string, unknown>;
-  complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResult>;
+  complete(req: CompletionRequest, opts?: CompleteOptions): Promise<CompletionResult>;
   close?(): Promise<void>;
   /** The api part of this model's completion-cache keys, when it is cached (src/llm/cache.ts). */
   readonly cacheApi?: string;

@@ -1,6 +1,7 @@
 // --max-cost USD (README "Reliability"): a spending limit for one invocation of `run` (all runs of an experiment
-// file together), read from the meter (src/run/meter.ts). Before each model call (the budget layer of
-// the episode's model chain, src/run/model-chain.ts) the call's cost is estimated (prompt chars/4 tokens plus
+// file together), read from the meter (src/run/meter.ts). Before each request the cache cannot answer
+// (the admission layer of the episode's model chain, src/run/model-chain.ts; a cache hit costs nothing
+// and is never refused) the request's cost is estimated (prompt chars/4 tokens plus
 // max_tokens × n completion tokens, at the model's prices: an upper bound for the completion); when
 // the spend so far, plus what calls in flight may still cost, plus this call would pass the budget,
 // the call is not made and the run stops like an interrupt: in-flight episodes are dropped (their

@@ -1,14 +1,17 @@
 // The model chain of one episode attempt, built and defined in one place. A call passes, in order:
 //   recording  its line in recording.jsonl (src/run/run-recording.ts), answered, failed or refused
-//   budget     --max-cost admits it (src/run/budget.ts), or refuses it (a clean stop)
+//   budget     --max-cost: holds the call's admission until it is released (src/run/budget.ts)
 //   metering   the episode's meter counts it (src/run/meter.ts)
 //   cache      answered from the completion cache, or sent and stored (src/llm/cache.ts cacheLayer)
+//   admission  a request the cache could not answer is admitted by the budget, or refused (a clean stop)
 //   the backend (src/llm/openai-model.ts, the local llama model, a bundle's answers, a test double)
+// A cache hit costs nothing, so it is never refused (a re-run from the cache under --max-cost runs
+// whole); what an admitted request cost is counted by the meter before its admission is released.
 // Each is a ModelLayer (src/llm/layer.ts). The cache layer wraps the run's one CacheStore (opened once
 // per run): one file and one lock per request key serve every episode of the process.
 import { around, chain, type ModelLayer } from '../llm/layer.js';
 import { cacheLayer, ConversationKeyer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
-import type { CompletionModel, TokenUsage } from '../llm/types.js';
+import type { CompletionModel, CompletionRequest, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
 import { BudgetStop, estimateCallUsd, type Budget, type UsdPrices } from './budget.js';
 import { isInFlightAbort, type EpisodeMeter } from './meter.js';
@@ -33,6 +36,7 @@ export function episodeModel(c: EpisodeChain): CompletionModel {
   if (c.budget) layers.push(budgetLayer(c.budget.budget, c.budget.prices, c.budget.onStop));
   layers.push(meteringLayer(c.meter));
   if (c.cache) layers.push(cacheLayer(c.cache));
+  if (c.budget) layers.push(admissionLayer);
   return chain(c.model, layers);
 }
 
@@ -85,27 +89,35 @@ export function recordingLayer(t: CallSink): ModelLayer {
 }
 
 /**
- * Budget (--max-cost): each call is admitted first, at its estimated cost, or refused with a
- * BudgetStop (the runner then stops the run). What an admitted call cost is counted by the metering
- * layer below it, into the meter the budget reads.
+ * Budget (--max-cost): each request the cache cannot answer is admitted first, at its estimated cost
+ * (by the admission layer below the cache), or refused with a BudgetStop (the runner then stops the
+ * run). The admission is held here, above the metering layer, until the call has returned and the
+ * meter counted what it really cost, so the budget never sees a paid call as neither in flight nor spent.
  */
 export function budgetLayer(budget: Budget, prices: UsdPrices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
   return (inner) =>
     around(inner, async (req, opts) => {
-      let release: () => void;
+      const releases: Array<() => void> = [];
+      const admit = (sent: CompletionRequest) => {
+        releases.push(budget.begin(estimateCallUsd(sent, prices)));
+      };
       try {
-        release = budget.begin(estimateCallUsd(req, prices));
+        return await inner.complete(req, { ...opts, admit });
       } catch (e) {
         if (e instanceof BudgetStop) onStop(e);
         throw e;
-      }
-      try {
-        return await inner.complete(req, opts);
       } finally {
-        release();
+        for (const release of releases) release();
       }
     });
 }
+
+/** Where the budget admits a request: right above the backend, below the cache (see budgetLayer). */
+export const admissionLayer: ModelLayer = (inner) =>
+  around(inner, (req, opts) => {
+    opts?.admit?.(req);
+    return inner.complete(req, opts);
+  });
 
 /**
  * Metering: every call, answered or not, goes to the episode's meter, the one source of the record's

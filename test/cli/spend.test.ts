@@ -99,6 +99,15 @@ describe('spent = billed', () => {
       expect(m.sessions.map((s: any) => s.status)).toEqual(['interrupted', 'interrupted', 'complete']);
       for (const s of m.sessions.slice(0, 2)) expect(s.spent.cost_usd).toBeGreaterThan(1);
       expectSpentEqualsBill(runDir, srv, 3);
+      // Re-run from the cache: it costs nothing, so a budget below one call's estimate lets it run whole.
+      const requests = srv.billed.requests;
+      const replay = await runCli([...args.slice(0, -1), path.join(tmp, 'budget-replay'), '--cache', 'replay', '--max-cost', '0.01'], {
+        cwd: tmp,
+        env,
+      });
+      expect(replay.code).toBe(0);
+      expect(replay.stdout).toContain('this command spent 0 tokens, $0.0000');
+      expect(srv.billed.requests).toBe(requests);
     } finally {
       await srv.close();
     }

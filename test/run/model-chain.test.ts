@@ -104,7 +104,7 @@ describe('the model chain of an episode', () => {
     expect(err).toMatchObject({ n_calls: 1, cost: 1, spent_cost: 0.5, cached_calls: 1 });
   });
 
-  it('the budget admits against the meter: a refused call is recorded, never sent, never metered', async () => {
+  it('the budget admits against the meter: a refused call is recorded, never sent, never paid', async () => {
     const budget = new Budget(0.9);
     const session = new SpendMeter(budget.meter);
     const meter = new EpisodeMeter(session);
@@ -118,7 +118,8 @@ describe('the model chain of an episode', () => {
     await expect(m.complete(req('fresh: 3'))).rejects.toBeInstanceOf(BudgetStop);
     expect(stops).toHaveLength(1);
     expect(backend.sent).toBe(2);
-    expect(meter.calls).toBe(2);
+    // Asked for (the runner drops its episode unwritten), never answered.
+    expect(meter).toMatchObject({ calls: 3, answers: 2 });
     expect(rec.lines.at(-1)?.error).toMatchObject({ name: 'BudgetStop' });
     expect(session.spent).toMatchObject({ calls: 2, cost_usd: 1, paid_unknown_calls: 0 });
     expect(budget.stopped?.message).toBe(
@@ -225,16 +226,41 @@ describe('the cache layer in the chain', () => {
       expect(meters.map((m) => m.spent.costUsd)).toEqual([0.2, 0]);
     }));
 
-  it('is below the budget: a refused call never reaches the cache or the backend', () =>
+  it('is above the admission: a refused request never reaches the backend, and a cache hit is never refused', () =>
     withStore(async (store) => {
       const backend = paidBackend();
       const budget = new Budget(0.1);
       const meter = new EpisodeMeter(new SpendMeter(budget.meter));
-      const m = episodeModel({ model: backend, cache: store, meter, budget: { budget, prices: null, onStop: () => undefined } });
+      const stops: BudgetStop[] = [];
+      const m = episodeModel({ model: backend, cache: store, meter, budget: { budget, prices: null, onStop: (s) => stops.push(s) } });
       await m.complete(req('a'));
       await expect(m.complete(req('b'))).rejects.toBeInstanceOf(BudgetStop);
       expect(backend.sent).toBe(1);
-      expect(store.accumulator.snapshot()).toMatchObject({ calls: 1, failedCalls: 0 });
+      expect(stops).toHaveLength(1);
+      // The budget is spent and has stopped the run, yet what the cache holds is served: it costs nothing.
+      const hit = await m.complete(req('a'));
+      expect(hit.cachedChoices).toBe(1);
+      expect(backend.sent).toBe(1);
+      expect(meter.spent.costUsd).toBe(0.2);
+    }));
+
+  it('admits only what the cache cannot answer, at the estimate of the samples it asks for', () =>
+    withStore(async (store) => {
+      const backend = paidBackend();
+      const prices = { promptPerM: 1_000_000, completionPerM: 0 }; // $1 a prompt token: the estimate is chars/4 dollars
+      const warm = episodeModel({ model: backend, cache: store, meter: new EpisodeMeter() });
+      await warm.complete(req('x'.repeat(400)));
+      // A budget far below one fresh call's estimate ($100): the cached call passes, a fresh one is refused.
+      const budget = new Budget(1);
+      const m = episodeModel({
+        model: backend,
+        cache: store,
+        meter: new EpisodeMeter(new SpendMeter(budget.meter)),
+        budget: { budget, prices, onStop: () => undefined },
+      });
+      expect((await m.complete(req('x'.repeat(400)))).cachedChoices).toBe(1);
+      await expect(m.complete(req('y'.repeat(400)))).rejects.toThrow('the next call (up to $100.00) could pass it');
+      expect(backend.sent).toBe(1);
     }));
 
   it('names the cache in the description, never in the identity', () =>
