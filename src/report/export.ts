@@ -6,7 +6,8 @@
 //   GPT data: user task, then assistant "Thought/Action" and user "Observation" turns) and Alpaca
 //   instruction/input/output (FireAct's Llama data).
 // - jsonl: every episode of every run, one flat object per line (run columns, metrics as metric_<key>,
-//   usage columns, the trajectory and steps, the benchmark's extra fields), for pandas or jq.
+//   null for error episodes, which are never scored; usage columns, the trajectory and steps, the
+//   benchmark's extra fields), for pandas or jq.
 // Which runs: a run folder once however often it is given; a merged run supersedes the shards it was
 // merged from; combinations (copies of their base runs' episodes) are left out of the finetune data.
 import { UserError } from '../errors.js';
@@ -16,6 +17,7 @@ import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
 import { metricKeysOf } from '../run/summary.js';
 import { recordExtras, type EpisodeRecord } from '../runlog/schema.js';
+import { isScored } from '../util/numbers.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
@@ -174,6 +176,8 @@ function spent(r: EpisodeRecord): { tokens: number; cost: number } {
 export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unknown> {
   const m = run.manifest;
   const primary = m.metrics?.[0]?.key;
+  // An error episode's record carries 0 metrics, which would pull down any mean taken over this export.
+  const scored = isScored(r);
   const out = new Map<string, unknown>(
     Object.entries({
       run_id: m.runId,
@@ -187,11 +191,16 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
       input: r.input,
       gold: r.gold,
       answer: r.answer,
-      // null for an error episode: it was not scored
-      correct: r.error ? null : primary !== undefined ? r.metrics?.[primary] === 1 : null,
+      correct: scored && primary !== undefined ? r.metrics?.[primary] === 1 : null,
     }),
   );
-  for (const [k, v] of Object.entries(r.metrics ?? {})) out.set(`metric_${k}`, v);
+  if (scored) {
+    for (const [k, v] of Object.entries(r.metrics ?? {})) out.set(`metric_${k}`, v);
+  } else {
+    // null under every metric the run declares too, so an error row has the scored rows' columns
+    const keys = new Set([...(m.metrics ?? []).map((x) => x.key), ...Object.keys(r.metrics ?? {})]);
+    for (const k of keys) out.set(`metric_${k}`, null);
+  }
   const s = spent(r);
   const accounting = {
     reward: r.reward,

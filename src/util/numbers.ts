@@ -152,6 +152,11 @@ export interface ScoredRecord {
   error: unknown;
 }
 
+/** Whether an episode was scored: an error episode (an outage) never is, whatever its record's metrics say. */
+export function isScored(r: Pick<ScoredRecord, 'error'>): boolean {
+  return !r.error;
+}
+
 /**
  * A metric's score over records: error records are left out (they are outages, never wrong answers).
  * A scored record without the metric is a bug upstream (the runner scores every declared metric): throws.
@@ -160,7 +165,7 @@ export function metricScore(records: readonly ScoredRecord[], metric: string): M
   const values: number[] = [];
   let errors = 0;
   for (const r of records) {
-    if (r.error) {
+    if (!isScored(r)) {
       errors++;
       continue;
     }

@@ -1,7 +1,15 @@
 // `run`'s closing lines and exit status, as pure functions (the CLI tests run them end to end).
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkRepeatedFlags, closingLines, exitCodeOf, resumeCommand, shellWord, EXIT } from '../../src/cli/commands/run.js';
+import {
+  checkRepeatedFlags,
+  closingLines,
+  exitCodeOf,
+  experimentCommand,
+  resumeCommand,
+  shellWord,
+  EXIT,
+} from '../../src/cli/commands/run.js';
 import { CircuitOpenError } from '../../src/run/breaker.js';
 import { BudgetStop } from '../../src/run/budget.js';
 import { FatalRunError } from '../../src/errors.js';
@@ -103,6 +111,41 @@ describe('closing lines', () => {
     expect(resumeCommand(path.join(defaultResultsDir(), 'r1'), { retryErrors: true })).toBe('react-repro run --resume r1 --retry-errors');
     expect(resumeCommand("/my runs/it's/r1", { retryErrors: false })).toBe(`react-repro run --resume r1 --results-dir '/my runs/it'\\''s'`);
     expect(shellWord('a-b_c.d/e:1')).toBe('a-b_c.d/e:1');
+  });
+});
+
+describe('closing lines of an experiment file', () => {
+  const exp = {
+    args: ['run', 'table1', '--model', 'm', '--max-cost', '5'],
+    runs: ['hotpotqa cot', 'hotpotqa react', 'hotpotqa cot-sc-react'],
+  };
+  const interrupted = (runId: string) => result({ runId, status: 'interrupted', stoppedBy: 'SIGINT' });
+
+  it('stopped before its last run: how many runs were not reached, then the experiment command', () => {
+    expect(closingLines([result({ runId: 'a' }), interrupted('b')], exp)).toEqual([
+      'interrupted (SIGINT): the episodes in flight were dropped',
+      'the experiment stopped in run 2 of 3: 1 of its 3 runs was not reached (hotpotqa cot-sc-react); the command below resumes run 2 and runs it (complete runs make no calls)',
+      'resume with: react-repro run table1 --model m --max-cost 5',
+    ]);
+  });
+
+  it('stopped in its last run, or not stopped: the lines of a single run', () => {
+    expect(closingLines([result({ runId: 'a' }), result({ runId: 'b' }), interrupted('c')], exp).at(-1)).toBe(
+      'resume with: react-repro run --resume c --results-dir /data/res',
+    );
+    expect(closingLines([result({ runId: 'a' }), result({ runId: 'b' }), result({ runId: 'c' })], exp)).toEqual([]);
+  });
+
+  it('the command adds --retry-errors once, quotes what the shell would split and never prints URL credentials', () => {
+    expect(experimentCommand(['run', 'my exp.json', '--retry-errors'], { retryErrors: true })).toEqual({
+      command: "react-repro run 'my exp.json' --retry-errors",
+      redacted: false,
+    });
+    const c = experimentCommand(['run', 'x', '--wiki-url', 'http://u:s3cret@h/w', '--env-url=http://u:s3cret@e'], { retryErrors: true });
+    expect(c).toEqual({ command: "react-repro run x --wiki-url 'http://***@h/w' '--env-url=http://***@e' --retry-errors", redacted: true });
+    const lines = closingLines([interrupted('a')], { args: ['run', 'x', '--wiki-url', 'http://u:s3cret@h/w'], runs: ['t m', 't n'] });
+    expect(lines.join('\n')).not.toContain('s3cret');
+    expect(lines.slice(-3, -2)).toEqual(['a URL below had credentials, printed as ***: put them back before running it']);
   });
 });
 

@@ -54,7 +54,10 @@ export const exportCommand: CommandModule = {
         "successful ReAct trajectories on HotpotQA as FireAct's prompt/completion lines",
       )
       .example('$0 export results --format finetune --method act,react', 'Act and ReAct trajectories (the default is ReAct only)')
-      .example('$0 export results --format jsonl | jq .metric_em', 'every episode, flat'),
+      .example(
+        "$0 export results --format jsonl | jq 'select(.metric_em != null) | .metric_em'",
+        'every episode, flat (metrics null for error episodes)',
+      ),
   handler: (argv: ArgumentsCamelCase) => {
     const format = String(argv.format);
     if (format !== 'finetune' && (argv.style !== undefined || argv.metric !== undefined))

@@ -25,6 +25,7 @@ import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { usdExact } from '../../util/money.js';
+import { redactUrlsIn } from '../../util/redact.js';
 
 /** Exit statuses of `run` (README "Reliability"). */
 export const EXIT = {
@@ -104,6 +105,27 @@ export function resumeCommand(runDir: string, opts: { retryErrors: boolean }): s
   return parts.join(' ');
 }
 
+/**
+ * The command that resumes a whole experiment: the invocation's own arguments (re-running an
+ * experiment resumes its stopped run and starts the runs it did not reach; complete runs make no
+ * calls), URL credentials printed as *** (they never reach a terminal or a log).
+ */
+export function experimentCommand(args: readonly string[], opts: { retryErrors: boolean }): { command: string; redacted: boolean } {
+  const words = args.map((a) => redactUrlsIn(a));
+  const redacted = words.some((w, i) => w !== args[i]);
+  // Given twice, --retry-errors would be refused as a repeated flag.
+  if (opts.retryErrors && !args.some((a) => /^--retry-?errors(=|$)/i.test(a))) words.push('--retry-errors');
+  return { command: ['react-repro', ...words.map(shellWord)].join(' '), redacted };
+}
+
+/** An experiment file's invocation: its arguments and every run's label, to name the runs a stop left. */
+export interface ExperimentInvocation {
+  /** The arguments after `react-repro` (process.argv.slice(2)). */
+  args: readonly string[];
+  /** One label per run of the file, in order ("hotpotqa react"). */
+  runs: readonly string[];
+}
+
 function oneLine(s: string, max = 240): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -123,12 +145,16 @@ export function exitCodeOf(results: RunResult[]): number {
 /**
  * The closing lines: why the invocation stopped (if it did), then for each run with error episodes
  * their count per cause with the first message of each, and as the very last line the command that
- * retries them (or resumes the stopped run).
+ * retries them (or resumes the stopped run; an experiment stopped before its last run: the whole
+ * experiment, after a line saying how many of its runs were not reached).
  */
-export function closingLines(results: RunResult[]): string[] {
+export function closingLines(results: RunResult[], experiment?: ExperimentInvocation): string[] {
   const lines: string[] = [];
   const last = results.at(-1);
   let resume: string | undefined;
+  const stopped = last !== undefined && (last.fatal !== undefined || last.status === 'interrupted');
+  // Resuming only the stopped run would end with [complete] and exit 0 while later runs never ran.
+  const unreached = stopped && experiment ? experiment.runs.slice(results.length) : [];
   // Model limits first: outcomes of scored episodes, not errors (nothing to retry).
   for (const r of results) lines.push(...(r.limitLines ?? []));
   if (last?.fatal) {
@@ -142,7 +168,16 @@ export function closingLines(results: RunResult[]): string[] {
     if (last.stoppedBy === 'max-cost' && last.budgetStop) lines.push(last.budgetStop.message);
     else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
   }
-  if (last && (last.fatal || last.status === 'interrupted')) resume = resumeCommand(last.dir, { retryErrors: last.errorCauses.length > 0 });
+  const notReached: string[] = [];
+  if (stopped && unreached.length && experiment) {
+    const exp = experimentCommand(experiment.args, { retryErrors: last.errorCauses.length > 0 });
+    resume = exp.command;
+    const n = experiment.runs.length;
+    if (exp.redacted) notReached.push('a URL below had credentials, printed as ***: put them back before running it');
+    notReached.push(
+      `the experiment stopped in run ${results.length} of ${n}: ${unreached.length} of its ${n} runs ${unreached.length === 1 ? 'was' : 'were'} not reached (${unreached.join(', ')}); the command below resumes run ${results.length} and runs ${unreached.length === 1 ? 'it' : 'them'} (complete runs make no calls)`,
+    );
+  } else if (stopped) resume = resumeCommand(last.dir, { retryErrors: last.errorCauses.length > 0 });
   const withErrors = results.filter((r) => r.errorCauses.length > 0);
   const retry: string[] = [];
   for (const r of withErrors) {
@@ -160,6 +195,7 @@ export function closingLines(results: RunResult[]): string[] {
     if (withErrors.some((r) => r.retryRuns?.length))
       lines.push("the combination errors are its base runs' errors: retry those, then run the combination again");
     for (const c of cmds.slice(0, -1)) lines.push(`${what} with: ${c}`);
+    lines.push(...notReached);
     lines.push(`${what} with: ${cmds.at(-1)}`);
   }
   return lines;
@@ -300,7 +336,11 @@ export const runCommand: CommandModule = {
           ...(session.maxCost !== undefined ? { budget: new Budget(session.maxCost) } : {}),
         };
         const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
-        for (const l of closingLines(results)) io.log(l);
+        const experiment =
+          raw.experiment !== undefined
+            ? { args: process.argv.slice(2), runs: runs.map((c) => [c.task, c.method].filter(Boolean).join(' ')) }
+            : undefined;
+        for (const l of closingLines(results, experiment)) io.log(l);
         const code = exitCodeOf(results);
         if (code !== 0) process.exitCode = code;
       } catch (e) {
