@@ -5,7 +5,10 @@
 // the call in progress. The key is the sha256 of the canonical JSON of what determines the completion
 // (model, prompt, stop, sampling parameters, api mode), never the endpoint or the key. Each of the n
 // samples is its own row (key, sample_index): a later request for fewer samples is served from the
-// cache, and a request for more only asks the backend for the missing ones.
+// cache, and a request for more only asks the backend for the missing ones. A request the server
+// refused because its prompt outgrew the model's context window (a ContextLengthError, scored as the
+// outcome context_exceeded) is kept too, as a refusal under the same key (table `refusals`), so that
+// --cache replay re-runs such a run; a completion stored for the key replaces it.
 import { SqliteUnavailable, openSqlite, type SqliteDatabase, type SqliteStatement } from '../util/sqlite.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +22,8 @@ import { LlmAccumulator } from './stats.js';
 import { costUsd, ZERO_USAGE } from './pricing.js';
 import { abortReason } from '../util/clock.js';
 import type { ModelLayer } from './layer.js';
+import { ContextLengthError, contextLimitFromJson, type ContextLimit } from './context-limit.js';
+import { JsonFields } from '../util/json-fields.js';
 
 export type CacheMode = 'rw' | 'off' | 'replay';
 
@@ -179,7 +184,40 @@ CREATE TABLE IF NOT EXISTS requests (
   request TEXT NOT NULL,
   created_at TEXT NOT NULL
 );
+-- Requests the server refused in a way that is part of the result (one row per key, the latest
+-- refusal); a file made before this table gains it when opened for writing, and an older version
+-- of react-repro reads the file as before. kind 'context_length': a ContextLengthError, its message
+-- and its ContextLimit as JSON in detail (null when it carried none).
+CREATE TABLE IF NOT EXISTS refusals (
+  key TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  message TEXT NOT NULL,
+  detail TEXT,
+  model TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
 `;
+
+/** A refusal stored for a request key (table `refusals`): what the error that reported it carried. */
+export interface StoredRefusal {
+  kind: 'context_length';
+  message: string;
+  limit?: ContextLimit;
+}
+
+/** The refusal a ContextLengthError stands for, with `scrub` applied to the server's words. */
+function refusalOf(e: ContextLengthError, scrub: (text: string) => string = (t) => t): StoredRefusal {
+  return {
+    kind: 'context_length',
+    message: scrub(e.message),
+    ...(e.limit ? { limit: { ...e.limit, message: scrub(e.limit.message) } } : {}),
+  };
+}
+
+/** The error a stored refusal was: the same class, message and fields. */
+function refusalError(r: StoredRefusal): ContextLengthError {
+  return new ContextLengthError(r.message, r.limit);
+}
 
 function isBusy(e: unknown): boolean {
   const code = errorCode(e);
@@ -194,6 +232,10 @@ export class CompletionCache {
   private readonly insertStmt: SqliteStatement;
   private readonly insertReqStmt: SqliteStatement;
   private readonly countStmt: SqliteStatement;
+  /** Undefined in a file opened read-only that predates the `refusals` table. */
+  private readonly selectRefusalStmt?: SqliteStatement;
+  private readonly insertRefusalStmt?: SqliteStatement;
+  private readonly deleteRefusalStmt?: SqliteStatement;
   private tag = '';
 
   private readonly busyTimeoutMs: number;
@@ -225,6 +267,16 @@ export class CompletionCache {
     this.insertReqStmt = opts.readonly
       ? this.selectStmt
       : this.db.prepare('INSERT OR IGNORE INTO requests (key, request, created_at) VALUES (?, ?, ?)');
+    const hasRefusals = !!this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refusals'").get();
+    if (hasRefusals) {
+      this.selectRefusalStmt = this.db.prepare('SELECT kind, message, detail FROM refusals WHERE key = ?');
+    }
+    if (!opts.readonly) {
+      this.insertRefusalStmt = this.db.prepare(
+        'INSERT OR REPLACE INTO refusals (key, kind, message, detail, model, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      this.deleteRefusalStmt = this.db.prepare('DELETE FROM refusals WHERE key = ?');
+    }
   }
 
   /** Opens (creating if needed) the cache file; the same path in one process shares one connection. */
@@ -253,10 +305,27 @@ export class CompletionCache {
     return out;
   }
 
+  /** The refusal stored for `key`, if any (a kind this version does not know is none). */
+  getRefusal(key: string): StoredRefusal | undefined {
+    const row = JsonFields.of(this.selectRefusalStmt?.get(key));
+    const message = row?.str('message');
+    if (row?.str('kind') !== 'context_length' || message === undefined) return undefined;
+    const detail = row.str('detail');
+    let limit: ContextLimit | undefined;
+    if (detail !== undefined) {
+      try {
+        limit = contextLimitFromJson(JSON.parse(detail));
+      } catch {
+        limit = undefined; // a damaged detail: the error without the window it named
+      }
+    }
+    return { kind: 'context_length', message, ...(limit ? { limit } : {}) };
+  }
+
   /**
    * Stores `choices` at sample indices start, start+1, ... in one transaction and returns what the file
    * holds at those indices afterwards (another process may have stored them first: its rows win, so
-   * every reader sees the same samples).
+   * every reader sees the same samples). A refusal stored for `key` is removed: the request was answered.
    */
   put(
     key: string,
@@ -290,12 +359,44 @@ export class CompletionCache {
     callN: number,
     signal?: AbortSignal,
   ): Promise<StoredChoice[]> {
+    return this.interruptible(() => this.put(key, canonical, model, start, choices, usage, callN), signal);
+  }
+
+  /** Stores `refusal` for `key` (replacing an earlier one), waiting for the write lock as putInterruptible does. */
+  async putRefusalInterruptible(
+    key: string,
+    canonical: string,
+    model: string,
+    refusal: StoredRefusal,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.interruptible(() => this.putRefusal(key, canonical, model, refusal), signal);
+  }
+
+  /** Stores `refusal` for `key`, replacing an earlier one, in one transaction. */
+  putRefusal(key: string, canonical: string, model: string, refusal: StoredRefusal): void {
+    const insert = this.insertRefusalStmt;
+    if (!insert) throw new Error('the completion cache was opened read-only');
+    const detail = refusal.limit ? JSON.stringify(refusal.limit) : null;
+    retryBusy(() => {
+      const createdAt = new Date().toISOString();
+      this.db
+        .transaction(() => {
+          this.insertReqStmt.run(key, canonical, createdAt);
+          insert.run(key, refusal.kind, refusal.message, detail, model, createdAt);
+        })
+        .immediate();
+    }, this.busyAttempts);
+  }
+
+  /** `write` (a put), retried in short busy-timeout slices with the event loop free between them. */
+  private async interruptible<T>(write: () => T, signal?: AbortSignal): Promise<T> {
     const t0 = Date.now();
     for (;;) {
       this.db.pragma(`busy_timeout = ${BUSY_SLICE_MS}`);
       this.busyAttempts = 1;
       try {
-        return this.put(key, canonical, model, start, choices, usage, callN);
+        return write();
       } catch (e) {
         if (!isBusy(e) || Date.now() - t0 > this.busyTimeoutMs * 20) throw e;
       } finally {
@@ -320,6 +421,7 @@ export class CompletionCache {
     const createdAt = new Date().toISOString();
     const run = this.db.transaction(() => {
       this.insertReqStmt.run(key, canonical, createdAt);
+      this.deleteRefusalStmt?.run(key);
       choices.forEach((c, k) =>
         this.insertStmt.run({
           key,
@@ -481,6 +583,9 @@ export class CacheStore {
       return hit;
     }
     if (this.o.mode === 'replay') {
+      // A request the server refused as too long for the context window is refused again, as it was.
+      const refused = this.cacheOrWarn(() => cache.getRefusal(key), undefined);
+      if (refused) throw refusalError(refused);
       throw new CacheMissError(
         `completion not in the cache file ${cache.file} (model "${inner.model}", ${have.length} of ${req.n} samples stored): ` +
           '--cache replay makes no model calls; run with --cache rw to fill the cache',
@@ -492,7 +597,16 @@ export class CacheStore {
     const ask = seededSampling ? req.n : req.n - have.length;
     // What the entry stores, made from the request as it is sent (only a miss needs it).
     const canonical = canonicalOf();
-    const res = this.withoutSecrets(await inner.complete({ ...req, n: ask }, opts));
+    let res: CompletionResult;
+    try {
+      res = this.withoutSecrets(await inner.complete({ ...req, n: ask }, opts));
+    } catch (e) {
+      // A stored refusal is never served here (only --cache replay serves one): the request is asked
+      // again, as the window may have been raised since and a refusal is not billed (README "Model
+      // limits are outcomes, not outages"); a refusal again replaces the stored one.
+      if (e instanceof ContextLengthError) await this.storeRefusal(cache, key, canonical, inner.model, e, opts.signal);
+      throw e;
+    }
     const fresh = seededSampling ? res.choices.slice(have.length) : res.choices;
     // A paid completion is never lost to the cache: if storing fails, it is returned uncached.
     const uncached = fresh.map((c, k) => ({ sampleIndex: have.length + k, text: c.text, finishReason: c.finishReason }));
@@ -524,8 +638,34 @@ export class CacheStore {
         },
         costUsd: res.costUsd + costAtRunPrices(inner, extra),
       },
+      ...(res.usageUnknown ? { usageUnknown: res.usageUnknown } : {}),
     };
     return partial;
+  }
+
+  /** Stores the refusal `e` for `key`; a failing file costs the cache as a failing put does. */
+  private async storeRefusal(
+    cache: CompletionCache,
+    key: string,
+    canonical: string,
+    model: string,
+    e: ContextLengthError,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    try {
+      await cache.putRefusalInterruptible(
+        key,
+        canonical,
+        model,
+        refusalOf(e, (t) => this.scrub(t)),
+        signal,
+      );
+    } catch (err) {
+      if (signal?.aborted) throw err; // stopped while another process held the file: the run is stopping
+      this.cacheOrWarn(() => {
+        throw err;
+      }, undefined);
+    }
   }
 
   /**

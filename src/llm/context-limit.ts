@@ -61,6 +61,27 @@ interface ErrorFields {
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
+const FAMILIES: readonly ServerFamily[] = ['openai', 'vllm', 'llama.cpp', 'ollama', 'tgi', 'other'];
+
+/**
+ * A ContextLimit read back from its JSON (a completion-cache entry, src/llm/cache.ts), its fields in
+ * the order recognizeContextLimit writes them; undefined when `v` is not one.
+ */
+export function contextLimitFromJson(v: unknown): ContextLimit | undefined {
+  const f = JsonFields.of(v);
+  const family = FAMILIES.find((x) => x === f?.str('family'));
+  const message = f?.str('message');
+  if (!f || family === undefined || message === undefined) return undefined;
+  const window = num(f.get('window'));
+  const promptTokens = num(f.get('promptTokens'));
+  return {
+    family,
+    ...(window !== undefined ? { window } : {}),
+    ...(promptTokens !== undefined ? { promptTokens } : {}),
+    message,
+  };
+}
+
 /**
  * The message, type and code of an error body in any of the servers' shapes: {"error": {...}},
  * {"error": "text", "error_type"}, {"object": "error", "message"}, {"detail"}, or the `error` object
