@@ -132,6 +132,7 @@ export class OpenAICompatibleModel implements CompletionModel {
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
     // Whether a request of this call may have been billed (sent with no whole answer, or answered).
     const billing = { maybe: false };
+    let usageUnknown = false;
     try {
       // Some servers (Ollama) ignore n and return one choice: ask again for the rest.
       while (choices.length < req.n) {
@@ -143,7 +144,7 @@ export class OpenAICompatibleModel implements CompletionModel {
           usage.promptTokens += raw.usage.promptTokens;
           usage.completionTokens += raw.usage.completionTokens;
           usage.totalTokens += raw.usage.totalTokens;
-        }
+        } else usageUnknown = true;
       }
     } catch (e) {
       if (opts.signal?.aborted && !billing.maybe) throw new AbortedUnsentError(opts.signal.reason);
@@ -151,7 +152,14 @@ export class OpenAICompatibleModel implements CompletionModel {
     }
     const cost = costUsd(usage, this.o.prices);
     this.accumulator.add({ freshChoices: choices.length });
-    return { choices, usage, costUsd: cost, cachedChoices: 0, latencyMs: performance.now() - t0 };
+    return {
+      choices,
+      usage,
+      costUsd: cost,
+      cachedChoices: 0,
+      latencyMs: performance.now() - t0,
+      ...(usageUnknown ? { usageUnknown } : {}),
+    };
   }
 
   async close(): Promise<void> {}

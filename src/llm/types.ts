@@ -65,6 +65,17 @@ export interface CompletionResult {
    * at the run's prices. Absent: the same as usage/costUsd (README "Reports": a replayed run is not "0 tokens").
    */
   total?: { usage: TokenUsage; costUsd: number };
+  /**
+   * The server answered without reporting usage (no `usage` in a response): usage and costUsd are 0
+   * but what the call was billed is unknown. The meter counts it as paid-unknown, the budget at its
+   * estimate (docs/protocol.md §3).
+   */
+  usageUnknown?: true;
+  /**
+   * Answered from a bundle's recording (run --from-bundle): usage and costUsd are what the original
+   * call was billed, which the episode's record keeps; this invocation paid nothing.
+   */
+  replayed?: true;
 }
 
 /**

@@ -46,6 +46,8 @@ export class BudgetStop extends RunStop {
 export class Budget {
   /** Estimates of the calls in flight. */
   private inFlight = 0;
+  /** Estimates kept for calls answered without usage: what they cost is unknown, so the budget assumes the most. */
+  private unreported = 0;
   /** Set when the budget stopped the run. */
   stopped: BudgetStop | null = null;
 
@@ -68,13 +70,15 @@ export class Budget {
   /**
    * Admits a call of estimated cost `estimate`, or throws BudgetStop (and remembers it) when the
    * call could pass the budget. The returned release() ends the estimate once the call has returned
-   * (and the meter counted what it cost) or failed.
+   * (and the meter counted what it cost) or failed; release(true), for a call answered without usage,
+   * keeps its estimate counted for good.
    */
-  begin(estimate: number): () => void {
+  begin(estimate: number): (unreported?: boolean) => void {
     if (this.stopped) throw this.stopped;
-    if (this.spent + this.inFlight + estimate > this.maxUsd) {
+    if (this.spent + this.unreported + this.inFlight + estimate > this.maxUsd) {
       this.stopped = new BudgetStop(
         `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${usd(this.spent)} spent by this command` +
+          (this.unreported > 0 ? ` (plus up to ${usd(this.unreported)} for calls answered without usage)` : '') +
           (this.inFlight > 0 ? ` (up to ${usd(this.inFlight)} more in flight)` : '') +
           `, and the next call (up to ${usd(estimate)}) could pass it`,
       );
@@ -82,10 +86,11 @@ export class Budget {
     }
     this.inFlight += estimate;
     let released = false;
-    return () => {
+    return (unreported = false) => {
       if (released) return;
       released = true;
       this.inFlight -= estimate;
+      if (unreported) this.unreported += estimate;
     };
   }
 }

@@ -8,6 +8,8 @@
 // Afterwards episodes.jsonl is compared with the bundled one, record by record, byte for byte except
 // NONDETERMINISTIC_FIELDS (latency_ms: wall-clock time). Line order is not compared: episodes run
 // concurrently and are appended as they finish, and a run log is read as the latest record per item.
+// The re-run sends nothing to a model, so its session spends nothing (its answers are `replayed`),
+// while its records keep the bundled accounting, what the original episode spent included.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Benchmark, Item } from '../benchmarks/types.js';
@@ -24,6 +26,7 @@ import { bundleSettings } from './bundle-settings.js';
 import type { OptionTable } from '../options.js';
 import type { Settings } from './experiment.js';
 import { inputShas } from './manifest.js';
+import { noSpend, type Spend } from './meter.js';
 import {
   episodesFile,
   episodesText,
@@ -64,6 +67,8 @@ export interface ReplayedRun {
   summary: RunSummary;
   /** Episodes compared with the bundle (all identical when the run completed). */
   compared: number;
+  /** What the re-run paid for (the meter's figure: nothing, as no model is asked). */
+  spent: Spend;
 }
 
 /** Where one episode's replay stands: its recorded attempt, model calls and environment calls answered. */
@@ -102,6 +107,8 @@ class EpisodeReplay {
         `the completion of model call ${n} is not in the bundle's cache entries (key ${key.slice(0, 12)}…)`,
       );
     }
+    // The recorded call's own accounting, as the original got it, so the record comes out byte for
+    // byte (spent_usage, cached_calls); `replayed`: the meter counts none of it as this session's spend.
     return {
       choices: entry.samples.slice(0, req.n).map((s, index) => ({ index, text: s.text, finishReason: s.finishReason })),
       usage: { ...line.usage! },
@@ -109,6 +116,8 @@ class EpisodeReplay {
       cachedChoices: line.cached ?? 0,
       latencyMs: 0,
       ...(line.total ? { total: { usage: { ...line.total.usage }, costUsd: line.total.costUsd } } : {}),
+      ...(line.usageUnknown ? { usageUnknown: true as const } : {}),
+      replayed: true,
     };
   }
 
@@ -352,26 +361,31 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
         );
     }
     const res = await executeRun(settings, deps, io);
+    // Marked also when the re-run diverged (its folder still came from the bundle).
+    if (fs.existsSync(path.join(res.dir, MANIFEST_FILE))) {
+      const manifest = readManifest(res.dir);
+      manifest.fromBundle = {
+        file: path.basename(b.file),
+        sha256: b.sha256,
+        schema: b.manifest.schema,
+        createdAt: b.manifest.createdAt,
+        runId: stored.runId,
+      };
+      writeManifest(res.dir, manifestText(manifest));
+    }
     if (res.fatal) throw res.fatal;
     if (res.runId !== stored.runId)
       io.log(`note: the re-run of ${stored.runId} is named ${res.runId} (this version describes the method or the model differently)`);
-    const manifest = readManifest(res.dir);
-    manifest.fromBundle = {
-      file: path.basename(b.file),
-      sha256: b.sha256,
-      schema: b.manifest.schema,
-      createdAt: b.manifest.createdAt,
-      runId: stored.runId,
-    };
-    writeManifest(res.dir, manifestText(manifest));
+    const summary = res.summary;
+    const spent = res.spent ?? noSpend();
     if (res.status !== 'complete') {
-      out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: 0 });
+      out.push({ runId: res.runId, dir: res.dir, status: res.status, summary, compared: 0, spent });
       return out; // interrupted: nothing to compare (a re-run goes into an empty --results-dir again)
     }
     const rerun = episodesText(res.dir);
     const diff = compareEpisodes(bundledEpisodes, rerun, { bundled: where(EPISODES_FILE), rerun: episodesFile(res.dir) });
     if (diff) throw new ReplayMismatch(`run --from-bundle: the re-run of ${stored.runId} differs from the bundle: ${diff}`);
-    out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: stored.indices.length });
+    out.push({ runId: res.runId, dir: res.dir, status: res.status, summary, compared: stored.indices.length, spent });
   }
   return out;
 }

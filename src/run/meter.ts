@@ -46,13 +46,13 @@ export class SpendMeter {
 
   constructor(private readonly parent?: SpendMeter) {}
 
-  /** An answered call: its usage and cost are what went to the model (0 for a cache hit). */
+  /** An answered call that went to the model (a miss or a top-up), with what it was billed. */
   paid(usage: TokenUsage, costUsd: number): void {
     addCall(this.spent, usage, costUsd);
     this.parent?.paid(usage, costUsd);
   }
 
-  /** A call sent and then aborted: the server may have billed it. */
+  /** A call sent and then aborted, or answered without usage: the server may have billed it, how much is unknown. */
   paidUnknown(): void {
     this.spent.paid_unknown_calls++;
     this.parent?.paidUnknown();
@@ -97,7 +97,10 @@ export class EpisodeMeter {
     addTally(this.attempt, used);
     addTally(this.used, used);
     addTally(this.spent, { usage: res.usage, costUsd: res.costUsd });
-    this.session?.paid(res.usage, res.costUsd);
+    if (wentToModel(res)) {
+      if (res.usageUnknown) this.session?.paidUnknown();
+      else this.session?.paid(res.usage, res.costUsd);
+    }
     this.lengthStops += res.choices.filter((c) => c.finishReason === 'length').length;
     // Several samples may be several requests (servers that ignore n): their prompt tokens add up.
     if (req.n === 1) this.prompts.push({ chars: req.prompt.length, promptTokens: used.usage.promptTokens });
@@ -127,9 +130,14 @@ export const noSpend = (): Spend => ({
   paid_unknown_calls: 0,
 });
 
-/** Counts one answered call (its usage and cost are what went to the model; 0 for a cache hit). */
+/** Whether an answered call asked the model for any of its samples (not wholly a cache hit, not a bundle's answer). */
+export function wentToModel(res: { choices: readonly unknown[]; cachedChoices: number; replayed?: boolean }): boolean {
+  return res.cachedChoices < res.choices.length && !res.replayed;
+}
+
+/** Counts one answered call that went to the model, with what it was billed. */
 export function addCall(s: Spend, usage: TokenUsage, costUsd: number): void {
-  if (usage.totalTokens > 0 || costUsd > 0) s.calls++;
+  s.calls++;
   s.prompt_tokens += usage.promptTokens;
   s.completion_tokens += usage.completionTokens;
   s.total_tokens += usage.totalTokens;
@@ -158,7 +166,16 @@ export function spendByRecordingSession(dir: string): Map<string, Spend> {
   if (text === null) return out;
   for (const raw of text.split('\n')) {
     if (!raw.includes('"t":"llm"')) continue;
-    let l: { attempt?: unknown; usage?: TokenUsage; cost?: unknown; error?: { kind?: unknown; aborted?: unknown; unsent?: unknown } };
+    let l: {
+      attempt?: unknown;
+      choices?: unknown[];
+      cached?: number;
+      usage?: TokenUsage;
+      usageUnknown?: boolean;
+      replayed?: boolean;
+      cost?: unknown;
+      error?: { kind?: unknown; aborted?: unknown; unsent?: unknown };
+    };
     try {
       l = JSON.parse(raw);
     } catch {
@@ -168,8 +185,15 @@ export function spendByRecordingSession(dir: string): Map<string, Spend> {
     const session = l.attempt.slice(0, l.attempt.lastIndexOf('.'));
     const s = out.get(session) ?? noSpend();
     out.set(session, s);
-    if (l.usage) addCall(s, l.usage, typeof l.cost === 'number' ? l.cost : 0);
-    else if (l.error && isInFlightAbort(l.error)) s.paid_unknown_calls++;
+    if (l.usage) {
+      // A line without its choices (not written so since the recording began): one that spent nothing was a hit.
+      const fresh = Array.isArray(l.choices)
+        ? wentToModel({ choices: l.choices, cachedChoices: l.cached ?? 0, replayed: l.replayed })
+        : l.usage.totalTokens > 0;
+      if (!fresh) continue;
+      if (l.usageUnknown) s.paid_unknown_calls++;
+      else addCall(s, l.usage, typeof l.cost === 'number' ? l.cost : 0);
+    } else if (l.error && isInFlightAbort(l.error)) s.paid_unknown_calls++;
   }
   return out;
 }

@@ -11,7 +11,7 @@
 // per run): one file and one lock per request key serve every episode of the process.
 import { around, chain, type ModelLayer } from '../llm/layer.js';
 import { cacheLayer, ConversationKeyer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
-import type { CompletionModel, CompletionRequest, TokenUsage } from '../llm/types.js';
+import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
 import { BudgetStop, estimateCallUsd, type Budget, type UsdPrices } from './budget.js';
 import { isInFlightAbort, type EpisodeMeter } from './meter.js';
@@ -82,6 +82,8 @@ export function recordingLayer(t: CallSink): ModelLayer {
         cached: res.cachedChoices,
         usage: tokenUsage(res.usage),
         cost: res.costUsd,
+        ...(res.usageUnknown ? { usageUnknown: true as const } : {}),
+        ...(res.replayed ? { replayed: true as const } : {}),
         ...(res.total ? { total: { usage: tokenUsage(res.total.usage), costUsd: res.total.costUsd } } : {}),
       });
       return res;
@@ -97,17 +99,20 @@ export function recordingLayer(t: CallSink): ModelLayer {
 export function budgetLayer(budget: Budget, prices: UsdPrices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
   return (inner) =>
     around(inner, async (req, opts) => {
-      const releases: Array<() => void> = [];
+      const releases: Array<(unreported?: boolean) => void> = [];
       const admit = (sent: CompletionRequest) => {
         releases.push(budget.begin(estimateCallUsd(sent, prices)));
       };
+      let res: CompletionResult | undefined;
       try {
-        return await inner.complete(req, { ...opts, admit });
+        res = await inner.complete(req, { ...opts, admit });
+        return res;
       } catch (e) {
         if (e instanceof BudgetStop) onStop(e);
         throw e;
       } finally {
-        for (const release of releases) release();
+        // A call answered without usage keeps its estimate: the budget cannot know what it cost.
+        for (const release of releases) release(res?.usageUnknown === true);
       }
     });
 }

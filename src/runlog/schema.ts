@@ -109,7 +109,7 @@ export interface Spend {
   completion_tokens: number;
   total_tokens: number;
   cost_usd: number;
-  /** Calls aborted in flight (interrupt, budget stop, kill): the server may have billed them. */
+  /** Calls aborted in flight (interrupt, budget stop, kill) or answered without usage: billed, by how much unknown. */
   paid_unknown_calls: number;
 }
 
@@ -470,6 +470,10 @@ export interface LlmLine {
   cached?: number;
   usage?: TokenUsage;
   cost?: number;
+  /** The server reported no usage for the call: what it was billed is unknown (CompletionResult.usageUnknown). */
+  usageUnknown?: true;
+  /** Answered from a bundle (CompletionResult.replayed): usage/cost are the original call's, nothing was spent. */
+  replayed?: true;
   /** The cache's "every call" accounting of a hit or partial hit (CompletionResult.total, set by src/llm/cache.ts). */
   total?: { usage: TokenUsage; costUsd: number };
   error?: RecordedError;

@@ -167,6 +167,37 @@ describe('spent = billed', () => {
     }
   }, 180_000);
 
+  it('a server that reports no usage: its calls are counted as of unknown billing, and --max-cost holds at their estimates', async () => {
+    const srv = await startOpenAIServer({ respond: threeTurns, usage: false });
+    try {
+      const results = path.join(tmp, 'nousage');
+      const env = cleanEnv({}, path.join(tmp, 'nousage-cache'));
+      const args = ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '10', '--concurrency', '1', '--base-url', srv.baseURL];
+      const priced = [
+        '--model',
+        'test-model',
+        '--price-prompt',
+        String(PRICE),
+        '--price-completion',
+        String(PRICE),
+        '--results-dir',
+        results,
+      ];
+      const stopped = await runCli([...args, ...priced, '--max-cost', '1'], { cwd: tmp, env });
+      expect(stopped.code).toBe(4);
+      const [dir] = runDirs(results);
+      const m = manifestOf(path.join(results, dir));
+      expect(m.sessions[0].spent).toMatchObject({ calls: 0, total_tokens: 0, paid_unknown_calls: srv.billed.requests });
+      expect(srv.billed.requests).toBeGreaterThan(0);
+      // Each call was admitted at its upper-bound estimate ($0.01–$0.02 at these prices), kept for good.
+      expect(srv.billed.requests).toBeLessThan(100);
+      expect(stopped.stdout).toContain(`(+${srv.billed.requests} calls of unknown billing: answered without usage or cut off in flight)`);
+      expect(stopped.stdout + stopped.stderr).toContain('for calls answered without usage');
+    } finally {
+      await srv.close();
+    }
+  }, 60_000);
+
   it('a resume keeps --max-consecutive-failures', async () => {
     const srv = await startOpenAIServer({ respond: threeTurns });
     try {

@@ -400,6 +400,64 @@ describe('bundle and run --from-bundle (executeRun with doubles)', () => {
     expect(samples(first.dir)[0]).toHaveLength(3);
   });
 
+  it('a re-run pays for nothing: its session spent 0, also when it diverges; the records keep what the original spent', async () => {
+    const { io } = quietIO();
+    const first = await executeRun(settings(path.join(tmp, 'results')), world().deps, io);
+    expect(first.spent).toMatchObject({ calls: 6 });
+    expect(first.spent!.cost_usd).toBeGreaterThan(0);
+    const out = path.join(tmp, 'b.tar.gz');
+    packBundle([first.dir], out);
+    const manifest = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    const spentColumns = (dir: string) => {
+      const [head, row] = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').trim().split('\n');
+      const vals = row.split(',');
+      return head.split(',').flatMap((c, i) => (c.startsWith('spent_') ? [vals[i]] : []));
+    };
+    const nothing = { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0, paid_unknown_calls: 0 };
+
+    const [replayed] = await runFromBundle(out, { resultsDir: path.join(tmp, 'rerun'), getBenchmark: world().getBenchmark }, io);
+    expect(replayed).toMatchObject({ status: 'complete', spent: nothing });
+    expect(replayed.summary).toMatchObject({ spent_tokens: 0, spent_cost_usd: 0, total_tokens: first.summary.total_tokens });
+    expect(manifest(replayed.dir).sessions.map((x: { spent: unknown }) => x.spent)).toEqual([nothing]);
+    expect(spentColumns(replayed.dir)).toEqual(['0', '0']);
+    // The records are the original's, what each episode spent then included.
+    const spentOf = (dir: string) =>
+      fs
+        .readFileSync(path.join(dir, 'episodes.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .sort((a, b) => a.idx - b.idx)
+        .map((r) => [r.usage, r.cost, r.spent_usage, r.spent_cost, r.cached_calls]);
+    expect(spentOf(replayed.dir)).toEqual(spentOf(first.dir));
+    expect(spentOf(first.dir)[0][3]).toBeGreaterThan(0);
+
+    // Episode 2's second prompt is not the recorded one: the re-run stops after answering its first call.
+    const w = world();
+    const bench = w.getBenchmark('hotpotqa');
+    const diverging: Method = {
+      ...loopMethod,
+      run: (it, ctx) => {
+        if (it.index !== 2) return loopMethod.run(it, ctx);
+        let n = 0;
+        const model: CompletionModel = {
+          model: ctx.model.model,
+          describe: () => ctx.model.describe(),
+          complete: (req, o) => ctx.model.complete(++n === 2 ? { ...req, prompt: `${req.prompt} (changed)` } : req, o),
+        };
+        return loopMethod.run(it, { ...ctx, model });
+      },
+    };
+    const stopped = path.join(tmp, 'rerun-diverged');
+    await expect(
+      runFromBundle(out, { resultsDir: stopped, getBenchmark: () => ({ ...bench, createMethod: () => diverging }) }, io),
+    ).rejects.toThrow(/^replay diverged at episode 2, step 2: the prompt of model call 2 is not in the bundle/);
+    const dir = path.join(stopped, first.runId);
+    expect(manifest(dir).sessions.map((x: { spent: unknown }) => x.spent)).toEqual([nothing]);
+    expect(manifest(dir).fromBundle).toMatchObject({ runId: first.runId });
+    expect(spentColumns(dir)).toEqual(['0', '0']);
+  });
+
   it('refuses unfinished runs, and a bundle from a newer version', async () => {
     const { io } = quietIO();
     const r = await executeRun(settings(path.join(tmp, 'results')), world().deps, io);

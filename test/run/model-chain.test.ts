@@ -127,6 +127,63 @@ describe('the model chain of an episode', () => {
     );
   });
 
+  it('a call answered without usage is paid-unknown, never "0 tokens, $0": the budget keeps its estimate', async () => {
+    const unreported: CompletionModel & { sent: number } = {
+      model: 'm',
+      sent: 0,
+      describe: () => ({ backend: 'double' }),
+      async complete(): Promise<CompletionResult> {
+        unreported.sent++;
+        const choices = [{ index: 0, text: 'x', finishReason: 'stop' }];
+        return { choices, usage: usage(0, 0), costUsd: 0, cachedChoices: 0, latencyMs: 0, usageUnknown: true };
+      },
+    };
+    const prices = { promptPerM: 1_000_000, completionPerM: 0 }; // the estimate: chars/4 dollars
+    const budget = new Budget(250);
+    const session = new SpendMeter(budget.meter);
+    const rec = sink();
+    const m = episodeModel({
+      model: unreported,
+      meter: new EpisodeMeter(session),
+      recording: rec,
+      budget: { budget, prices, onStop: () => undefined },
+    });
+    await m.complete(req('x'.repeat(400))); // estimated $100, kept
+    await m.complete(req('y'.repeat(400))); // $200 kept
+    await expect(m.complete(req('z'.repeat(400)))).rejects.toThrow(
+      'stopped at the --max-cost budget of $250.00: $0.0000 spent by this command (plus up to $200.00 for calls answered without usage)',
+    );
+    expect(unreported.sent).toBe(2);
+    expect(session.spent).toEqual({
+      calls: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      cost_usd: 0,
+      paid_unknown_calls: 2,
+    });
+    expect(rec.lines.slice(0, 2).map((l) => l.usageUnknown)).toEqual([true, true]);
+  });
+
+  it('counts every call that went to the model, whatever it was billed; a cache hit is not one', async () => {
+    const free: CompletionModel = {
+      model: 'm',
+      describe: () => ({ backend: 'double' }),
+      complete: async (r) => ({
+        choices: [{ index: 0, text: 'x', finishReason: 'stop' }],
+        usage: usage(0, 0),
+        costUsd: 0,
+        cachedChoices: r.prompt.startsWith('hit:') ? 1 : 0,
+        latencyMs: 0,
+      }),
+    };
+    const session = new SpendMeter();
+    const m = episodeModel({ model: free, meter: new EpisodeMeter(session) });
+    await m.complete(req('a'));
+    await m.complete(req('hit: a'));
+    expect(session.spent).toMatchObject({ calls: 1, total_tokens: 0, paid_unknown_calls: 0 });
+  });
+
   it('a call aborted in flight counts as paid-unknown in the session and the command', async () => {
     const command = new SpendMeter();
     const meter = new EpisodeMeter(new SpendMeter(command));

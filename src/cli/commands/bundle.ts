@@ -16,7 +16,8 @@ import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkOutputFile, checkReadableFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
-import { bytesText, countOf } from '../../util/numbers.js';
+import { bytesText, countOf, thousands } from '../../util/numbers.js';
+import { usdExact } from '../../util/money.js';
 
 export const bundleCommand: CommandModule = {
   command: 'bundle [runs..]',
@@ -92,8 +93,10 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
       const s = r.summary;
       const scores = scoresText(s, readManifest(r.dir).metrics);
       if (r.status === 'complete') {
+        // What this command paid for, as `run` says it (nothing: no model was asked).
+        const paid = `this command spent ${thousands(r.spent.total_tokens)} tokens, ${usdExact(r.spent.cost_usd)}`;
         process.stdout.write(
-          `${r.runId}: re-ran ${countOf(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${scores} -> ${r.dir}\n`,
+          `${r.runId}: re-ran ${countOf(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${paid}; ${scores} -> ${r.dir}\n`,
         );
       } else {
         process.stdout.write(

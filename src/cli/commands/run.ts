@@ -73,7 +73,7 @@ export function resultLine(r: RunResult): string {
   // (src/run/meter.ts): a run stopped before its first episode still shows the money it spent.
   const price = r.price ?? 'known';
   const paid = r.spent
-    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${usdExact(r.spent.cost_usd)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} cut off in flight, billing unknown)` : ''}`
+    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${usdExact(r.spent.cost_usd)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} of unknown billing: answered without usage or cut off in flight)` : ''}`
     : '';
   return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, price)}${paid} [${r.status}] -> ${r.dir}`;
 }
