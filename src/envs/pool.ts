@@ -9,9 +9,11 @@
 //   fails as on one server); one that does not is left out with a warning naming it, every episode in
 //   flight on it is aborted, and those episodes restart from reset on another member (EnvRestart: the
 //   runner runs the episode again; an outage is never scored, docs/protocol.md "a run never lies").
-// - The run stops (FatalRunError naming every member) only when no member is healthy.
+// - The run stops (FatalRunError naming every member) only when no member is healthy; when none answers
+//   the start check, it does not start (InfraError naming every member and why).
 // Membership is operational: it is not part of a run's identity (a resume may use other servers); the
-// pool records which member served which item (servedBy), and the run writes that into its manifest.
+// pool records which member served which item (servedBy) and each member's state (state()), and the run
+// writes both into its manifest when a session ends.
 // A single URL is not a pool: benchmarks keep their one-server path for it, unchanged.
 import { setMaxListeners } from 'node:events';
 import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
@@ -59,6 +61,8 @@ export interface PoolMember<C> {
   healthy: boolean;
   /** Why it was left out. */
   downReason?: string;
+  /** When it was left out (ISO time). */
+  downAt?: string;
   /** Aborted when the member is left out: its in-flight requests stop at once. */
   abort: AbortController;
 }
@@ -111,7 +115,7 @@ export class EnvServerPool<C> {
   /**
    * The start check: `check` each member (in parallel) for its fingerprint. Members that do not answer
    * (InfraError) are left out with a warning; a fingerprint that differs refuses the run naming the odd
-   * member; when none answers, the first member's error is thrown as a one-server run would throw it.
+   * member; when none answers, one InfraError names every member and why it failed.
    */
   async check(check: (ctx: C, signal: AbortSignal | undefined, m: PoolMember<C>) => Promise<unknown>, signal?: AbortSignal): Promise<void> {
     const results = await Promise.all(
@@ -128,7 +132,7 @@ export class EnvServerPool<C> {
       }),
     );
     const up = results.filter((r) => !('error' in r) || r.error === undefined) as { m: PoolMember<C>; fp: string }[];
-    if (up.length === 0) throw (results[0] as { error: InfraError }).error;
+    if (up.length === 0) throw this.noneAtStart(results as { m: PoolMember<C>; error: InfraError }[], signal);
     for (const r of results) {
       if ('error' in r && r.error) this.leaveOut(r.m, `does not answer at start (${r.error.message})`);
     }
@@ -182,6 +186,16 @@ export class EnvServerPool<C> {
     return (await p) ? this.afterLoss() : false;
   }
 
+  /** Each member's state as of now, for the manifest (environment.poolUrls). */
+  state(): { url: string; healthy: boolean; leftOut?: string; leftOutAt?: string }[] {
+    return this.members.map((m) => ({
+      url: m.shown,
+      healthy: m.healthy,
+      ...(m.downReason ? { leftOut: m.downReason } : {}),
+      ...(m.downAt ? { leftOutAt: m.downAt } : {}),
+    }));
+  }
+
   /** item index → the member URL that served it (its last attempt), for the manifest. */
   servedBy(): Record<string, string> {
     return Object.fromEntries([...this.served.entries()].sort((a, b) => a[0] - b[0]).map(([i, u]) => [String(i), u]));
@@ -202,10 +216,27 @@ export class EnvServerPool<C> {
     return new FatalRunError(`${this.o.flag}: no ${this.o.service} of the pool answers (${why})`);
   }
 
+  /** No member answered the start check: each one named with its own error, on one line. */
+  private noneAtStart(down: { m: PoolMember<C>; error: InfraError }[], signal?: AbortSignal): InfraError {
+    if (down.length === 1 || signal?.aborted) return down[0].error;
+    const why = down.map(({ m, error }) => {
+      // A member's error usually names it already ("--env-url URL: ..."): not twice.
+      const msg = error.message.startsWith(`${this.o.flag} `) ? error.message.slice(this.o.flag.length + 1) : error.message;
+      return msg.includes(m.shown) ? msg : `${m.shown}: ${msg}`;
+    });
+    return new InfraError(`${this.o.flag}: no ${this.o.service} of the pool answers at start (${why.join('; ')})`, 'env', {
+      cause: new AggregateError(
+        down.map((d) => d.error),
+        'every member failed its start check',
+      ),
+    });
+  }
+
   private leaveOut(m: PoolMember<C>, why: string): void {
     if (!m.healthy) return;
     m.healthy = false;
     m.downReason = why;
+    m.downAt = new Date().toISOString();
     const left = this.healthy().map((x) => x.shown);
     this.o.warn(`${this.o.flag}: ${m.shown} ${why}; left out of the pool${left.length ? `, its episodes go to ${left.join(', ')}` : ''}`);
     m.abort.abort(new MemberDown(m.shown));

@@ -526,6 +526,13 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(env?.servedBy ? { envServers: env.servedBy() } : {}),
       });
+      if (env) {
+        // The environment as the session leaves it (a pool member lost mid-run is marked left out);
+        // what it is (identity, fixed at start) does not depend on that state.
+        const envNow = env.describe();
+        manifest.environment = envNow;
+        manifest.fidelity = { ...manifest.fidelity, environment: envNow };
+      }
       const ordered = orderedRecords(store.records, plan.indices);
       // Model limits reached (context window, max_tokens, silent truncation): counted, never hidden.
       manifest.limits = manifestLimits(limitCounts(ordered));

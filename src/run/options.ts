@@ -14,7 +14,7 @@ export const runOptions: OptionTable = {
   'env-url': {
     type: 'string',
     describe:
-      "The benchmark's environment server (an env server or web site; for Wikipedia benchmarks a Wikipedia site, as --wiki live --wiki-url URL)",
+      "The benchmark's environment server (an env server or web site; for Wikipedia benchmarks a Wikipedia site, as --wiki live --wiki-url URL); several, comma-separated, make a pool with failover (docs/cluster.md)",
   },
   shard: {
     type: 'string',

@@ -1,7 +1,8 @@
 // An ALFWorld run over a pool of two test households (--env-url A,B; src/envs/pool.ts): both serve
 // episodes and the final prompts equal a one-server run's; a member dead from the start is left out
 // (named) and the run completes on the other; a member killed mid-run loses no episode and none is
-// scored on a broken observation (its episodes restart from reset on the other member).
+// scored on a broken observation (its episodes restart from reset on the other member) and the manifest
+// says it was left out; with no member up at start, one line names each.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -121,7 +122,12 @@ describe('--env-url A,B for ALFWorld', () => {
       expect(eps.map((e) => [e.idx, e.error])).toEqual(INDICES.map((i) => [i, null]));
       for (const e of eps) expect(e.traj).toBe(baseline.get(e.idx));
       expect(resets(a)).toBe(INDICES.length);
-      expect(new Set(Object.values(manifest('dead').sessions[0].envServers))).toEqual(new Set([a.url]));
+      const m = manifest('dead');
+      expect(new Set(Object.values(m.sessions[0].envServers))).toEqual(new Set([a.url]));
+      expect(m.environment.poolUrls).toEqual([
+        { url: a.url, healthy: true },
+        { url: b.url, healthy: false, leftOut: expect.stringMatching(/^does not answer at start /), leftOutAt: expect.any(String) },
+      ]);
     } finally {
       await a.close();
     }
@@ -154,14 +160,47 @@ describe('--env-url A,B for ALFWorld', () => {
       // The episode under way on B re-ran on A: more resets than episodes.
       const stepsOnB = b.requests.filter((q) => q.path === '/step').length;
       expect(stepsOnB).toBeGreaterThan(0);
-      const served = manifest('killed').sessions[0].envServers;
+      const m = manifest('killed');
+      const served = m.sessions[0].envServers;
       expect(Object.values(served).every((u) => u === a.url || u === b.url)).toBe(true);
       expect(resets(a) + resets(b)).toBeGreaterThan(INDICES.length);
+      // The manifest written when the session ended says B was lost, why and when, wherever it
+      // describes the environment; the server it describes is still the one checked at start.
+      const pool = [
+        { url: a.url, healthy: true },
+        { url: b.url, healthy: false, leftOut: expect.stringMatching(/^stopped answering /), leftOutAt: expect.any(String) },
+      ];
+      expect(m.environment.poolUrls).toEqual(pool);
+      expect(m.fidelity.environment.poolUrls).toEqual(pool);
+      expect(Date.parse(m.environment.poolUrls[1].leftOutAt)).toBeGreaterThanOrEqual(Date.parse(m.sessions[0].startedAt));
+      expect(Date.parse(m.environment.poolUrls[1].leftOutAt)).toBeLessThanOrEqual(Date.parse(m.sessions[0].endedAt));
+      expect(m.environment.server).toEqual(manifest('one').environment.server);
+      // The pool's state is not the run's identity: the one-server run's id.
+      expect(runDirs(path.join(tmp, 'killed'))).toEqual(runDirs(path.join(tmp, 'one')));
     } finally {
       onCall = undefined;
       await a.close();
       await b.close();
     }
+  });
+  it('with every member down at start the run does not start, exit 1, naming each and why', async () => {
+    const a = await startAlfworldServer({ info: 'auto' });
+    const b = await startAlfworldServer({ info: 'auto' });
+    await a.kill();
+    await b.kill();
+    const r = await run(`${a.url},${b.url}`, 'nonestart');
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^react-repro: environment unavailable: --env-url: no ALFWorld server of the pool answers at start \(/);
+    for (const u of [a.url, b.url]) expect(lines[0]).toContain(`${u}: the ALFWorld server does not answer (`);
+    expect(runDirs(path.join(tmp, 'nonestart'))).toEqual([]);
+  });
+  it('run --help says a comma-separated --env-url makes a pool with failover', async () => {
+    const r = await runCli(['run', '--help'], { cwd: tmp });
+    expect(r.code).toBe(0);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toMatch(/--env-url The benchmark's environment server [^[]*; several, comma-separated, make a pool with failover \(docs\/cluster\.md\)/);
   });
   it('refuses a pool whose members serve different games, naming the odd one', async () => {
     const a = await startAlfworldServer({ info: 'auto' });
@@ -199,7 +238,13 @@ describe('--env-url A,B for ALFWorld', () => {
       const written = fs.existsSync(path.join(tmp, 'alldead', dir, 'episodes.jsonl')) ? episodes('alldead') : [];
       expect(written.length).toBeLessThan(INDICES.length);
       for (const e of written) expect(e.traj).toBe(baseline.get(e.idx));
-      expect(manifest('alldead').sessions[0].status).toBe('failed');
+      const m = manifest('alldead');
+      expect(m.sessions[0].status).toBe('failed');
+      expect(m.environment.poolUrls.map((p: any) => [p.url, p.healthy])).toEqual([
+        [a.url, false],
+        [b.url, false],
+      ]);
+      expect(m.environment.server).not.toBeNull();
     } finally {
       onCall = undefined;
       await a.close();

@@ -1,6 +1,7 @@
 // A WebShop run over a pool of two test sites (--env-url A,B; src/envs/pool.ts): both serve episodes and
 // the final prompts equal a one-site run's; a site dead from the start is left out (named) and the run
-// completes on the other; a site stopped mid-run loses no episode and none is scored on a broken page.
+// completes on the other; a site stopped mid-run loses no episode and none is scored on a broken page,
+// and the manifest says it was left out; with no site up at start, one line names each.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,7 +111,12 @@ describe('--env-url A,B for WebShop', () => {
       const eps = episodes('dead');
       expect(eps.map((e) => [e.idx, e.error])).toEqual(INDICES.map((i) => [i, null]));
       for (const e of eps) expect(e.traj).toBe(baseline.get(e.idx));
-      expect(new Set(Object.values(manifest('dead').sessions[0].envServers))).toEqual(new Set([a.url]));
+      const m = manifest('dead');
+      expect(new Set(Object.values(m.sessions[0].envServers))).toEqual(new Set([a.url]));
+      expect(m.environment.poolUrls).toEqual([
+        { url: a.url, healthy: true },
+        { url: b.url, healthy: false, leftOut: expect.stringMatching(/^does not answer at start /), leftOutAt: expect.any(String) },
+      ]);
     } finally {
       await a.close();
     }
@@ -139,8 +145,40 @@ describe('--env-url A,B for WebShop', () => {
       for (const e of eps) expect(e.traj).toBe(baseline.get(e.idx));
       // An episode under way on B started again on A: more start pages than episodes.
       expect(starts(a) + starts(b)).toBeGreaterThan(INDICES.length);
+      // The manifest written when the session ended says B was lost, why and when, wherever it
+      // describes the environment; its goals check is still the one made at start.
+      const m = manifest('killed');
+      const pool = [
+        { url: a.url, healthy: true },
+        { url: b.url, healthy: false, leftOut: expect.stringMatching(/^stopped answering /), leftOutAt: expect.any(String) },
+      ];
+      expect(m.environment.poolUrls).toEqual(pool);
+      expect(m.fidelity.environment.poolUrls).toEqual(pool);
+      expect(Date.parse(m.environment.poolUrls[1].leftOutAt)).toBeGreaterThanOrEqual(Date.parse(m.sessions[0].startedAt));
+      expect(m.environment.goals).toEqual(manifest('one').environment.goals);
+      // The pool's state is not the run's identity: the one-site run's id.
+      expect(runDirs(path.join(tmp, 'killed'))).toEqual(runDirs(path.join(tmp, 'one')));
     } finally {
       onCall = undefined;
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('with every site down at start the run does not start, exit 1, naming each and why', async () => {
+    const a = await site();
+    const b = await site();
+    await a.stop();
+    await b.stop();
+    try {
+      const r = await run(`${a.url},${b.url}`, 'nonestart');
+      expect(r.code).toBe(1);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^react-repro: environment unavailable: --env-url: no WebShop site of the pool answers at start \(/);
+      for (const u of [a.url, b.url]) expect(lines[0]).toMatch(new RegExp(`WebShop site unreachable at ${u}: failed \\d+ times`));
+      expect(runDirs(path.join(tmp, 'nonestart'))).toEqual([]);
+    } finally {
       await a.close();
       await b.close();
     }

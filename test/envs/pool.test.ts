@@ -63,6 +63,39 @@ describe('EnvServerPool', () => {
     await expect(dead.check(async (c) => (c.up ? c.fp : Promise.reject(noAnswer())))).rejects.toBeInstanceOf(InfraError);
   });
 
+  it('start check with no member answering: one InfraError naming every member and why, each once', async () => {
+    const p = pool([{ name: 'a', up: false, fp: 'x' }, { name: 'b', up: false, fp: 'x' }, { name: 'c', up: false, fp: 'x' }]);
+    const err = await p
+      .check(async (c) => {
+        // Errors that name their member (as the benchmarks' checks do) and one that does not.
+        if (c.name === 'c') throw new InfraError('timed out', 'env');
+        throw new InfraError(`--env-url http://${c.name}: the test server does not answer (connection refused)`, 'env');
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InfraError);
+    expect((err as InfraError).source).toBe('env');
+    expect((err as InfraError).message).toBe(
+      '--env-url: no test server of the pool answers at start (http://a: the test server does not answer (connection refused); ' +
+        'http://b: the test server does not answer (connection refused); http://c: timed out)',
+    );
+  });
+
+  it("each member's state: a member left out is marked with why and when", async () => {
+    const ctxs = [{ name: 'a', up: true, fp: 'x' }, { name: 'b', up: true, fp: 'x' }];
+    const p = pool(ctxs);
+    expect(p.state()).toEqual([{ url: 'http://a', healthy: true }, { url: 'http://b', healthy: true }]);
+    await new PooledEnv(p, item(0), envOf).reset();
+    const e1 = new PooledEnv(p, item(1), envOf);
+    expect((await e1.reset()).observation).toBe('b');
+    ctxs[1].up = false;
+    const before = Date.now();
+    await expect(e1.step('look')).rejects.toBeInstanceOf(EnvRestart);
+    const [a, b] = p.state();
+    expect(a).toEqual({ url: 'http://a', healthy: true });
+    expect(b).toEqual({ url: 'http://b', healthy: false, leftOut: expect.stringMatching(/^stopped answering \(connection refused; probe: b: connection refused\)$/), leftOutAt: expect.any(String) });
+    expect(Date.parse(b.leftOutAt!)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it('a member that still answers its probe keeps serving; one that does not is left out and the episode restarts', async () => {
     const warnings: string[] = [];
     const ctxs = [{ name: 'a', up: true, fp: 'x' }, { name: 'b', up: true, fp: 'x' }];

@@ -56,6 +56,9 @@ export function createAlfworldPoolHandle(
     probe: (m, signal) => m.client.ping(signal),
     warn: deps.warn ?? stderrWarn,
   });
+  // Every member that passed the start check has the same /info; the first one's, whether or not it is
+  // still up: a member lost mid-run changes where episodes go, not what the run's server is.
+  const serverInfo = () => pool.members.find((m) => m.ctx.info)?.ctx.info ?? null;
   return {
     makeEnv: (item) =>
       new PooledEnv(
@@ -69,12 +72,12 @@ export function createAlfworldPoolHandle(
       games: { vendored: s.gameList.vendored, n: s.gameList.games.length, sha256: s.gameList.sha256 },
       gamesPath: s.gameList.source,
       observations: observationsOf(s.obs),
-      // Every member's /info says the same about games and text (checked at start); the first one's.
-      server: pool.members.find((m) => m.healthy && m.ctx.info)?.ctx.info ?? null,
+      server: serverInfo(),
       timeoutMs: s.timeoutMs,
-      poolUrls: pool.members.map((m) => ({ url: m.shown, healthy: m.healthy, ...(m.downReason ? { leftOut: m.downReason } : {}) })),
+      // Each member's state as of now (the run describes its environment again when a session ends).
+      poolUrls: pool.state(),
     }),
-    identity: () => alfworldIdentity(s, pool.members.find((m) => m.healthy && m.ctx.info)?.ctx.info ?? null),
+    identity: () => alfworldIdentity(s, serverInfo()),
     check: (runSignal) =>
       pool.check(async (m, signal) => {
         // The whole /info (games, text mode, alfworld and TextWorld versions, step limit): it is part of

@@ -56,19 +56,21 @@ export function createWebshopPoolHandle(
     },
     warn,
   });
+  // The member that describes the pool: the first that answered the start check, fixed then, so that a
+  // member lost mid-run changes the pool's state in the description, not whose goals check it shows.
+  let describer: (typeof pool.members)[number] | undefined;
+  const first = () => describer ?? pool.members.find((m) => m.healthy) ?? pool.members[0];
   return {
     makeEnv: (item) => new PooledEnv(pool, item, (m, it) => m.handle.makeEnv(it)),
-    describe: () => {
-      const first = pool.members.find((m) => m.healthy) ?? pool.members[0];
-      return {
-        ...first.ctx.handle.describe(),
-        siteUrl: pool.members.map((m) => m.shown).join(', '),
-        poolUrls: pool.members.map((m) => ({ url: m.shown, healthy: m.healthy, ...(m.downReason ? { leftOut: m.downReason } : {}) })),
-      };
-    },
+    describe: () => ({
+      ...first().ctx.handle.describe(),
+      siteUrl: pool.members.map((m) => m.shown).join(', '),
+      // Each member's state as of now (the run describes its environment again when a session ends).
+      poolUrls: pool.state(),
+    }),
     identity: () => {
-      const first = pool.members.find((m) => m.healthy) ?? pool.members[0];
-      return first.ctx.handle.identity?.() ?? first.ctx.handle.describe();
+      const m = first();
+      return m.ctx.handle.identity?.() ?? m.ctx.handle.describe();
     },
     check: async (runSignal) => {
       await pool.check(async (m, signal) => {
@@ -80,8 +82,9 @@ export function createWebshopPoolHandle(
           goalsDiffer: m.goals ? m.goals.mismatched : null,
         };
       }, runSignal);
-      const first = pool.members.find((m) => m.healthy && m.ctx.goals);
-      if (first?.ctx.goals) onPoolGoals?.(first.ctx.goals);
+      describer = pool.members.find((m) => m.healthy);
+      const withGoals = pool.members.find((m) => m.healthy && m.ctx.goals);
+      if (withGoals?.ctx.goals) onPoolGoals?.(withGoals.ctx.goals);
     },
     servedBy: () => pool.servedBy(),
   };
