@@ -2,7 +2,9 @@
 // de-duplicated (merge-dedupe.ts: the latest valid record of an item wins, counted). Refuses, with one
 // line, shards whose manifests disagree apart from the shard, a folder given twice, gaps, or unfinished
 // shards. The merged run has the unsharded run's id (it resumes as that run) and carries the kept
-// episodes' recordings (it bundles and replays offline).
+// episodes' recordings (it bundles and replays offline). Merging again over the merged run is allowed
+// only while that run holds nothing but the merge (no resume or --retry-errors since): otherwise the
+// re-merge would put the shards' records back over what was run there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -25,8 +27,9 @@ import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { limitCounts, manifestLimits } from './limit-outcomes.js';
 import { settleEarlierSessions } from './meter.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
+import { acquireRunLock, LOCK_FILE } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
-import type { RunManifest, RunSummary, EpisodeRecord } from '../runlog/schema.js';
+import type { RunManifest, RunSummary, EpisodeRecord, SessionInfo } from '../runlog/schema.js';
 
 export interface ShardRun {
   dir: string;
@@ -58,6 +61,39 @@ export interface MergeResult {
   summary: RunSummary;
   /** Records dropped because another run of the merge also had the item (the latest valid one kept). */
   overlapping: number;
+  /** The folder already held this merged run, with no session since the merge: merged again over it. */
+  remerged: boolean;
+  /** The kept records that are error episodes, in selection order (what `run --retry-errors` re-runs). */
+  errorRecords: EpisodeRecord[];
+}
+
+/** A session as the manifests name it: shards keep theirs, and a merge copies them unchanged. */
+function sessionKey(s: SessionInfo): string {
+  return `${s.startedAt}|${s.recording ?? ''}`;
+}
+
+/**
+ * Refuses to merge over `dir` unless it holds this merged run and every one of its sessions is one of
+ * the shards' (none was added by a resume or --retry-errors since the merge); says whether it holds one.
+ */
+function checkMergeTarget(dir: string, label: string, runId: string, shardSessions: readonly SessionInfo[]): boolean {
+  if (!isRunFolder(dir)) {
+    // The run lock (ours, or a killed merge's) is not content.
+    if (fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f !== LOCK_FILE))
+      throw new UserError(`merge: ${label} is not empty; choose an empty folder`);
+    return false;
+  }
+  const m = readManifest(dir);
+  if (m.kind !== 'merge' || m.runId !== runId)
+    throw new UserError(`merge: ${label} already holds another run (${m.runId}); choose an empty folder`);
+  const fromShards = new Set(shardSessions.map(sessionKey));
+  const since = (m.sessions ?? []).filter((s) => !fromShards.has(sessionKey(s)));
+  if (since.length > 0) {
+    throw new UserError(
+      `merge: ${dir} holds merged run ${runId} continued since the merge (${since.length} session${since.length === 1 ? '' : 's'} not from these shards, e.g. run --resume or --retry-errors): merging again would lose them; merge into another --results-dir or --out, or remove ${dir} first`,
+    );
+  }
+  return true;
 }
 
 export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: string }): MergeResult {
@@ -100,23 +136,40 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
     );
   }
 
-  const identity = ref.identity;
   const runId = makeRunId(
     { task: ref.task, method: ref.method, split: ref.split, model: ref.model, tag: first.manifest.runIdTag },
-    identity,
+    ref.identity,
   );
   const out = typeof outOrResults === 'string' ? outOrResults : path.join(outOrResults.resultsDir, runId);
   const outDir = checkWritableDir(out, typeof outOrResults === 'string' ? 'merge --out' : 'merge --results-dir');
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory())
     throw new UserError(`merge: --out ${out} is a file; choose an empty folder`);
-  if (isRunFolder(outDir)) {
-    const m = readManifest(outDir);
-    if (m.kind !== 'merge' || m.runId !== runId)
-      throw new UserError(`merge: --out ${out} already holds another run (${m.runId}); choose an empty folder`);
-  } else if (fs.existsSync(outDir) && fs.readdirSync(outDir).length > 0) {
-    throw new UserError(`merge: --out ${out} is not empty; choose an empty folder`);
-  }
+  const sessions = runs.flatMap((r) => r.manifest.sessions);
+  // Checked before anything is written, then again under the run lock: a resume of the merged run
+  // holds that lock from before it adds its session until it ends.
+  checkMergeTarget(outDir, `--out ${out}`, runId, sessions);
   makeRunFolder(outDir, 'creating the merged run folder');
+  const lock = acquireRunLock(outDir);
+  try {
+    const remerged = checkMergeTarget(outDir, `--out ${out}`, runId, sessions);
+    return { ...writeMerged(outDir, runId, runs, records, from, sessions, overlapping), remerged };
+  } finally {
+    lock.release();
+  }
+}
+
+function writeMerged(
+  outDir: string,
+  runId: string,
+  runs: ShardRun[],
+  records: Map<number, EpisodeRecord>,
+  from: ReturnType<typeof pickRecords>['from'],
+  sessions: SessionInfo[],
+  overlapping: number,
+): Omit<MergeResult, 'remerged'> {
+  const first = runs[0];
+  const ref = withoutShard(first.manifest);
+  const { selection, identity } = ref;
   // Each file is replaced atomically (temp + fsync + rename): a full disk leaves no torn file.
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
   writeEpisodes(outDir, lines, 'the merged episodes');
@@ -136,7 +189,7 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
     identity,
     settings: { ...first.manifest.settings, shard: undefined },
     startedAt: runs.map((r) => r.manifest.startedAt).sort()[0],
-    sessions: runs.flatMap((r) => r.manifest.sessions),
+    sessions,
     sources: runs.map((r) => ({ dir: r.dir, runId: r.manifest.runId, shard: r.manifest.shard, software: r.manifest.software })),
     limits: manifestLimits(limitCounts(orderedRecords(records, selection))),
     ...(overlapping > 0
@@ -151,5 +204,6 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
   writeManifest(outDir, manifestText(manifest));
   const summary = summarizeRun(manifest, records);
   writeSummary(outDir, summaryCsv([summary]));
-  return { runId, dir: outDir, summary, overlapping };
+  const errorRecords = orderedRecords(records, selection).filter((r) => r.error);
+  return { runId, dir: outDir, summary, overlapping, errorRecords };
 }
