@@ -500,7 +500,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       });
       progress.finish();
       session.spent = { ...spend.spent };
-      const summary = summarize(meta, store.records, plan.indices, metricKeys, runSpend(manifest));
+      const summary = summarize(meta, store.records, plan.indices, metricKeys, runSpend(manifest), priceStatus(modelDesc));
       const stoppedBy = res.budget
         ? 'max-cost'
         : res.interrupted

@@ -227,8 +227,11 @@ export function runSpend(manifest: { sessions?: { spent?: Spend }[]; kind?: stri
   return sessions.reduce((a, s) => addSpend(a, s.spent!), noSpend());
 }
 
+/** Whether a run's cost figures mean money: a known price, none known (unknown), or no bill at all (free). */
+export type PriceStatus = 'known' | 'unknown' | 'free';
+
 /** Whether a model's description gives a price: 'unknown' when no price is known for a priced API. */
-export function priceStatus(modelDesc: Record<string, unknown>): 'known' | 'unknown' | 'free' {
+export function priceStatus(modelDesc: Record<string, unknown>): PriceStatus {
   const p = modelDesc.pricesUsdPer1M;
   // An in-process model (llama.cpp) or a backend that states no prices at all: no bill.
   if (modelDesc.backend === 'llama.cpp' || !p || typeof p !== 'object') return 'free';

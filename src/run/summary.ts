@@ -9,7 +9,7 @@ import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { metricScore } from '../util/numbers.js';
 import { spentOf } from '../runlog/schema.js';
 import type { Spend } from '../runlog/schema.js';
-import { runSpend } from './meter.js';
+import { priceStatus, runSpend, type PriceStatus } from './meter.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
 export function orderedRecords(records: Map<number, EpisodeRecord>, planned: number[]): EpisodeRecord[] {
@@ -36,6 +36,7 @@ export function summarize(
   planned: number[],
   metricKeys: readonly string[],
   spent?: Spend | null,
+  price: PriceStatus = 'free',
 ): RunSummary {
   const recs = orderedRecords(records, planned);
   const sum = (f: (r: EpisodeRecord) => number) => recs.reduce((a, r) => a + f(r), 0);
@@ -70,6 +71,8 @@ export function summarize(
     spent_tokens: spent ? spent.total_tokens : sum((r) => spentOf(r).usage.total_tokens),
     spent_cost_usd: dollars(spent ? spent.cost_usd : sum((r) => spentOf(r).cost)),
     n_context_exceeded: recs.filter(isContextExceeded).length,
+    // A server model with no known price was metered at 0, which is not $0 (src/run/meter.ts priceStatus).
+    ...(price === 'unknown' && !recs.some((r) => (r.cost ?? 0) > 0) ? { cost_known: false as const } : {}),
   };
 }
 
@@ -86,12 +89,16 @@ const TAIL: (keyof RunSummary)[] = [
   'n_context_exceeded',
 ];
 
+const COST_COLUMNS = new Set<keyof RunSummary>(['cost_usd', 'spent_cost_usd']);
+
 /** One row per run; the metric columns are the union of the runs' metrics, in first-seen order. */
 export function summaryCsv(rows: RunSummary[]): string {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
   const blank = (v: unknown) => (v === null || v === undefined ? '' : v);
+  // A cost that is not known is left blank, as a metric with nothing scored is.
+  const cell = (r: RunSummary, c: keyof RunSummary) => (r.cost_known === false && COST_COLUMNS.has(c) ? '' : blank(r[c]));
   return csvText(
-    rows.map((r) => [...HEAD.map((c) => blank(r[c])), ...metricKeys.map((k) => blank(r.metrics[k])), ...TAIL.map((c) => blank(r[c]))]),
+    rows.map((r) => [...HEAD.map((c) => blank(r[c])), ...metricKeys.map((k) => blank(r.metrics[k])), ...TAIL.map((c) => cell(r, c))]),
     { header: [...HEAD.map((c) => (c === 'runId' ? 'run_id' : c)), ...metricKeys, ...TAIL] },
   );
 }
@@ -117,6 +124,7 @@ export function summarizeRun(
     metrics?: { key: string }[];
     kind?: string;
     sessions?: { spent?: Spend }[];
+    modelDescription?: Record<string, unknown>;
   },
   records: Map<number, EpisodeRecord>,
 ): RunSummary {
@@ -128,5 +136,6 @@ export function summarizeRun(
     manifest.indices,
     metricKeysOf(manifest, records.values()),
     spent,
+    priceStatus(manifest.modelDescription ?? {}),
   );
 }

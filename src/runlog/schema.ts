@@ -396,6 +396,8 @@ export interface RunSummary extends RunMeta {
   spent_cost_usd: number;
   /** Scored episodes that ended because the prompt outgrew the model's context window (a failure outcome, not an error). */
   n_context_exceeded: number;
+  /** False when the model had no known price: the cost figures are 0 but mean no money (blank in summary.csv). */
+  cost_known?: false;
 }
 
 // ---------------------------------------------------------------------------------------------

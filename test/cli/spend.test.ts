@@ -198,6 +198,23 @@ describe('spent = billed', () => {
     }
   }, 60_000);
 
+  it('a model with no known price: summary.csv leaves its cost blank, never $0', async () => {
+    const srv = await startOpenAIServer({ respond: threeTurns });
+    try {
+      const results = path.join(tmp, 'unpriced');
+      const env = cleanEnv({}, path.join(tmp, 'unpriced-cache'));
+      const args = ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '2', '--base-url', srv.baseURL, '--model', 'test-model'];
+      const res = await runCli([...args, '--results-dir', results], { cwd: tmp, env });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain('cost unknown');
+      const row = csvRow(path.join(results, runDirs(results)[0]));
+      expect(row).toMatchObject({ cost_usd: '', spent_cost_usd: '' });
+      expect(Number(row.spent_tokens)).toBe(srv.billed.prompt_tokens + srv.billed.completion_tokens);
+    } finally {
+      await srv.close();
+    }
+  }, 60_000);
+
   it('a resume keeps --max-consecutive-failures', async () => {
     const srv = await startOpenAIServer({ respond: threeTurns });
     try {
