@@ -77,7 +77,7 @@ export class Budget {
     if (this.stopped) throw this.stopped;
     if (this.spent + this.unreported + this.inFlight + estimate > this.maxUsd) {
       this.stopped = new BudgetStop(
-        `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${usd(this.spent)} spent by this command` +
+        `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${usd(this.spent)} spent by this command when it stopped` +
           (this.unreported > 0 ? ` (plus up to ${usd(this.unreported)} for calls answered without usage)` : '') +
           (this.inFlight > 0 ? ` (up to ${usd(this.inFlight)} more in flight)` : '') +
           `, and the next call (up to ${usd(estimate)}) could pass it`,

@@ -292,7 +292,7 @@ describe('--max-cost', () => {
     const r = await runCli(['run', ...priced, '--results-dir', results, '--max-cost', budget], { cwd: tmp, env: cleanEnv() });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(
-      /react-repro: stopped at the --max-cost budget of \$[0-9.]+: \$[0-9.]+ spent by this command, and the next call \(up to \$[0-9.]+\) could pass it/,
+      /react-repro: stopped at the --max-cost budget of \$[0-9.]+: \$[0-9.]+ spent by this command when it stopped, and the next call \(up to \$[0-9.]+\) could pass it/,
     );
     const [dir] = runDirs(results);
     expect(lastLines(r.stderr, 1)[0]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --results-dir ${results}`);

@@ -123,7 +123,7 @@ describe('the model chain of an episode', () => {
     expect(rec.lines.at(-1)?.error).toMatchObject({ name: 'BudgetStop' });
     expect(session.spent).toMatchObject({ calls: 2, cost_usd: 1, paid_unknown_calls: 0 });
     expect(budget.stopped?.message).toBe(
-      'stopped at the --max-cost budget of $0.9000: $1.00 spent by this command, and the next call (up to $0.0000) could pass it',
+      'stopped at the --max-cost budget of $0.9000: $1.00 spent by this command when it stopped, and the next call (up to $0.0000) could pass it',
     );
   });
 
@@ -151,7 +151,7 @@ describe('the model chain of an episode', () => {
     await m.complete(req('x'.repeat(400))); // estimated $100, kept
     await m.complete(req('y'.repeat(400))); // $200 kept
     await expect(m.complete(req('z'.repeat(400)))).rejects.toThrow(
-      'stopped at the --max-cost budget of $250.00: $0.0000 spent by this command (plus up to $200.00 for calls answered without usage)',
+      'stopped at the --max-cost budget of $250.00: $0.0000 spent by this command when it stopped (plus up to $200.00 for calls answered without usage)',
     );
     expect(unreported.sent).toBe(2);
     expect(session.spent).toEqual({

@@ -154,7 +154,7 @@ describe('--max-cost', () => {
     const settleB = b.begin(0.004);
     expect(() => b.begin(0.004)).toThrow(BudgetStop);
     expect(b.stopped?.message).toMatch(
-      /^stopped at the --max-cost budget of \$0\.0100: \$0\.0000 spent by this command \(up to \$0\.0080 more in flight\)/,
+      /^stopped at the --max-cost budget of \$0\.0100: \$0\.0000 spent by this command when it stopped \(up to \$0\.0080 more in flight\)/,
     );
     b.meter.paid({ promptTokens: 0, completionTokens: 0, totalTokens: 0 }, 0.003); // what the meter counts, not the estimate
     settleA();
