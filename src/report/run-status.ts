@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { judgeHolder, LOCK_FILE, parseHolder } from '../run/lock.js';
 import { isProcessAlive } from '../util/durable.js';
-import type { RunManifest } from '../runlog/schema.js';
+import { PROCESS_GONE, type RunManifest } from '../runlog/schema.js';
 
 /** What the run folder's lock says: held by a live process, held on another host (cannot tell), or no live holder. */
 export type LockState = { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'none' };
@@ -44,7 +44,7 @@ export function runStatus(m: Pick<RunManifest, 'kind' | 'sessions'>, dir: string
       if (l.held === 'alive') return `running${kind}`;
       if (l.held === 'other-host') return `running on ${l.host}?${kind}`;
       // The session never closed and no live process holds the run: killed (-9), crashed or the machine went down.
-      return `interrupted (process gone)${kind}`;
+      return `interrupted (${PROCESS_GONE})${kind}`;
     }
     case 'interrupted':
       return last.stoppedBy === 'max-cost'

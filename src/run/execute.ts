@@ -35,7 +35,7 @@ import { priceStatus, settleEarlierSessions, runSpend, SpendMeter, type Spend } 
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
-import type { RunSummary, RunManifest, SessionInfo, EpisodeRecord } from '../runlog/schema.js';
+import { PROCESS_GONE, type RunSummary, type RunManifest, type SessionInfo, type EpisodeRecord } from '../runlog/schema.js';
 import { JsonFields } from '../util/json-fields.js';
 import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
@@ -394,6 +394,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         assertSameRun(manifest, { identity, inputs, indices: plan.indices }, dir);
         // Sessions that ended without recording their spend (kill -9): read it back from the recording.
         settleEarlierSessions(dir, manifest.sessions);
+        // One still "running" ended without closing (killed, crashed): this process holds the run's lock now.
+        for (const s of manifest.sessions) if (s.status === 'running') Object.assign(s, { status: 'interrupted', stoppedBy: PROCESS_GONE });
         io.log(`resuming ${runId}: ${countDone(store, plan.indices)} of ${plan.indices.length} episodes already recorded`);
         const nErrors = plan.indices.filter((i) => store.records.get(i)?.error).length;
         if (nErrors > 0) {

@@ -277,13 +277,16 @@ export interface EnvironmentDescription {
   [field: string]: unknown;
 }
 
+/** stoppedBy of a session that never closed (killed, crashed), as the next session on the run finds it. */
+export const PROCESS_GONE = 'process gone';
+
 export interface SessionInfo {
   startedAt: string;
   endedAt?: string;
   status?: 'running' | 'complete' | 'interrupted' | 'failed' | 'partial';
   written?: number;
   retryErrors?: boolean;
-  /** What stopped an interrupted session: a signal or the --max-cost budget. */
+  /** What stopped an interrupted session: a signal, the --max-cost budget, or PROCESS_GONE. */
   stoppedBy?: string;
   /** A pool of environment servers (src/envs/pool.ts): item index → the member that served it this session. */
   envServers?: Record<string, string>;

@@ -161,6 +161,11 @@ describe('spent = billed', () => {
       expect(resumed.code).toBe(0);
       const m = manifestOf(path.join(results, dir));
       expect(m.sessions[0].spent.calls).toBe(19); // read back from the recording
+      // The killed session is closed by the resume: it no longer says "running".
+      expect(m.sessions.map((s: any) => [s.status, s.stoppedBy])).toEqual([
+        ['interrupted', 'process gone'],
+        ['complete', undefined],
+      ]);
       expectSpentEqualsBill(path.join(results, dir), srv, 2);
     } finally {
       await srv.close();
