@@ -96,7 +96,7 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
         // What this command paid for, as `run` says it (nothing: no model was asked).
         const paid = `this command spent ${thousands(r.spent.total_tokens)} tokens, ${usdExact(r.spent.cost_usd)}`;
         process.stdout.write(
-          `${r.runId}: re-ran ${countOf(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${paid}; ${scores} -> ${r.dir}\n`,
+          `${r.runId}: re-ran ${countOf(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${paid}; ${scores}, errors ${s.n_errors} (as recorded) -> ${r.dir}\n`,
         );
       } else {
         process.stdout.write(
