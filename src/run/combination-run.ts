@@ -130,9 +130,12 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   } else {
     checkResultsDir(cfg);
     const ran: RunResult[] = [];
-    for (const method of derived.bases) {
+    for (const [i, method] of derived.bases.entries()) {
       const res = await executeRun(derived.baseSettings(settings, method), deps, io);
-      if (res.status === 'failed' || res.status === 'interrupted') return res;
+      if (res.status === 'failed' || res.status === 'interrupted') {
+        const label = (m: string) => `${cfg.task} ${m}`;
+        return { ...res, notReached: [...derived.bases.slice(i + 1).map(label), label(name)] };
+      }
       ran.push(res);
     }
     bases = ran.map((r) => readBase(r.dir));

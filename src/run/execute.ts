@@ -125,6 +125,8 @@ export interface RunResult {
   budgetStop?: BudgetStop;
   /** Error episodes of the whole run (all sessions) per cause, llm first. */
   errorCauses: ErrorCause[];
+  /** A combination stopped in a base run: its later base runs and itself, not made ("hotpotqa cot-sc-react"). */
+  notReached?: string[];
   /** Combinations: the base runs whose error episodes are the combination's (retry those). */
   retryRuns?: { runId: string; dir: string }[];
   /** Model limits the run's episodes reached, one "<run id>: ..." line each (limit-outcomes.ts). */

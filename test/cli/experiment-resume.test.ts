@@ -160,4 +160,33 @@ describe('an experiment stopped before its last run', () => {
     expect(again.stderr).toContain('re-running the 2 episodes of this run recorded as errors (--retry-errors)');
     expectAllComplete(results);
   }, 180_000);
+
+  it('a combination stopped in its base run: the hint re-runs the combination, and following it makes the combination too', async () => {
+    const env = cleanEnv({}, path.join(tmp, 'cache'));
+    const results = path.join(tmp, 'combination');
+    const args = ['run', '--task', 'hotpotqa', '--method', 'cot-sc-react', '--limit', '3', '--concurrency', '1'];
+    args.push('--base-url', srv.baseURL, '--model', 'test-model', '--cache', 'off', '--max-retries', '0');
+    args.push('--max-consecutive-failures', '2', '--results-dir', results);
+    reactDown = true;
+    let r;
+    try {
+      r = await runCli(args, { cwd: tmp, env });
+    } finally {
+      reactDown = false;
+    }
+    expect(r.code, r.stderr).toBe(1);
+    // cot-sc ran whole, then the react base run stopped: the combination was never made.
+    expect([...byMethod(results).keys()].sort()).toEqual(['cot-sc', 'react']);
+    const reactDir = byMethod(results).get('react')!;
+    expect(lastLines(r.stderr, 2)).toEqual([
+      `react-repro: ${reactDir} is a base run of hotpotqa cot-sc-react: hotpotqa cot-sc-react was not made; ` +
+        `the command below resumes ${reactDir} and makes it (complete runs make no calls)`,
+      `react-repro: resume with: react-repro ${args.join(' ')} --retry-errors`,
+    ]);
+    const again = await runCli(printedCommand(r.stderr), { cwd: tmp, env });
+    expect(again.code, again.stderr).toBe(0);
+    const runs = byMethod(results);
+    expect([...runs.keys()].sort()).toEqual(['cot-sc', 'cot-sc-react', 'react']);
+    for (const d of runs.values()) expect(manifestOf(results, d).sessions.at(-1).status).toBe('complete');
+  }, 180_000);
 });

@@ -118,7 +118,7 @@ export function experimentCommand(args: readonly string[], opts: { retryErrors: 
   return { command: ['react-repro', ...words.map(shellWord)].join(' '), redacted };
 }
 
-/** An experiment file's invocation: its arguments and every run's label, to name the runs a stop left. */
+/** The invocation: its arguments and every run's label (one for a single run), to name the runs a stop left. */
 export interface ExperimentInvocation {
   /** The arguments after `react-repro` (process.argv.slice(2)). */
   args: readonly string[];
@@ -155,6 +155,8 @@ export function closingLines(results: RunResult[], experiment?: ExperimentInvoca
   const stopped = last !== undefined && (last.fatal !== undefined || last.status === 'interrupted');
   // Resuming only the stopped run would end with [complete] and exit 0 while later runs never ran.
   const unreached = stopped && experiment ? experiment.runs.slice(results.length) : [];
+  // A combination stopped in a base run: resuming that base would not make the other base or the combination.
+  const leftInRun = stopped ? (last.notReached ?? []) : [];
   // Model limits first: outcomes of scored episodes, not errors (nothing to retry).
   for (const r of results) lines.push(...(r.limitLines ?? []));
   if (last?.fatal) {
@@ -169,14 +171,19 @@ export function closingLines(results: RunResult[], experiment?: ExperimentInvoca
     else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
   }
   const notReached: string[] = [];
-  if (stopped && unreached.length && experiment) {
+  if (stopped && (unreached.length || leftInRun.length) && experiment) {
     const exp = experimentCommand(experiment.args, { retryErrors: last.errorCauses.length > 0 });
     resume = exp.command;
     const n = experiment.runs.length;
     if (exp.redacted) notReached.push('a URL below had credentials, printed as ***: put them back before running it');
-    notReached.push(
-      `the experiment stopped in run ${results.length} of ${n}: ${unreached.length} of its ${n} runs ${unreached.length === 1 ? 'was' : 'were'} not reached (${unreached.join(', ')}); the command below resumes run ${results.length} and runs ${unreached.length === 1 ? 'it' : 'them'} (complete runs make no calls)`,
-    );
+    if (leftInRun.length)
+      notReached.push(
+        `${last.runId} is a base run of ${leftInRun.at(-1)}: ${leftInRun.join(', ')} ${leftInRun.length === 1 ? 'was' : 'were'} not made; the command below resumes ${last.runId} and makes ${leftInRun.length === 1 ? 'it' : 'them'} (complete runs make no calls)`,
+      );
+    if (unreached.length)
+      notReached.push(
+        `the experiment stopped in run ${results.length} of ${n}: ${unreached.length} of its ${n} runs ${unreached.length === 1 ? 'was' : 'were'} not reached (${unreached.join(', ')}); the command below resumes run ${results.length} and runs ${unreached.length === 1 ? 'it' : 'them'} (complete runs make no calls)`,
+      );
   } else if (stopped) resume = resumeCommand(last.dir, { retryErrors: last.errorCauses.length > 0 });
   const withErrors = results.filter((r) => r.errorCauses.length > 0);
   const retry: string[] = [];
@@ -336,10 +343,7 @@ export const runCommand: CommandModule = {
           ...(session.maxCost !== undefined ? { budget: new Budget(session.maxCost) } : {}),
         };
         const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
-        const experiment =
-          raw.experiment !== undefined
-            ? { args: process.argv.slice(2), runs: runs.map((c) => [c.task, c.method].filter(Boolean).join(' ')) }
-            : undefined;
+        const experiment = { args: process.argv.slice(2), runs: runs.map((c) => [c.task, c.method].filter(Boolean).join(' ')) };
         for (const l of closingLines(results, experiment)) io.log(l);
         const code = exitCodeOf(results);
         if (code !== 0) process.exitCode = code;
