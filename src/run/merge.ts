@@ -126,13 +126,13 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
     if (unfinished) {
       const missing = unfinished.manifest.indices.filter((i) => !records.has(i));
       throw new UserError(
-        `merge: shard ${unfinished.manifest.shard} (${unfinished.dir}) is unfinished: ${missing.length} of ${unfinished.manifest.indices.length} episodes missing (first: question ${missing[0]}); resume it first`,
+        `merge: shard ${unfinished.manifest.shard} (${unfinished.dir}) is unfinished: ${missing.length} of ${unfinished.manifest.indices.length} episodes missing (first: item ${missing[0]}); resume it first`,
       );
     }
     const n = parseShard(first.manifest.shard!).n;
     const k = (gaps[0] % n) + 1;
     throw new UserError(
-      `merge: the shards leave a gap: ${gaps.length} of ${selection.length} questions uncovered (first: question ${item}; is shard ${k}/${n} missing?)`,
+      `merge: the shards leave a gap: ${gaps.length} of ${selection.length} items uncovered (first: item ${item}; is shard ${k}/${n} missing?)`,
     );
   }
 

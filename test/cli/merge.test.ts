@@ -37,7 +37,7 @@ it('merges --shard runs into the unsharded run and refuses a gap', async () => {
   const gap = await runCli(['merge', path.join(results, s1), '--out', path.join(tmp, 'm0')], { cwd: tmp });
   expect(gap.code).not.toBe(0);
   expect(gap.stderr.trim().split('\n')).toHaveLength(1);
-  expect(gap.stderr).toMatch(/merge: the shards leave a gap: 2 of 5 questions uncovered .*shard 2\/2 missing/);
+  expect(gap.stderr).toMatch(/merge: the shards leave a gap: 2 of 5 items uncovered .*shard 2\/2 missing/);
   const m = await runCli(['merge', path.join(results, s2), path.join(results, s1), '--out', path.join(tmp, 'merged')], { cwd: tmp });
   expect(m.code).toBe(0);
   expect(m.stdout).toContain(`${whole}: merged 5/5 episodes`);

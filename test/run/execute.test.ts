@@ -171,7 +171,7 @@ describe('executeRun', () => {
     const s3 = await executeRun({ ...base(), shard: '3/3' }, fakeDeps(), io);
     expect(JSON.parse(read(s2.dir, 'manifest.json')).shard).toBe('2/3');
     expect(s2.summary.n_planned).toBe(7);
-    expect(() => mergeRuns([s1.dir, s3.dir], path.join(dir, 'm0'))).toThrow(/gap: 7 of 20 questions uncovered .*shard 2\/3 missing/);
+    expect(() => mergeRuns([s1.dir, s3.dir], path.join(dir, 'm0'))).toThrow(/gap: 7 of 20 items uncovered .*shard 2\/3 missing/);
     expect(() => mergeRuns([s1.dir, s1.dir, s2.dir, s3.dir], path.join(dir, 'm0'))).toThrow(/shards overlap/);
     const other = await executeRun({ ...base(), shard: '2/3', model: 'm2' }, fakeDeps(), io);
     expect(() => mergeRuns([s1.dir, other.dir, s3.dir], path.join(dir, 'm0'))).toThrow(

@@ -145,8 +145,8 @@ export function exitCodeOf(results: RunResult[]): number {
 /**
  * The closing lines: why the invocation stopped (if it did), then for each run with error episodes
  * their count per cause with the first message of each, and as the very last line the command that
- * retries them (or resumes the stopped run; an experiment stopped before its last run: the whole
- * experiment, after a line saying how many of its runs were not reached).
+ * retries them (or resumes the stopped run; an experiment stopped before its last run, or a combination
+ * stopped in a base run: the whole invocation again, after a line naming what was not made).
  */
 export function closingLines(results: RunResult[], experiment?: ExperimentInvocation): string[] {
   const lines: string[] = [];
