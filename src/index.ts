@@ -34,6 +34,7 @@ export {
   type CompletionRequest,
   type CompletionResult,
   type CompletionChoice,
+  type CompleteOptions,
   type TokenUsage,
 } from './llm/types.js';
 

@@ -13,7 +13,7 @@ import { SqliteUnavailable, openSqlite, type SqliteDatabase, type SqliteStatemen
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ConfigError, FatalRunError, errorMessage, errorCode } from '../errors.js';
+import { ConfigError, FatalRunError, RunStop, errorMessage, errorCode } from '../errors.js';
 import { createHash, type Hash } from 'node:crypto';
 import { sha256 } from '../util/hash.js';
 import { checkWritableDir } from '../util/safe-path.js';
@@ -553,7 +553,8 @@ export class CacheStore {
       });
       return r;
     } catch (e) {
-      this.accumulator.add({ failedCalls: 1 });
+      // A request the run refused to send (the budget's admission below this layer) is not a failed call.
+      if (!(e instanceof RunStop)) this.accumulator.add({ failedCalls: 1 });
       throw e;
     }
   }

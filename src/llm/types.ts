@@ -68,7 +68,7 @@ export interface CompletionResult {
   /**
    * The server answered without reporting usage (no `usage` in a response): usage and costUsd are 0
    * but what the call was billed is unknown. The meter counts it as paid-unknown, the budget at its
-   * estimate (docs/protocol.md §3).
+   * estimate (README "Reliability").
    */
   usageUnknown?: true;
   /**

@@ -23,7 +23,8 @@ import { methodLabel, type TitleOf } from './names.js';
 import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
-import { costText, priceKnown } from './cost.js';
+import { costText } from './cost.js';
+import { costKnown } from '../run/meter.js';
 import { runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
 
@@ -240,7 +241,7 @@ export function runsTable(
       if (v !== null) ci[c.col] = scoreCell(r.records, c.key, m.runId).ci;
     }
     // A run that recorded money had a price, whatever its (older) manifest says.
-    const known = priceKnown(m) || s.cost_usd > 0;
+    const known = costKnown(m.modelDescription ?? {}, s.cost_usd);
     if (!known) unpriced++;
     return {
       label: `${titleOf(m.task)} ${methodLabel(m.method)}${variant ? ` (${variant})` : ''}`,

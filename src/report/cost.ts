@@ -1,16 +1,10 @@
 // Money in reports: a run's cost is known only when its model had a price (OpenAI's list price, or
 // --price-prompt/--price-completion) or runs in-process (llama.cpp: no bill). A server model with no
-// known price was metered at 0, which is not a cost of $0: reports show it as unknown.
-import { priceStatus } from '../run/meter.js';
+// known price was metered at 0, which is not a cost of $0: reports show it as unknown (the rule:
+// src/run/meter.ts costKnown).
 import { usdFigure } from '../util/money.js';
-import type { RunManifest } from '../runlog/schema.js';
 
 export const UNKNOWN_COST = 'unknown';
-
-/** Whether the run's cost figures mean money (the one rule: src/run/meter.ts priceStatus). */
-export function priceKnown(m: Pick<RunManifest, 'modelDescription'>): boolean {
-  return priceStatus(m.modelDescription ?? {}) !== 'unknown';
-}
 
 /** Dollars with four decimals, or "unknown". */
 export function costText(usd: number, known: boolean): string {

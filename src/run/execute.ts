@@ -504,7 +504,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       });
       progress.finish();
       session.spent = { ...spend.spent };
-      const summary = summarize(meta, store.records, plan.indices, metricKeys, runSpend(manifest), priceStatus(modelDesc));
+      const summary = summarize(meta, store.records, plan.indices, metricKeys, runSpend(manifest), manifest.modelDescription);
       const stoppedBy = res.budget
         ? 'max-cost'
         : res.interrupted
@@ -530,12 +530,13 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(env?.servedBy ? { envServers: env.servedBy() } : {}),
       });
-      if (env) {
-        // The environment as the session leaves it (a pool member lost mid-run is marked left out);
-        // what it is (identity, fixed at start) does not depend on that state.
-        const envNow = env.describe();
-        manifest.environment = envNow;
-        manifest.fidelity = { ...manifest.fidelity, environment: envNow };
+      // A pool's members as the session leaves them (one lost mid-run marked left out, src/envs/pool.ts);
+      // the rest of the description stays the run's first, and identity never depends on this state.
+      const poolNow = env?.describe().poolUrls;
+      if (poolNow !== undefined) {
+        manifest.environment = { ...manifest.environment, poolUrls: poolNow };
+        const fidelityEnv = manifest.fidelity?.environment;
+        if (fidelityEnv) manifest.fidelity = { ...manifest.fidelity, environment: { ...fidelityEnv, poolUrls: poolNow } };
       }
       const ordered = orderedRecords(store.records, plan.indices);
       // Model limits reached (context window, max_tokens, silent truncation): counted, never hidden.

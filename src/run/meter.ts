@@ -240,6 +240,15 @@ export function priceStatus(modelDesc: Record<string, unknown>): PriceStatus {
   return 'known';
 }
 
+/**
+ * Whether a run's cost figures mean money: its model (as its manifest describes it) had a known price
+ * or no bill at all, or the run recorded money anyway (an older manifest). The one rule of summary.csv
+ * and the reports.
+ */
+export function costKnown(modelDesc: Record<string, unknown>, costUsd: number): boolean {
+  return priceStatus(modelDesc) !== 'unknown' || costUsd > 0;
+}
+
 /** Money as the closing lines show it: unknown when no price is known (never a false $0.0000). */
 export function moneyText(usd: number, price: 'known' | 'unknown' | 'free'): string {
   return price === 'unknown'

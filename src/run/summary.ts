@@ -9,7 +9,7 @@ import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { metricScore } from '../util/numbers.js';
 import { spentOf } from '../runlog/schema.js';
 import type { Spend } from '../runlog/schema.js';
-import { priceStatus, runSpend, type PriceStatus } from './meter.js';
+import { costKnown, runSpend } from './meter.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
 export function orderedRecords(records: Map<number, EpisodeRecord>, planned: number[]): EpisodeRecord[] {
@@ -36,7 +36,7 @@ export function summarize(
   planned: number[],
   metricKeys: readonly string[],
   spent?: Spend | null,
-  price: PriceStatus = 'free',
+  modelDesc: Record<string, unknown> = {},
 ): RunSummary {
   const recs = orderedRecords(records, planned);
   const sum = (f: (r: EpisodeRecord) => number) => recs.reduce((a, r) => a + f(r), 0);
@@ -71,8 +71,14 @@ export function summarize(
     spent_tokens: spent ? spent.total_tokens : sum((r) => spentOf(r).usage.total_tokens),
     spent_cost_usd: dollars(spent ? spent.cost_usd : sum((r) => spentOf(r).cost)),
     n_context_exceeded: recs.filter(isContextExceeded).length,
-    // A server model with no known price was metered at 0, which is not $0 (src/run/meter.ts priceStatus).
-    ...(price === 'unknown' && !recs.some((r) => (r.cost ?? 0) > 0) ? { cost_known: false as const } : {}),
+    paid_unknown_calls: spent ? spent.paid_unknown_calls : 0,
+    // A server model with no known price was metered at 0, which is not $0.
+    ...(costKnown(
+      modelDesc,
+      sum((r) => r.cost ?? 0),
+    )
+      ? {}
+      : { cost_known: false as const }),
   };
 }
 
@@ -87,6 +93,7 @@ const TAIL: (keyof RunSummary)[] = [
   'spent_tokens',
   'spent_cost_usd',
   'n_context_exceeded',
+  'paid_unknown_calls',
 ];
 
 const COST_COLUMNS = new Set<keyof RunSummary>(['cost_usd', 'spent_cost_usd']);
@@ -136,6 +143,6 @@ export function summarizeRun(
     manifest.indices,
     metricKeysOf(manifest, records.values()),
     spent,
-    priceStatus(manifest.modelDescription ?? {}),
+    manifest.modelDescription,
   );
 }

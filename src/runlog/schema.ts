@@ -399,6 +399,11 @@ export interface RunSummary extends RunMeta {
   spent_cost_usd: number;
   /** Scored episodes that ended because the prompt outgrew the model's context window (a failure outcome, not an error). */
   n_context_exceeded: number;
+  /**
+   * Calls that went to the model whose billing is unknown (answered without usage, or cut off in flight):
+   * the spent figures leave them out (the sessions' paid_unknown_calls; 0 for older runs).
+   */
+  paid_unknown_calls: number;
   /** False when the model had no known price: the cost figures are 0 but mean no money (blank in summary.csv). */
   cost_known?: false;
 }

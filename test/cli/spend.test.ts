@@ -193,6 +193,7 @@ describe('spent = billed', () => {
       const [dir] = runDirs(results);
       const m = manifestOf(path.join(results, dir));
       expect(m.sessions[0].spent).toMatchObject({ calls: 0, total_tokens: 0, paid_unknown_calls: srv.billed.requests });
+      expect(csvRow(path.join(results, dir)).paid_unknown_calls).toBe(String(srv.billed.requests));
       expect(srv.billed.requests).toBeGreaterThan(0);
       // Each call was admitted at its upper-bound estimate ($0.01–$0.02 at these prices), kept for good.
       expect(srv.billed.requests).toBeLessThan(100);

@@ -294,6 +294,7 @@ describe('the cache layer in the chain', () => {
       await expect(m.complete(req('b'))).rejects.toBeInstanceOf(BudgetStop);
       expect(backend.sent).toBe(1);
       expect(stops).toHaveLength(1);
+      expect(store.accumulator.snapshot()).toMatchObject({ calls: 1, failedCalls: 0 });
       // The budget is spent and has stopped the run, yet what the cache holds is served: it costs nothing.
       const hit = await m.complete(req('a'));
       expect(hit.cachedChoices).toBe(1);
@@ -319,6 +320,42 @@ describe('the cache layer in the chain', () => {
       await expect(m.complete(req('y'.repeat(400)))).rejects.toThrow('the next call (up to $100.00) could pass it');
       expect(backend.sent).toBe(1);
     }));
+
+  it("holds a paid call's admission until the meter has counted it, however long the cache takes to store it", async () => {
+    const backend = paidBackend(); // $0.20 a call, as the meter counts it
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let stored = 0;
+    // A store whose write waits (another process holds the file's lock): the answer is paid, not yet counted.
+    const slowStore = {
+      api: 'completions',
+      describe: () => ({ mode: 'rw', path: null }),
+      async complete(inner: CompletionModel, r: CompletionRequest, opts?: { signal?: AbortSignal }) {
+        const res = await inner.complete(r, opts);
+        await gate;
+        stored++;
+        return res;
+      },
+    } as unknown as CacheStore;
+    const prices = { promptPerM: 1_000_000, completionPerM: 0 }; // the estimate: chars/4 dollars, $1 here
+    const budget = new Budget(1.5);
+    const chainOf = () =>
+      episodeModel({
+        model: backend,
+        cache: slowStore,
+        meter: new EpisodeMeter(new SpendMeter(budget.meter)),
+        budget: { budget, prices, onStop: () => undefined },
+      });
+    const first = chainOf().complete(req('abcd'));
+    await new Promise((r) => setTimeout(r, 20)); // answered by the backend, held in the store
+    expect(backend.sent).toBe(1);
+    // Its $1 estimate is still held: a second $1 call would pass the $1.50 budget.
+    await expect(chainOf().complete(req('efgh'))).rejects.toBeInstanceOf(BudgetStop);
+    open();
+    await first;
+    expect(stored).toBe(1);
+    expect(budget.spent).toBe(0.2);
+  });
 
   it('names the cache in the description, never in the identity', () =>
     withStore(async (store) => {
