@@ -24,7 +24,6 @@ import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
 import { costText } from './cost.js';
-import { costKnown } from '../run/meter.js';
 import { runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
 
@@ -241,7 +240,7 @@ export function runsTable(
       if (v !== null) ci[c.col] = scoreCell(r.records, c.key, m.runId).ci;
     }
     // A run that recorded money had a price, whatever its (older) manifest says.
-    const known = costKnown(m.modelDescription ?? {}, s.cost_usd);
+    const known = s.cost_known !== false;
     if (!known) unpriced++;
     return {
       label: `${titleOf(m.task)} ${methodLabel(m.method)}${variant ? ` (${variant})` : ''}`,

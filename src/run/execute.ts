@@ -31,7 +31,7 @@ import { pricesOf, type Budget, type BudgetStop } from './budget.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
 import { limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
-import { priceStatus, settleEarlierSessions, runSpend, SpendMeter, type Spend } from './meter.js';
+import { priceStatus, settleEarlierSessions, SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
@@ -504,7 +504,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       });
       progress.finish();
       session.spent = { ...spend.spent };
-      const summary = summarize(meta, store.records, plan.indices, metricKeys, runSpend(manifest), manifest.modelDescription);
+      const summary = summarize(meta, store.records, plan.indices, metricKeys, manifest);
       const stoppedBy = res.budget
         ? 'max-cost'
         : res.interrupted
@@ -522,6 +522,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       const csv = summaryCsv([summary]);
       assertNoSecrets(csv, secrets, SUMMARY_FILE);
       store.writeSummary(csv);
+      const poolNow = env?.describe().poolUrls;
       // stoppedBy: beside the status (SessionInfo's union keeps 'interrupted' for every clean stop).
       Object.assign(session, {
         endedAt: new Date().toISOString(),
@@ -529,15 +530,10 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         written: res.written,
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(env?.servedBy ? { envServers: env.servedBy() } : {}),
+        // A pool's members as this session leaves them (one lost mid-run marked left out, src/envs/pool.ts);
+        // environment.poolUrls stays as the run's first session began.
+        ...(poolNow !== undefined ? { envPool: poolNow } : {}),
       });
-      // A pool's members as the session leaves them (one lost mid-run marked left out, src/envs/pool.ts);
-      // the rest of the description stays the run's first, and identity never depends on this state.
-      const poolNow = env?.describe().poolUrls;
-      if (poolNow !== undefined) {
-        manifest.environment = { ...manifest.environment, poolUrls: poolNow };
-        const fidelityEnv = manifest.fidelity?.environment;
-        if (fidelityEnv) manifest.fidelity = { ...manifest.fidelity, environment: { ...fidelityEnv, poolUrls: poolNow } };
-      }
       const ordered = orderedRecords(store.records, plan.indices);
       // Model limits reached (context window, max_tokens, silent truncation): counted, never hidden.
       manifest.limits = manifestLimits(limitCounts(ordered));

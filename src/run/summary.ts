@@ -1,5 +1,6 @@
 // summary.csv: one row per run, computed from the latest record per item in planned order, so an
-// interrupted-and-resumed run summarises exactly like an uninterrupted one (nothing time-dependent).
+// interrupted-and-resumed run scores exactly like an uninterrupted one (its bill, the spent_* and
+// paid_unknown_calls columns, is what its sessions paid, and so depends on how they ended).
 // Generic over the metrics the run's benchmark declared (recorded in its manifest).
 // Every score is computed once from its count and rounded once (src/report/numbers.ts), so the
 // summary, the progress line and every report format show the same digits (README "Reports").
@@ -27,19 +28,21 @@ function dollars(x: number): number {
 }
 
 /**
- * `spent`: what the run's sessions paid for (src/run/meter.ts runSpend), the one source of the spent
- * figures when known; without it (older runs, merges, combinations) spent is summed from the records.
+ * `run`: the run's manifest (its sessions and model). What its sessions paid for (src/run/meter.ts
+ * runSpend) is the one source of the spent figures when known; without it (older runs, merges of them,
+ * combinations) spent is summed from the records.
  */
 export function summarize(
   meta: RunMeta,
   records: Map<number, EpisodeRecord>,
   planned: number[],
   metricKeys: readonly string[],
-  spent?: Spend | null,
-  modelDesc: Record<string, unknown> = {},
+  run: { sessions?: { spent?: Spend }[]; kind?: string; modelDescription?: Record<string, unknown> } = {},
 ): RunSummary {
+  const spent = run.sessions ? runSpend({ kind: run.kind, sessions: run.sessions }) : null;
   const recs = orderedRecords(records, planned);
   const sum = (f: (r: EpisodeRecord) => number) => recs.reduce((a, r) => a + f(r), 0);
+  const cost = sum((r) => r.cost ?? 0);
   const metrics: Record<string, number | null> = {};
   const sums: Record<string, number> = {};
   let scored = recs.filter((r) => !r.error).length;
@@ -66,19 +69,14 @@ export function summarize(
     prompt_tokens: sum((r) => r.usage?.prompt_tokens ?? 0),
     completion_tokens: sum((r) => r.usage?.completion_tokens ?? 0),
     total_tokens: sum((r) => r.usage?.total_tokens ?? 0),
-    cost_usd: dollars(sum((r) => r.cost ?? 0)),
+    cost_usd: dollars(cost),
     cached_calls: sum((r) => r.cached_calls ?? 0),
     spent_tokens: spent ? spent.total_tokens : sum((r) => spentOf(r).usage.total_tokens),
     spent_cost_usd: dollars(spent ? spent.cost_usd : sum((r) => spentOf(r).cost)),
     n_context_exceeded: recs.filter(isContextExceeded).length,
-    paid_unknown_calls: spent ? spent.paid_unknown_calls : 0,
+    paid_unknown_calls: (run.sessions ?? []).reduce((a, s) => a + (s.spent?.paid_unknown_calls ?? 0), 0),
     // A server model with no known price was metered at 0, which is not $0.
-    ...(costKnown(
-      modelDesc,
-      sum((r) => r.cost ?? 0),
-    )
-      ? {}
-      : { cost_known: false as const }),
+    ...(costKnown(run.modelDescription ?? {}, cost) ? {} : { cost_known: false as const }),
   };
 }
 
@@ -136,13 +134,11 @@ export function summarizeRun(
   records: Map<number, EpisodeRecord>,
 ): RunSummary {
   const { runId, task, method, split, model, shard } = manifest;
-  const spent = manifest.sessions ? runSpend({ kind: manifest.kind, sessions: manifest.sessions }) : null;
   return summarize(
     { runId, task, method, split, model, shard },
     records,
     manifest.indices,
     metricKeysOf(manifest, records.values()),
-    spent,
-    manifest.modelDescription,
+    manifest,
   );
 }

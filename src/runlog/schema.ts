@@ -290,6 +290,8 @@ export interface SessionInfo {
   stoppedBy?: string;
   /** A pool of environment servers (src/envs/pool.ts): item index → the member that served it this session. */
   envServers?: Record<string, string>;
+  /** A pool of environment servers: each member's state as this session ended (url, healthy, leftOut, leftOutAt). */
+  envPool?: unknown;
   /** The session's id in recording.jsonl (its attempts are "<id>.<n>"): where its spend is proven. */
   recording?: string;
   /** What this invocation paid for (src/run/meter.ts); filled from the recording after a kill. */

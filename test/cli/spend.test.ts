@@ -216,6 +216,23 @@ describe('spent = billed', () => {
       const row = csvRow(path.join(results, runDirs(results)[0]));
       expect(row).toMatchObject({ cost_usd: '', spent_cost_usd: '' });
       expect(Number(row.spent_tokens)).toBe(srv.billed.prompt_tokens + srv.billed.completion_tokens);
+      // The episodes exported flat: tokens, and cost null (not 0).
+      const exported = await runCli(['export', results, '--format', 'jsonl'], { cwd: tmp, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      const rows = exported.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(rows.map((r) => [r.cost, r.spent_cost, r.total_tokens > 0])).toEqual([
+        [null, null, true],
+        [null, null, true],
+      ]);
+      // A combination of its runs says the same on its result line.
+      const combined = await runCli([...args.slice(0, 4), 'react-cot-sc', ...args.slice(5), '--results-dir', results], { cwd: tmp, env });
+      expect(combined.code, combined.stderr).toBe(0);
+      const line = combined.stdout.split('\n').find((l) => l.includes('-react-cot-sc-'))!;
+      expect(line).toContain('cost unknown');
+      expect(line).not.toContain('$0.0000');
     } finally {
       await srv.close();
     }

@@ -164,16 +164,16 @@ describe('--env-url A,B for ALFWorld', () => {
       const served = m.sessions[0].envServers;
       expect(Object.values(served).every((u) => u === a.url || u === b.url)).toBe(true);
       expect(resets(a) + resets(b)).toBeGreaterThan(INDICES.length);
-      // The manifest written when the session ended says B was lost, why and when, wherever it
-      // describes the environment; the server it describes is still the one checked at start.
+      // The session's record says B was lost, why and when; the server it describes is still the one checked at start.
       const pool = [
         { url: a.url, healthy: true },
         { url: b.url, healthy: false, leftOut: expect.stringMatching(/^stopped answering /), leftOutAt: expect.any(String) },
       ];
-      expect(m.environment.poolUrls).toEqual(pool);
-      expect(m.fidelity.environment.poolUrls).toEqual(pool);
-      expect(Date.parse(m.environment.poolUrls[1].leftOutAt)).toBeGreaterThanOrEqual(Date.parse(m.sessions[0].startedAt));
-      expect(Date.parse(m.environment.poolUrls[1].leftOutAt)).toBeLessThanOrEqual(Date.parse(m.sessions[0].endedAt));
+      expect(m.sessions[0].envPool).toEqual(pool);
+      // What the run's environment was at its start stays as it was.
+      expect(m.environment.poolUrls.map((p: any) => p.healthy)).toEqual([true, true]);
+      expect(Date.parse(m.sessions[0].envPool[1].leftOutAt)).toBeGreaterThanOrEqual(Date.parse(m.sessions[0].startedAt));
+      expect(Date.parse(m.sessions[0].envPool[1].leftOutAt)).toBeLessThanOrEqual(Date.parse(m.sessions[0].endedAt));
       expect(m.environment.server).toEqual(manifest('one').environment.server);
       // The pool's state is not the run's identity: the one-server run's id.
       expect(runDirs(path.join(tmp, 'killed'))).toEqual(runDirs(path.join(tmp, 'one')));
@@ -240,7 +240,7 @@ describe('--env-url A,B for ALFWorld', () => {
       for (const e of written) expect(e.traj).toBe(baseline.get(e.idx));
       const m = manifest('alldead');
       expect(m.sessions[0].status).toBe('failed');
-      expect(m.environment.poolUrls.map((p: any) => [p.url, p.healthy])).toEqual([
+      expect(m.sessions[0].envPool.map((p: any) => [p.url, p.healthy])).toEqual([
         [a.url, false],
         [b.url, false],
       ]);

@@ -89,9 +89,9 @@ export function scriptedRespond(req: ServerCompletionRequest, sample: number): s
   return ' yes';
 }
 
-/** summary.csv without its spent_* columns (the bill), found by the header, not by position. */
+/** summary.csv without its spent_* and paid_unknown_calls columns (the bill), found by the header, not by position. */
 export function withoutSpent(csv: string): string {
   const lines = csv.trimEnd().split('\n');
-  const keep = lines[0].split(',').flatMap((c, i) => (c.startsWith('spent_') ? [] : [i]));
+  const keep = lines[0].split(',').flatMap((c, i) => (c.startsWith('spent_') || c === 'paid_unknown_calls' ? [] : [i]));
   return lines.map((l) => keep.map((i) => l.split(',')[i]).join(',')).join('\n');
 }

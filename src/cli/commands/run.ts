@@ -75,7 +75,10 @@ export function resultLine(r: RunResult): string {
   const paid = r.spent
     ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${usdExact(r.spent.cost_usd)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} of unknown billing: answered without usage or cut off in flight)` : ''}`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, price)}${paid} [${r.status}] -> ${r.dir}`;
+  // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown); this
+  // command's spend by the price this invocation had.
+  const recorded = s.cost_known === false ? 'unknown' : price === 'free' ? 'free' : 'known';
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded)}${paid} [${r.status}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
