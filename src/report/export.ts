@@ -203,7 +203,7 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
   }
   const s = spent(r);
   // A model with no known price was metered at 0, which is not $0 (the run's rule: summary.cost_known).
-  const costKnown = run.summary.cost_known !== false;
+  const priced = run.summary.cost_known !== false;
   const accounting = {
     reward: r.reward,
     error: r.error?.message ?? null,
@@ -214,9 +214,9 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
     prompt_tokens: r.usage?.prompt_tokens ?? 0,
     completion_tokens: r.usage?.completion_tokens ?? 0,
     total_tokens: r.usage?.total_tokens ?? 0,
-    cost: costKnown ? (r.cost ?? 0) : null,
+    cost: priced ? (r.cost ?? 0) : null,
     spent_tokens: s.tokens,
-    spent_cost: costKnown ? s.cost : null,
+    spent_cost: priced ? s.cost : null,
     cached_calls: r.cached_calls ?? 0,
     latency_ms: r.latency_ms,
     traj: r.traj,

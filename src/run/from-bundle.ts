@@ -376,16 +376,15 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
     if (res.fatal) throw res.fatal;
     if (res.runId !== stored.runId)
       io.log(`note: the re-run of ${stored.runId} is named ${res.runId} (this version describes the method or the model differently)`);
-    const summary = res.summary;
     const spent = res.spent ?? noSpend();
     if (res.status !== 'complete') {
-      out.push({ runId: res.runId, dir: res.dir, status: res.status, summary, compared: 0, spent });
+      out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: 0, spent });
       return out; // interrupted: nothing to compare (a re-run goes into an empty --results-dir again)
     }
     const rerun = episodesText(res.dir);
     const diff = compareEpisodes(bundledEpisodes, rerun, { bundled: where(EPISODES_FILE), rerun: episodesFile(res.dir) });
     if (diff) throw new ReplayMismatch(`run --from-bundle: the re-run of ${stored.runId} differs from the bundle: ${diff}`);
-    out.push({ runId: res.runId, dir: res.dir, status: res.status, summary, compared: stored.indices.length, spent });
+    out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: stored.indices.length, spent });
   }
   return out;
 }

@@ -29,6 +29,7 @@ import { settleEarlierSessions } from './meter.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
 import { acquireRunLock, LOCK_FILE } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
+import { isScored } from '../util/numbers.js';
 import type { RunManifest, RunSummary, EpisodeRecord, SessionInfo } from '../runlog/schema.js';
 
 export interface ShardRun {
@@ -170,6 +171,7 @@ function writeMerged(
   const first = runs[0];
   const ref = withoutShard(first.manifest);
   const { selection, identity } = ref;
+  const ordered = orderedRecords(records, selection);
   // Each file is replaced atomically (temp + fsync + rename): a full disk leaves no torn file.
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
   writeEpisodes(outDir, lines, 'the merged episodes');
@@ -191,7 +193,7 @@ function writeMerged(
     startedAt: runs.map((r) => r.manifest.startedAt).sort()[0],
     sessions,
     sources: runs.map((r) => ({ dir: r.dir, runId: r.manifest.runId, shard: r.manifest.shard, software: r.manifest.software })),
-    limits: manifestLimits(limitCounts(orderedRecords(records, selection))),
+    limits: manifestLimits(limitCounts(ordered)),
     ...(overlapping > 0
       ? {
           deduplicated: {
@@ -204,6 +206,6 @@ function writeMerged(
   writeManifest(outDir, manifestText(manifest));
   const summary = summarizeRun(manifest, records);
   writeSummary(outDir, summaryCsv([summary]));
-  const errorRecords = orderedRecords(records, selection).filter((r) => r.error);
+  const errorRecords = ordered.filter((r) => !isScored(r));
   return { runId, dir: outDir, summary, overlapping, errorRecords };
 }

@@ -250,7 +250,7 @@ export function costKnown(modelDesc: Record<string, unknown>, costUsd: number): 
 }
 
 /** Money as the closing lines show it: unknown when no price is known (never a false $0.0000). */
-export function moneyText(usd: number, price: 'known' | 'unknown' | 'free'): string {
+export function moneyText(usd: number, price: PriceStatus): string {
   return price === 'unknown'
     ? 'cost unknown (no price for this model: give --price-prompt and --price-completion)'
     : `cost ${usdExact(usd)}`;

@@ -7,7 +7,7 @@
 import { csvText } from '../util/csv.js';
 import { isContextExceeded } from './limit-outcomes.js';
 import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
-import { metricScore } from '../util/numbers.js';
+import { isScored, metricScore } from '../util/numbers.js';
 import { spentOf } from '../runlog/schema.js';
 import type { Spend } from '../runlog/schema.js';
 import { costKnown, runSpend } from './meter.js';
@@ -45,7 +45,7 @@ export function summarize(
   const cost = sum((r) => r.cost ?? 0);
   const metrics: Record<string, number | null> = {};
   const sums: Record<string, number> = {};
-  let scored = recs.filter((r) => !r.error).length;
+  let scored = recs.filter(isScored).length;
   for (const k of metricKeys) {
     // A schema-1 record may lack a metric another record has: score it as 0, like the run did.
     const s = metricScore(

@@ -5,7 +5,7 @@ import {
   checkRepeatedFlags,
   closingLines,
   exitCodeOf,
-  experimentCommand,
+  invocationCommand,
   resumeCommand,
   shellWord,
   EXIT,
@@ -137,11 +137,11 @@ describe('closing lines of an experiment file', () => {
   });
 
   it('the command adds --retry-errors once, quotes what the shell would split and never prints URL credentials', () => {
-    expect(experimentCommand(['run', 'my exp.json', '--retry-errors'], { retryErrors: true })).toEqual({
+    expect(invocationCommand(['run', 'my exp.json', '--retry-errors'], { retryErrors: true })).toEqual({
       command: "react-repro run 'my exp.json' --retry-errors",
       redacted: false,
     });
-    const c = experimentCommand(['run', 'x', '--wiki-url', 'http://u:s3cret@h/w', '--env-url=http://u:s3cret@e'], { retryErrors: true });
+    const c = invocationCommand(['run', 'x', '--wiki-url', 'http://u:s3cret@h/w', '--env-url=http://u:s3cret@e'], { retryErrors: true });
     expect(c).toEqual({ command: "react-repro run x --wiki-url 'http://***@h/w' '--env-url=http://***@e' --retry-errors", redacted: true });
     const lines = closingLines([interrupted('a')], { args: ['run', 'x', '--wiki-url', 'http://u:s3cret@h/w'], runs: ['t m', 't n'] });
     expect(lines.join('\n')).not.toContain('s3cret');

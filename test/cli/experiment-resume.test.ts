@@ -45,6 +45,23 @@ const NOT_REACHED =
   'react-repro: the experiment stopped in run 5 of 7: 2 of its 7 runs were not reached (hotpotqa cot-sc-react, hotpotqa react-cot-sc); ' +
   'the command below resumes run 5 and runs them (complete runs make no calls)';
 
+/** The experiment's command against the test server, 3 questions a run, then `extra`. */
+const experimentArgs = (...extra: string[]) => [
+  'run',
+  EXPERIMENT,
+  '--limit',
+  '3',
+  '--concurrency',
+  '1',
+  '--base-url',
+  srv.baseURL,
+  '--model',
+  'test-model',
+  '--cache',
+  'off',
+  ...extra,
+];
+
 /** Every run of the experiment is there, complete, with every episode scored. */
 function expectAllComplete(results: string): void {
   const runs = byMethod(results);
@@ -60,24 +77,7 @@ function expectAllComplete(results: string): void {
 describe('an experiment stopped before its last run', () => {
   it('--max-cost in run 5 of 7: the hint re-runs the experiment with its flags, and following it finishes all 7 runs', async () => {
     const env = cleanEnv({}, path.join(tmp, 'cache'));
-    const common = [
-      'run',
-      EXPERIMENT,
-      '--limit',
-      '3',
-      '--concurrency',
-      '1',
-      '--base-url',
-      srv.baseURL,
-      '--model',
-      'test-model',
-      '--cache',
-      'off',
-      '--price-prompt',
-      '100',
-      '--price-completion',
-      '100',
-    ];
+    const common = experimentArgs('--price-prompt', '100', '--price-completion', '100');
     const ref = path.join(tmp, 'budget-ref');
     const whole = await runCli([...common, '--results-dir', ref], { cwd: tmp, env });
     expect(whole.code, whole.stderr).toBe(0);
@@ -117,26 +117,7 @@ describe('an experiment stopped before its last run', () => {
   it('the circuit breaker in run 5 of 7: the hint re-runs the experiment retrying the failed episodes, and following it finishes all 7 runs', async () => {
     const env = cleanEnv({}, path.join(tmp, 'cache'));
     const results = path.join(tmp, 'breaker');
-    const args = [
-      'run',
-      EXPERIMENT,
-      '--limit',
-      '3',
-      '--concurrency',
-      '1',
-      '--base-url',
-      srv.baseURL,
-      '--model',
-      'test-model',
-      '--cache',
-      'off',
-      '--max-retries',
-      '0',
-      '--max-consecutive-failures',
-      '2',
-      '--results-dir',
-      results,
-    ];
+    const args = experimentArgs('--max-retries', '0', '--max-consecutive-failures', '2', '--results-dir', results);
     reactDown = true;
     let r;
     try {

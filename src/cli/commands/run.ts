@@ -109,11 +109,11 @@ export function resumeCommand(runDir: string, opts: { retryErrors: boolean }): s
 }
 
 /**
- * The command that resumes a whole experiment: the invocation's own arguments (re-running an
- * experiment resumes its stopped run and starts the runs it did not reach; complete runs make no
+ * The command that resumes a whole invocation (an experiment file, a combination): its own arguments
+ * (re-running it resumes the stopped run and starts the runs it did not reach; complete runs make no
  * calls), URL credentials printed as *** (they never reach a terminal or a log).
  */
-export function experimentCommand(args: readonly string[], opts: { retryErrors: boolean }): { command: string; redacted: boolean } {
+export function invocationCommand(args: readonly string[], opts: { retryErrors: boolean }): { command: string; redacted: boolean } {
   const words = args.map((a) => redactUrlsIn(a));
   const redacted = words.some((w, i) => w !== args[i]);
   // Given twice, --retry-errors would be refused as a repeated flag.
@@ -122,10 +122,10 @@ export function experimentCommand(args: readonly string[], opts: { retryErrors: 
 }
 
 /** The invocation: its arguments and every run's label (one for a single run), to name the runs a stop left. */
-export interface ExperimentInvocation {
+export interface Invocation {
   /** The arguments after `react-repro` (process.argv.slice(2)). */
   args: readonly string[];
-  /** One label per run of the file, in order ("hotpotqa react"). */
+  /** One label per run it resolved to, in order ("hotpotqa react"). */
   runs: readonly string[];
 }
 
@@ -151,13 +151,13 @@ export function exitCodeOf(results: RunResult[]): number {
  * retries them (or resumes the stopped run; an experiment stopped before its last run, or a combination
  * stopped in a base run: the whole invocation again, after a line naming what was not made).
  */
-export function closingLines(results: RunResult[], experiment?: ExperimentInvocation): string[] {
+export function closingLines(results: RunResult[], invocation?: Invocation): string[] {
   const lines: string[] = [];
   const last = results.at(-1);
   let resume: string | undefined;
   const stopped = last !== undefined && (last.fatal !== undefined || last.status === 'interrupted');
   // Resuming only the stopped run would end with [complete] and exit 0 while later runs never ran.
-  const unreached = stopped && experiment ? experiment.runs.slice(results.length) : [];
+  const unreached = stopped && invocation ? invocation.runs.slice(results.length) : [];
   // A combination stopped in a base run: resuming that base would not make the other base or the combination.
   const leftInRun = stopped ? (last.notReached ?? []) : [];
   // Model limits first: outcomes of scored episodes, not errors (nothing to retry).
@@ -174,10 +174,10 @@ export function closingLines(results: RunResult[], experiment?: ExperimentInvoca
     else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
   }
   const notReached: string[] = [];
-  if (stopped && (unreached.length || leftInRun.length) && experiment) {
-    const exp = experimentCommand(experiment.args, { retryErrors: last.errorCauses.length > 0 });
+  if (stopped && (unreached.length || leftInRun.length) && invocation) {
+    const exp = invocationCommand(invocation.args, { retryErrors: last.errorCauses.length > 0 });
     resume = exp.command;
-    const n = experiment.runs.length;
+    const n = invocation.runs.length;
     if (exp.redacted) notReached.push('a URL below had credentials, printed as ***: put them back before running it');
     if (leftInRun.length)
       notReached.push(
@@ -346,8 +346,8 @@ export const runCommand: CommandModule = {
           ...(session.maxCost !== undefined ? { budget: new Budget(session.maxCost) } : {}),
         };
         const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
-        const experiment = { args: process.argv.slice(2), runs: runs.map((c) => [c.task, c.method].filter(Boolean).join(' ')) };
-        for (const l of closingLines(results, experiment)) io.log(l);
+        const invocation = { args: process.argv.slice(2), runs: runs.map((c) => [c.task, c.method].filter(Boolean).join(' ')) };
+        for (const l of closingLines(results, invocation)) io.log(l);
         const code = exitCodeOf(results);
         if (code !== 0) process.exitCode = code;
       } catch (e) {
