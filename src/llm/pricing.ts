@@ -14,6 +14,14 @@ export const BUILTIN_PRICES: Readonly<Record<string, Prices>> = {
   'babbage-002': { promptPerM: 0.4, completionPerM: 0.4 },
 };
 
+/** How a price resolution names a model billed at a rate we do not know (no flags, not in the list). */
+export const NO_PRICE_SOURCE = 'no price known for this model (0)';
+
+/** Whether resolved prices are a stand-in 0 for an unknown rate (not a known price, not a free local model). */
+export function isUnpriced(p: { source: string } | { error: string } | null): boolean {
+  return p !== null && 'source' in p && p.source === NO_PRICE_SOURCE;
+}
+
 /**
  * Prices for a model: explicit flags win; otherwise the built-in table, but only for OpenAI's own
  * endpoint (a local server that happens to use the same model name costs nothing); otherwise zero.

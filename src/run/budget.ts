@@ -8,8 +8,10 @@
 // completions are in the cache, so resuming does not pay for them twice), the summary is written,
 // and the same command resumes.
 import { estimateTokens } from '../llm/limits.js';
-import { RunStop } from '../errors.js';
+import { RunStop, UserError } from '../errors.js';
+import { isUnpriced } from '../llm/pricing.js';
 import type { CompletionRequest } from '../llm/types.js';
+import type { PriceInfo } from './execute.js';
 import { SpendMeter } from './meter.js';
 import { usd } from '../util/money.js';
 
@@ -93,4 +95,21 @@ export class Budget {
       if (unreported) this.unreported += estimate;
     };
   }
+}
+
+/**
+ * A budget that could not be kept: the budget counts calls at the model's prices, and a model billed at
+ * a rate we do not know would count as free, so no call would ever be refused.
+ */
+export function unpricedBudget(model: string | null): UserError {
+  return new UserError(
+    `--max-cost: no price is known for the model${model ? ` ${model}` : ''}, so the budget cannot count its calls; ` +
+      'give --price-prompt and --price-completion (USD per 1M tokens; 0 for a server that bills nothing)',
+  );
+}
+
+/** Refuses --max-cost before any run of the invocation starts when one of them has no known price. */
+export function requireKnownPrices(prices: readonly PriceInfo[]): void {
+  const unpriced = prices.find(isUnpriced);
+  if (unpriced && !('error' in unpriced)) throw unpricedBudget(unpriced.model);
 }

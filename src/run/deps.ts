@@ -3,7 +3,7 @@
 import { UserError } from '../errors.js';
 import { openModel, llmCliOptions } from '../llm/index.js';
 import { modelConfigOf, tryResolveModelConfig, type ModelResolution } from '../llm/config.js';
-import { resolvePrices } from '../llm/pricing.js';
+import { NO_PRICE_SOURCE, resolvePrices } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
@@ -91,11 +91,7 @@ export function pricesOf(model: ModelResolution): PriceInfo {
       officialOpenAI: official,
     });
     const source =
-      p.source === 'builtin'
-        ? `list price of ${cfg.model}`
-        : p.source === 'flags'
-          ? '--price-prompt/--price-completion'
-          : 'no price known for this model (0)';
+      p.source === 'builtin' ? `list price of ${cfg.model}` : p.source === 'flags' ? '--price-prompt/--price-completion' : NO_PRICE_SOURCE;
     return { promptPerM: p.promptPerM, completionPerM: p.completionPerM, source, model: cfg.model ?? null };
   } catch (e) {
     if (e instanceof UserError) return { error: e.message };

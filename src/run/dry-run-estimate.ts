@@ -6,7 +6,7 @@
 // no calls; and a total over the runs of an experiment.
 import { JsonFields } from '../util/json-fields.js';
 import { thousands as num } from '../util/numbers.js';
-import { BUILTIN_PRICES } from '../llm/pricing.js';
+import { BUILTIN_PRICES, isUnpriced } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { usd as formatUsd } from '../util/money.js';
 import type { PriceInfo } from './execute.js';
@@ -119,7 +119,7 @@ const officialOnly = (settings: Settings): boolean => {
 export function dryRunPrices(settings: Settings, resolved: PriceInfo | null, env: NodeJS.ProcessEnv = process.env): PriceInfo | null {
   const model = modelNameOf(settings);
   const listed = model ? BUILTIN_PRICES[model] : undefined;
-  const unresolved = !resolved || 'error' in resolved || resolved.source.startsWith('no price');
+  const unresolved = !resolved || 'error' in resolved || isUnpriced(resolved);
   if (listed && unresolved && officialOnly(settings) && (JsonFields.orEmpty(settings).has('baseUrl') || !env.OPENAI_BASE_URL?.trim())) {
     return { promptPerM: listed.promptPerM, completionPerM: listed.completionPerM, source: `list price of ${model}`, model };
   }

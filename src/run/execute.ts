@@ -27,7 +27,7 @@ import { IdentityMemo } from '../util/identity-memo.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo } from './manifest.js';
 import { isSessionOnly } from './options.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
-import { pricesOf, type Budget, type BudgetStop } from './budget.js';
+import { pricesOf, unpricedBudget, type Budget, type BudgetStop } from './budget.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
 import { limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
@@ -352,6 +352,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     }
     const methodDesc = method.describe();
     const modelDesc = model.describe();
+    if (io.budget && priceStatus(modelDesc) === 'unknown') throw unpricedBudget(model.model);
     const envDesc = env?.describe() ?? null;
     const identity: Record<string, unknown> = {
       task: taskName,
@@ -476,11 +477,6 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         io.signal,
       );
       const prices = pricesOf(modelDesc);
-      if (io.budget && !(prices && (prices.promptPerM > 0 || prices.completionPerM > 0))) {
-        io.log(
-          `warning: --max-cost: ${model.model} has no price (0 USD per token), so its calls count as free; give --price-prompt and --price-completion`,
-        );
-      }
       // What this session pays for: counted by every episode's meter, added to the invocation's (the budget's).
       const spend = new SpendMeter(io.budget?.meter);
       const res = await executeEpisodes({

@@ -125,4 +125,42 @@ describe('run: bad input', () => {
     ).toBe('react-repro: --max-consecutive-failures: expected a whole number >= 0 (0: never stop), got 1.5');
     expect(fs.existsSync(results)).toBe(false);
   });
+
+  it('--max-cost with a model of unknown price is refused before anything runs (the budget could not count its calls)', async () => {
+    const results = path.join(tmp, 'r-unpriced');
+    const line =
+      'react-repro: --max-cost: no price is known for the model test-model, so the budget cannot count its calls; ' +
+      'give --price-prompt and --price-completion (USD per 1M tokens; 0 for a server that bills nothing)';
+    const args = ['--method', 'cot', '--limit', '1', ...model(), '--results-dir', results];
+    expect(await refused([...args, '--max-cost', '1'])).toBe(line);
+    expect(await refused([...args, '--max-cost', '1', '--dry-run'])).toBe(line);
+    // An experiment whose second run has no price: refused before its first (priced) run spends anything.
+    const exp = path.join(tmp, 'mixed-prices.json');
+    fs.writeFileSync(
+      exp,
+      JSON.stringify({
+        defaults: { task: 'hotpotqa', limit: 1, baseUrl: srv.baseURL, cache: 'off' },
+        runs: [
+          { method: 'cot', model: 'test-model', pricePrompt: 1, priceCompletion: 1 },
+          { method: 'act', model: 'test-model' },
+        ],
+      }),
+    );
+    expect(await refused([exp, '--results-dir', results, '--max-cost', '1'])).toBe(line);
+    expect(fs.existsSync(results)).toBe(false);
+    // A run made without a price, resumed under a budget: refused, the run as it was.
+    const made = await runCli(['run', ...args], { cwd: tmp, env: cleanEnv({}, path.join(tmp, 'cache')) });
+    expect(made.code).toBe(0);
+    const [runId] = fs.readdirSync(results);
+    const manifest = fs.readFileSync(path.join(results, runId, 'manifest.json'), 'utf8');
+    expect(await refused(['--resume', runId, '--results-dir', results, '--max-cost', '1'])).toBe(line);
+    expect(fs.readFileSync(path.join(results, runId, 'manifest.json'), 'utf8')).toBe(manifest);
+    // Prices given (0 and 0: a server that bills nothing) satisfy it.
+    const free = await runCli(['run', ...args, '--price-prompt', '0', '--price-completion', '0', '--max-cost', '1'], {
+      cwd: tmp,
+      env: cleanEnv({}, path.join(tmp, 'cache')),
+    });
+    expect(free.stderr).not.toMatch(/no price is known/);
+    expect(free.code).toBe(0);
+  });
 });

@@ -178,6 +178,24 @@ describe('--max-cost', () => {
     expect(stops).toBe(1);
   });
 
+  it('refuses a budget over a model whose price is unknown before the run folder is made', async () => {
+    const { io } = quietIO();
+    const deps = fakeDeps();
+    const create = deps.createModel;
+    deps.createModel = async (run, hooks) => {
+      const made = await create(run, hooks);
+      const describe = made.backend.describe.bind(made.backend);
+      made.backend.describe = () => ({ ...describe(), pricesUsdPer1M: { prompt: 0, completion: 0, source: 'none' } });
+      return made;
+    };
+    const resultsDir = path.join(dir, 'unpriced');
+    await expect(executeRun({ ...base(), resultsDir }, deps, { ...io, budget: new Budget(1) })).rejects.toThrow(
+      /^--max-cost: no price is known for the model m1, so the budget cannot count its calls/,
+    );
+    expect(deps.models[0].calls).toBe(0);
+    expect(fs.existsSync(resultsDir)).toBe(false);
+  });
+
   it('stops the run cleanly and resumably; the resumed run summarises like an uninterrupted one', async () => {
     const { io } = quietIO();
     const full = await executeRun({ ...base(), resultsDir: path.join(dir, 'a') }, fakeDeps(), io);

@@ -8,7 +8,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { isUserFacing, UserError } from '../../errors.js';
 import { defaultResultsDir } from '../../paths.js';
 import type { OptionTable } from '../../options.js';
-import { allRunOptions, realDeps } from '../../run/deps.js';
+import { allRunOptions, pricesOf, realDeps } from '../../run/deps.js';
 import { executeRun, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
 import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
 import { type Settings } from '../../run/experiment.js';
@@ -16,7 +16,7 @@ import { withoutDefaults } from '../../run/options.js';
 import { readManifest } from '../../runlog/store.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
-import { Budget } from '../../run/budget.js';
+import { Budget, requireKnownPrices } from '../../run/budget.js';
 import { dryRunLines, dryRunTotalLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
 import { moneyText } from '../../run/meter.js';
@@ -324,6 +324,7 @@ export const runCommand: CommandModule = {
     checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });
     const session = sessionFlags(raw);
     const runs = resolveRunConfigs(raw);
+    if (session.maxCost !== undefined) requireKnownPrices(runs.map((r) => pricesOf(r.model)));
     if (session.dryRun) {
       const plans = [];
       for (const s of runs) {
