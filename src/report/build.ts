@@ -211,12 +211,16 @@ export function runsTable(
   const defsOf = (r: RunView): MetricDef[] =>
     metricsOf?.(r.manifest.task) ?? r.manifest.metrics ?? Object.keys(r.summary.metrics).map((key) => ({ key, label: key.toUpperCase() }));
   const metrics = metricColumns(runs, defsOf);
+  // Columns a usual report does not need, shown when some run has a count to give.
+  const overWindow = runs.some((r) => r.summary.n_context_exceeded > 0);
+  const unknownBilling = runs.some((r) => r.summary.paid_unknown_calls > 0);
   const columns: ReportColumn[] = [
     { key: 'run', label: 'Run' },
     { key: 'split', label: 'Split' },
     { key: 'model', label: 'Model' },
     { key: 'done', label: 'Done' },
     { key: 'errors', label: 'Errors' },
+    ...(overWindow ? [{ key: 'context_exceeded', label: 'Over the window' }] : []),
     ...metrics.map((m) => ({ key: m.col, label: m.label, numeric: true })),
     { key: 'calls', label: 'Calls' },
     { key: 'cached', label: 'Cached calls' },
@@ -224,6 +228,7 @@ export function runsTable(
     { key: 'spent_tokens', label: 'Tokens (spent)' },
     { key: 'cost', label: 'Cost USD (total)' },
     { key: 'spent_cost', label: 'Cost USD (spent)' },
+    ...(unknownBilling ? [{ key: 'paid_unknown', label: 'Calls of unknown billing' }] : []),
     { key: 'status', label: 'Status' },
   ];
   let unpriced = 0;
@@ -252,6 +257,7 @@ export function runsTable(
         model: m.model,
         done: `${s.n_done}/${s.n_planned}`,
         errors: s.n_errors,
+        ...(overWindow ? { context_exceeded: s.n_context_exceeded } : {}),
         ...cells,
         calls: s.n_calls,
         cached: s.cached_calls,
@@ -259,6 +265,7 @@ export function runsTable(
         spent_tokens: s.spent_tokens,
         cost: costText(s.cost_usd, known),
         spent_cost: costText(s.spent_cost_usd, known),
+        ...(unknownBilling ? { paid_unknown: s.paid_unknown_calls } : {}),
         status: runStatus(m, r.dir),
       },
       ci,
@@ -272,9 +279,19 @@ export function runsTable(
     rowHeader: 'Benchmark / method',
     notes: [
       'Each run as stored (its summary.csv): scores over all its scored episodes, not only the items its tables compare. Tokens and cost count every model call, cache hits included (total), and the calls that went to the model (spent); records written before spent was recorded count as spent = total.',
+      ...(overWindow
+        ? [
+            '"Over the window": episodes whose prompt outgrew the model\'s context window; they are scored as failures, counted in the scores like any wrong answer (the notes under each table say which runs).',
+          ]
+        : []),
       ...(unpriced
         ? [
-            `Cost "unknown": ${unpriced} run(s) used a model with no known price (give --price-prompt/--price-completion to meter one); their tokens are exact.`,
+            `Cost "unknown": ${unpriced} run(s) used a model with no known price (give --price-prompt/--price-completion to meter one); their tokens are as the server reported them.`,
+          ]
+        : []),
+      ...(unknownBilling
+        ? [
+            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out.',
           ]
         : []),
       "Status from each run's own record: complete, partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",

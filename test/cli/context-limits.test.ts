@@ -126,6 +126,10 @@ describe('a prompt that outgrows the context window ends its episode as a scored
         expect(html.code, html.stderr).toBe(0);
         expect(html.stdout).toContain('"context_exceeded"');
         expect(html.stdout).toContain(`(${manifest.runId}): ${over.length} of 20 episodes outgrew the model`);
+        // The report's CSV carries the count too, in the Runs table's own column.
+        const csv = await runCli(['report', path.join(tmp, family), '--format', 'csv'], { cwd: tmp });
+        expect(csv.code, csv.stderr).toBe(0);
+        expect(csv.stdout).toContain(`runs,Runs,HotpotQA ReAct,ours,Over the window,${over.length},,,${manifest.runId}`);
       }
     }, 120_000);
   }

@@ -199,6 +199,10 @@ describe('spent = billed', () => {
       expect(srv.billed.requests).toBeLessThan(100);
       expect(stopped.stdout).toContain(`(+${srv.billed.requests} calls of unknown billing: answered without usage or cut off in flight)`);
       expect(stopped.stdout + stopped.stderr).toContain('for calls answered without usage');
+      // The report's Runs table gives the count in its own column, in every format (the CSV here).
+      const report = await runCli(['report', results, '--format', 'csv'], { cwd: tmp, env });
+      expect(report.code, report.stderr).toBe(0);
+      expect(report.stdout).toContain(`,ours,Calls of unknown billing,${srv.billed.requests},,,${dir}`);
     } finally {
       await srv.close();
     }
