@@ -294,7 +294,7 @@ export function runsTable(
             '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out.',
           ]
         : []),
-      "Status from each run's own record: complete, partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",
+      "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",
     ],
   };
 }
