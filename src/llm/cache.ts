@@ -154,7 +154,7 @@ export interface StoredChoice {
 /**
  * What serving `rows` from the cache stands for: the prompt once (as a fresh request of n samples
  * counts it), and each sample's share of the completion tokens of the call that produced it.
- * Rows whose backend reported no usage count 0.
+ * Rows whose backend reported no usage count 0 (usageUnknownIn says whether any did).
  */
 export function storedUsage(rows: readonly StoredChoice[], withPrompt = true): TokenUsage {
   const prompt = withPrompt ? (rows.find((r) => typeof r.promptTokens === 'number')?.promptTokens ?? 0) : 0;
@@ -162,6 +162,11 @@ export function storedUsage(rows: readonly StoredChoice[], withPrompt = true): T
     rows.reduce((a, r) => a + (typeof r.completionTokens === 'number' ? r.completionTokens / Math.max(1, r.callN ?? 1) : 0), 0),
   );
   return { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
+}
+
+/** Whether some of `rows` came from a call answered without usage (stored with no token counts). */
+export function usageUnknownIn(rows: readonly StoredChoice[]): boolean {
+  return rows.some((r) => typeof r.promptTokens !== 'number' && typeof r.completionTokens !== 'number');
 }
 
 const SCHEMA = `
@@ -579,7 +584,7 @@ export class CacheStore {
         costUsd: 0,
         cachedChoices: req.n,
         latencyMs: performance.now() - t0,
-        total: { usage: total, costUsd: costAtRunPrices(inner, total) },
+        total: { usage: total, costUsd: costAtRunPrices(inner, total), ...(usageUnknownIn(served) ? { usageUnknown: true as const } : {}) },
       };
       return hit;
     }
@@ -613,7 +618,9 @@ export class CacheStore {
     const uncached = fresh.map((c, k) => ({ sampleIndex: have.length + k, text: c.text, finishReason: c.finishReason }));
     let stored: StoredChoice[];
     try {
-      stored = await cache.putInterruptible(key, canonical, inner.model, have.length, fresh, res.usage, ask, opts.signal);
+      // An answer without usage is stored without token counts: a later hit says its usage is unknown, not 0.
+      const usage = res.usageUnknown ? undefined : res.usage;
+      stored = await cache.putInterruptible(key, canonical, inner.model, have.length, fresh, usage, ask, opts.signal);
     } catch (e) {
       if (opts.signal?.aborted) throw e; // stopped while another process held the file: the run is stopping
       stored = this.cacheOrWarn(() => {
@@ -638,6 +645,7 @@ export class CacheStore {
           totalTokens: res.usage.totalTokens + extra.totalTokens,
         },
         costUsd: res.costUsd + costAtRunPrices(inner, extra),
+        ...(res.usageUnknown || usageUnknownIn(reused) ? { usageUnknown: true as const } : {}),
       },
       ...(res.usageUnknown ? { usageUnknown: res.usageUnknown } : {}),
     };

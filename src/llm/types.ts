@@ -63,8 +63,9 @@ export interface CompletionResult {
   /**
    * What the call stands for with the cache's samples counted (src/llm/cache.ts): a hit's stored usage
    * at the run's prices. Absent: the same as usage/costUsd (README "Reports": a replayed run is not "0 tokens").
+   * `usageUnknown`: some sample's call was answered without usage, which these figures leave out.
    */
-  total?: { usage: TokenUsage; costUsd: number };
+  total?: { usage: TokenUsage; costUsd: number; usageUnknown?: true };
   /**
    * The server answered without reporting usage (no `usage` in a response): usage and costUsd are 0
    * but what the call was billed is unknown. The meter counts it as paid-unknown, the budget at its

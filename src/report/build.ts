@@ -214,6 +214,7 @@ export function runsTable(
   // Columns a usual report does not need, shown when some run has a count to give.
   const overWindow = runs.some((r) => r.summary.n_context_exceeded > 0);
   const unknownBilling = runs.some((r) => r.summary.paid_unknown_calls > 0);
+  const withoutUsage = runs.some((r) => (r.summary.usage_unknown_calls ?? 0) > 0);
   const columns: ReportColumn[] = [
     { key: 'run', label: 'Run' },
     { key: 'split', label: 'Split' },
@@ -227,6 +228,7 @@ export function runsTable(
     { key: 'tokens', label: 'Tokens (total)' },
     { key: 'spent_tokens', label: 'Tokens (spent)' },
     { key: 'cost', label: 'Cost USD (total)' },
+    ...(withoutUsage ? [{ key: 'usage_unknown', label: 'Calls without usage' }] : []),
     { key: 'spent_cost', label: 'Cost USD (spent)' },
     ...(unknownBilling ? [{ key: 'paid_unknown', label: 'Calls of unknown billing' }] : []),
     { key: 'status', label: 'Status' },
@@ -264,6 +266,7 @@ export function runsTable(
         tokens: s.total_tokens,
         spent_tokens: s.spent_tokens,
         cost: costText(s.cost_usd, known),
+        ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls ?? 0 } : {}),
         spent_cost: costText(s.spent_cost_usd, known),
         ...(unknownBilling ? { paid_unknown: s.paid_unknown_calls } : {}),
         status: runStatus(m, r.dir),
@@ -287,6 +290,11 @@ export function runsTable(
       ...(unpriced
         ? [
             `Cost "unknown": ${unpriced} run(s) used a model with no known price (give --price-prompt/--price-completion to meter one); their tokens are as the server reported them.`,
+          ]
+        : []),
+      ...(withoutUsage
+        ? [
+            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out.',
           ]
         : []),
       ...(unknownBilling

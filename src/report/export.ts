@@ -16,7 +16,7 @@ import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
 import { metricKeysOf } from '../run/summary.js';
-import { recordExtras, type EpisodeRecord } from '../runlog/schema.js';
+import { recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { isScored } from '../util/numbers.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
@@ -215,6 +215,8 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
     completion_tokens: r.usage?.completion_tokens ?? 0,
     total_tokens: r.usage?.total_tokens ?? 0,
     cost: priced ? (r.cost ?? 0) : null,
+    // Calls the token and cost figures leave out (answered without usage).
+    usage_unknown_calls: usageUnknownCalls(r),
     spent_tokens: s.tokens,
     spent_cost: priced ? s.cost : null,
     cached_calls: r.cached_calls ?? 0,

@@ -33,7 +33,7 @@ import { summarizeRun, summaryCsv } from './summary.js';
 import { limitLinesOf } from './limit-outcomes.js';
 import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
-import { type RunManifest, recordExtras, type EpisodeRecord } from '../runlog/schema.js';
+import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
 import { IdentityMemo } from '../util/identity-memo.js';
 
@@ -83,6 +83,7 @@ function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, ba
       total_tokens: sum((r) => r.usage.total_tokens),
     },
     cost: sum((r) => r.cost),
+    ...(sum(usageUnknownCalls) > 0 ? { usage_unknown_calls: sum(usageUnknownCalls) } : {}),
     // A combination makes no model call: nothing is spent.
     spent_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     spent_cost: 0,

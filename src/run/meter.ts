@@ -20,24 +20,27 @@ import { usdExact } from '../util/money.js';
 
 export type { Spend } from '../runlog/schema.js';
 
-/** Tokens and their cost in USD at the run's prices. */
+/** Tokens and their cost in USD at the run's prices, and the calls they leave out (answered without usage). */
 export interface Tally {
   usage: TokenUsage;
   costUsd: number;
+  unknownCalls: number;
 }
 
-export const noTally = (): Tally => ({ usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0 });
+export const noTally = (): Tally => ({ usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0, unknownCalls: 0 });
 
 function addTally(a: Tally, b: Tally): void {
   a.usage.promptTokens += b.usage.promptTokens;
   a.usage.completionTokens += b.usage.completionTokens;
   a.usage.totalTokens += b.usage.totalTokens;
   a.costUsd += b.costUsd;
+  a.unknownCalls += b.unknownCalls;
 }
 
 /** What a call stands for, cache hits included (the cache's `total`; a fresh call: what it spent). */
 export function usedBy(res: CompletionResult): Tally {
-  return res.total ?? { usage: res.usage, costUsd: res.costUsd };
+  const t = res.total ?? { usage: res.usage, costUsd: res.costUsd, usageUnknown: res.usageUnknown };
+  return { usage: t.usage, costUsd: t.costUsd, unknownCalls: t.usageUnknown ? 1 : 0 };
 }
 
 /** What one command paid for, and each run's session within it (a session meter adds to its command's). */
@@ -96,7 +99,7 @@ export class EpisodeMeter {
     const used = usedBy(res);
     addTally(this.attempt, used);
     addTally(this.used, used);
-    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd });
+    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd, unknownCalls: wentToModel(res) && res.usageUnknown ? 1 : 0 });
     if (wentToModel(res)) {
       if (res.usageUnknown) this.session?.paidUnknown();
       else this.session?.paid(res.usage, res.costUsd);

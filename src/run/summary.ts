@@ -8,7 +8,7 @@ import { csvText } from '../util/csv.js';
 import { isContextExceeded } from './limit-outcomes.js';
 import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { isScored, metricScore } from '../util/numbers.js';
-import { spentOf } from '../runlog/schema.js';
+import { spentOf, usageUnknownCalls } from '../runlog/schema.js';
 import type { Spend } from '../runlog/schema.js';
 import { costKnown, runSpend } from './meter.js';
 
@@ -70,6 +70,7 @@ export function summarize(
     completion_tokens: sum((r) => r.usage?.completion_tokens ?? 0),
     total_tokens: sum((r) => r.usage?.total_tokens ?? 0),
     cost_usd: dollars(cost),
+    usage_unknown_calls: sum(usageUnknownCalls),
     cached_calls: sum((r) => r.cached_calls ?? 0),
     spent_tokens: spent ? spent.total_tokens : sum((r) => spentOf(r).usage.total_tokens),
     spent_cost_usd: dollars(spent ? spent.cost_usd : sum((r) => spentOf(r).cost)),
@@ -92,6 +93,7 @@ const TAIL: (keyof RunSummary)[] = [
   'spent_cost_usd',
   'n_context_exceeded',
   'paid_unknown_calls',
+  'usage_unknown_calls',
 ];
 
 const COST_COLUMNS = new Set<keyof RunSummary>(['cost_usd', 'spent_cost_usd']);

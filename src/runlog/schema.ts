@@ -145,6 +145,11 @@ export interface EpisodeFields {
   /** Cost in USD of every call at the run's prices, cache hits included. */
   cost: number;
   /**
+   * Calls answered without usage (their server reported none, or the cache holds such an answer): usage
+   * and cost leave them out, so they are not the episode's whole figures. Absent when every call had usage.
+   */
+  usage_unknown_calls?: number;
+  /**
    * Tokens and cost of the calls that went to the model (cache misses): what the episode spent. Absent
    * in schema-1 records and in records written before it existed: read them with spentOf (spent = total).
    */
@@ -204,12 +209,18 @@ export const CORE_RECORD_FIELDS = new Set([
   'n_badcalls',
   'usage',
   'cost',
+  'usage_unknown_calls',
   'spent_usage',
   'spent_cost',
   'latency_ms',
   'cached_calls',
   'error',
 ]);
+
+/** Calls whose usage a record's figures leave out (answered without usage); 0 for records without the field. */
+export function usageUnknownCalls(r: Pick<EpisodeRecord, 'usage_unknown_calls'>): number {
+  return typeof r.usage_unknown_calls === 'number' ? r.usage_unknown_calls : 0;
+}
 
 /** What an episode spent (calls that went to the model); records without the field spent what they used. */
 export function spentOf(r: Pick<EpisodeRecord, 'usage' | 'cost' | 'spent_usage' | 'spent_cost'>): { usage: RecordUsage; cost: number } {
@@ -395,6 +406,8 @@ export interface RunSummary extends RunMeta {
   completion_tokens: number;
   total_tokens: number;
   cost_usd: number;
+  /** Calls answered without usage (fresh or from the cache): the token and cost figures above leave them out. */
+  usage_unknown_calls: number;
   cached_calls: number;
   /** Tokens and cost of the calls that went to the model (cache misses): what this run spent. */
   spent_tokens: number;

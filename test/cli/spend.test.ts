@@ -208,6 +208,54 @@ describe('spent = billed', () => {
     }
   }, 60_000);
 
+  it('answers without usage: each record counts the calls its tokens leave out, and so does a re-run from the cache', async () => {
+    const srv = await startOpenAIServer({ respond: threeTurns, usage: false });
+    try {
+      const env = cleanEnv({}, path.join(tmp, 'nousage-total-cache'));
+      const args = ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '3', '--base-url', srv.baseURL, '--model', 'test-model'];
+      const first = path.join(tmp, 'nousage-total');
+      const made = await runCli([...args, '--results-dir', first], { cwd: tmp, env });
+      expect(made.code, made.stderr).toBe(0);
+      const calls = srv.billed.requests;
+      expect(calls).toBeGreaterThan(3);
+      const recordsOf = (results: string) =>
+        fs
+          .readFileSync(path.join(results, runDirs(results)[0], 'episodes.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+      const check = (results: string, out: string) => {
+        const recs = recordsOf(results);
+        // Every call of every episode was answered without usage: the record says how many its 0 tokens leave out.
+        expect(recs.map((r) => r.usage_unknown_calls)).toEqual(recs.map((r) => r.n_calls));
+        expect(recs.every((r) => r.usage.total_tokens === 0)).toBe(true);
+        expect(csvRow(path.join(results, runDirs(results)[0])).usage_unknown_calls).toBe(String(calls));
+        expect(out).toContain(
+          `tokens 0, cost unknown (no price for this model: give --price-prompt and --price-completion) (+${calls} calls answered without usage, not counted)`,
+        );
+      };
+      check(first, made.stdout);
+      // From the cache (no request): the same records, so the same count, not a silent 0.
+      const again = path.join(tmp, 'nousage-total-replay');
+      const replay = await runCli([...args, '--results-dir', again, '--cache', 'replay'], { cwd: tmp, env });
+      expect(replay.code, replay.stderr).toBe(0);
+      expect(srv.billed.requests).toBe(calls);
+      check(again, replay.stdout);
+      const exported = await runCli(['export', again, '--format', 'jsonl'], { cwd: tmp, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      const rows = exported.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(rows.reduce((a, r) => a + r.usage_unknown_calls, 0)).toBe(calls);
+      const report = await runCli(['report', again, '--format', 'csv'], { cwd: tmp, env });
+      expect(report.code, report.stderr).toBe(0);
+      expect(report.stdout).toContain(`,ours,Calls without usage,${calls},,,${runDirs(again)[0]}`);
+    } finally {
+      await srv.close();
+    }
+  }, 60_000);
+
   it('a model with no known price: summary.csv leaves its cost blank, never $0', async () => {
     const srv = await startOpenAIServer({ respond: threeTurns });
     try {

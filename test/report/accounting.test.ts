@@ -88,10 +88,10 @@ describe('cache hits in the accounting', () => {
     expect(s.cost_usd).toBeCloseTo(fresh.cost, 6);
     const [head, row] = summaryCsv([s]).trim().split('\n');
     expect(head).toBe(
-      'run_id,task,method,split,model,shard,n_planned,n_done,n_scored,n_errors,em,f1,n_calls,prompt_tokens,completion_tokens,total_tokens,cost_usd,cached_calls,spent_tokens,spent_cost_usd,n_context_exceeded,paid_unknown_calls',
+      'run_id,task,method,split,model,shard,n_planned,n_done,n_scored,n_errors,em,f1,n_calls,prompt_tokens,completion_tokens,total_tokens,cost_usd,cached_calls,spent_tokens,spent_cost_usd,n_context_exceeded,paid_unknown_calls,usage_unknown_calls',
     );
     expect(row).toBe(
-      `r,hotpotqa,react,s,test-model,,1,1,1,0,100,100,2,${fresh.usage.prompt_tokens},${fresh.usage.completion_tokens},${fresh.usage.total_tokens},${s.cost_usd},2,0,0,0,0`,
+      `r,hotpotqa,react,s,test-model,,1,1,1,0,100,100,2,${fresh.usage.prompt_tokens},${fresh.usage.completion_tokens},${fresh.usage.total_tokens},${s.cost_usd},2,0,0,0,0,0`,
     );
   });
 

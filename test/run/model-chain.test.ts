@@ -61,8 +61,8 @@ describe('the model chain of an episode', () => {
     await m.complete(req('hit: a'));
     await m.complete(req('fresh: long'));
     expect(meter).toMatchObject({ calls: 3, cachedCalls: 1, answers: 3, lengthStops: 1 });
-    expect(meter.attempt).toEqual({ usage: usage(30, 6), costUsd: 1.5 });
-    expect(meter.spent).toEqual({ usage: usage(20, 4), costUsd: 1 });
+    expect(meter.attempt).toEqual({ usage: usage(30, 6), costUsd: 1.5, unknownCalls: 0 });
+    expect(meter.spent).toEqual({ usage: usage(20, 4), costUsd: 1, unknownCalls: 0 });
     expect(session.spent).toEqual({
       calls: 2,
       prompt_tokens: 20,
@@ -237,11 +237,11 @@ describe('the cache layer in the chain', () => {
       const r = await episodeModel({ model: backend, cache: store, meter: second, recording: rec2 }).complete(req('q'));
       expect(backend.sent).toBe(1);
       expect(r.choices[0].text).toBe('answer 1');
-      expect(first.spent).toEqual({ usage: usage(10, 2), costUsd: 0.2 });
+      expect(first.spent).toEqual({ usage: usage(10, 2), costUsd: 0.2, unknownCalls: 0 });
       expect(second).toMatchObject({ calls: 1, cachedCalls: 1, answers: 1 });
-      expect(second.spent).toEqual({ usage: usage(0, 0), costUsd: 0 });
+      expect(second.spent).toEqual({ usage: usage(0, 0), costUsd: 0, unknownCalls: 0 });
       // What the hit stands for: its stored tokens at the backend's prices.
-      expect(second.attempt).toEqual({ usage: usage(10, 2), costUsd: 0.2 });
+      expect(second.attempt).toEqual({ usage: usage(10, 2), costUsd: 0.2, unknownCalls: 0 });
       // The recording is above the cache: its key is the cache's key, its line says what the call spent.
       const key = cacheKey('m', 'completions', req('q'));
       expect(rec1.lines.map((l) => [l.key, l.cached, l.cost])).toEqual([[key, 0, 0.2]]);

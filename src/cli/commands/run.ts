@@ -78,7 +78,10 @@ export function resultLine(r: RunResult): string {
   // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown); this
   // command's spend by the price this invocation had.
   const recorded = s.cost_known === false ? 'unknown' : price === 'free' ? 'free' : 'known';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded)}${paid} [${r.status}] -> ${r.dir}`;
+  const withoutUsage = s.usage_unknown_calls
+    ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
+    : '';
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded)}${withoutUsage}${paid} [${r.status}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
