@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { judgeHolder, LOCK_FILE, parseHolder } from '../run/lock.js';
 import { isProcessAlive } from '../util/durable.js';
-import { PROCESS_GONE, type RunManifest } from '../runlog/schema.js';
+import { PROCESS_GONE, statusText, type RunManifest } from '../runlog/schema.js';
 
 /** What the run folder's lock says: held by a live process, held on another host (cannot tell), or no live holder. */
 export type LockState = { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'none' };
@@ -46,11 +46,7 @@ export function runStatus(m: Pick<RunManifest, 'kind' | 'sessions'>, dir: string
       // The session never closed and no live process holds the run: killed (-9), crashed or the machine went down.
       return `interrupted (${PROCESS_GONE})${kind}`;
     }
-    case 'interrupted':
-      return last.stoppedBy === 'max-cost'
-        ? `stopped (max-cost)${kind}`
-        : `interrupted${last.stoppedBy ? ` (${last.stoppedBy})` : ''}${kind}`;
     default:
-      return `${last.status}${kind}`;
+      return `${statusText(last.status, last.stoppedBy)}${kind}`;
   }
 }

@@ -291,6 +291,12 @@ export interface EnvironmentDescription {
 /** stoppedBy of a session that never closed (killed, crashed), as the next session on the run finds it. */
 export const PROCESS_GONE = 'process gone';
 
+/** A closed session's outcome as people read it: "complete", "stopped (max-cost)", "interrupted (SIGINT)"... */
+export function statusText(status: string, stoppedBy?: string): string {
+  if (status !== 'interrupted') return status;
+  return stoppedBy === 'max-cost' ? 'stopped (max-cost)' : `interrupted${stoppedBy ? ` (${stoppedBy})` : ''}`;
+}
+
 export interface SessionInfo {
   startedAt: string;
   endedAt?: string;

@@ -296,6 +296,8 @@ describe('--max-cost', () => {
     );
     const [dir] = runDirs(results);
     expect(lastLines(r.stderr, 1)[0]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --results-dir ${results}`);
+    // The result line names the stop as the report's Runs table does.
+    expect(r.stdout).toContain(` [stopped (max-cost)] -> ${path.join(results, dir)}`);
     const done = readLines(path.join(results, dir, 'episodes.jsonl')).length;
     expect(done).toBeGreaterThanOrEqual(1);
     expect(done).toBeLessThanOrEqual(2);

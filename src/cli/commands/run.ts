@@ -14,6 +14,7 @@ import { derivedMethodOf, executeCombination } from '../../run/combination-run.j
 import { type Settings } from '../../run/experiment.js';
 import { withoutDefaults } from '../../run/options.js';
 import { readManifest } from '../../runlog/store.js';
+import { statusText } from '../../runlog/schema.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
 import { Budget, requireKnownPrices } from '../../run/budget.js';
@@ -81,7 +82,7 @@ export function resultLine(r: RunResult): string {
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded)}${withoutUsage}${paid} [${r.status}] -> ${r.dir}`;
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded)}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
