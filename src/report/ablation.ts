@@ -128,7 +128,7 @@ export function ablationTables(runs: readonly RunView[], metricsOf: (benchmark: 
         cells.diff = cmp.diff;
         ci.diff = { lo: cmp.lo, hi: cmp.hi };
       }
-      return { label: `${f.axis} ${settingText(f.values[i])}`, source: 'ours', cells, ci };
+      return { label: `${f.axis} ${settingText(f.values[i])}`, source: 'ours', ref: r.manifest.runId, cells, ci };
     });
     const left = f.runs
       .map((r) => {

@@ -50,6 +50,7 @@ export function comparisonTables(
           rows.push({
             label: `${label(a)} − ${label(b)}`,
             source: 'ours',
+            ref: `${a.manifest.runId} ${b.manifest.runId}`,
             cells: {
               metric: m.label,
               n: cmp.n,

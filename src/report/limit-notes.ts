@@ -21,9 +21,19 @@ export function limitNotes(runs: readonly RunView[], titleOf: TitleOf): string[]
   return out;
 }
 
+/** The run ids behind a table's numbers of ours (its rows' and cells' provenance), or none when it names none. */
+export function runIdsOf(t: ReportTable): Set<string> {
+  const ids = new Set<string>();
+  for (const r of t.rows)
+    for (const s of [{ source: r.source, ref: r.ref }, ...Object.values(r.cellSources ?? {})])
+      if (s.source === 'ours' && s.ref) for (const id of s.ref.split(' ')) ids.add(id);
+  return ids;
+}
+
 /**
- * Adds the limit notes to tables and figures: each gets the notes of the runs of the benchmarks that
- * produced it (`producedBy`: table or figure id → benchmark names); tables with no entry get all.
+ * Adds the limit notes to tables and figures: a table gets the notes of the runs its numbers come from
+ * (runIdsOf); a figure, or a table that names no run, those of the runs of the benchmarks that produced
+ * it (`producedBy`: table or figure id → benchmark names), else all.
  */
 export function addLimitNotes(
   items: readonly (ReportTable | ReportFigure)[],
@@ -32,8 +42,14 @@ export function addLimitNotes(
   producedBy: ReadonlyMap<string, readonly string[]> = new Map(),
 ): void {
   for (const t of items) {
+    const ids = 'rows' in t ? runIdsOf(t) : new Set(t.runIds);
     const tasks = producedBy.get(t.id);
-    const notes = limitNotes(tasks ? runs.filter((r) => tasks.includes(r.manifest.task)) : runs, titleOf);
+    const drawnOn = ids.size
+      ? runs.filter((r) => ids.has(r.manifest.runId))
+      : tasks
+        ? runs.filter((r) => tasks.includes(r.manifest.task))
+        : runs;
+    const notes = limitNotes(drawnOn, titleOf);
     t.notes.push(...notes.filter((n) => !t.notes.includes(n)));
   }
 }

@@ -114,6 +114,8 @@ export interface ReportFigure {
   series: { name: string; points: [number, number][] }[];
   /** Horizontal reference lines (e.g. ReAct's and CoT's scores on the same items). */
   refs: { name: string; y: number }[];
+  /** The runs its points and lines come from (whose limit notes it carries). */
+  runIds?: string[];
   notes: string[];
 }
 

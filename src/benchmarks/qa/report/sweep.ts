@@ -23,6 +23,8 @@ export interface Sweep {
   model: string;
   cotScRunId: string;
   reactRunId: string | null;
+  /** The CoT run of its reference line, if any. */
+  cotRunId: string | null;
   n: number;
   /** Questions scored in every series. */
   questions: number;
@@ -109,6 +111,7 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
       model: c.manifest.model,
       cotScRunId: c.manifest.runId,
       reactRunId: react?.manifest.runId ?? null,
+      cotRunId: cot?.manifest.runId ?? null,
       n,
       questions: pairs.length,
       series,
@@ -129,6 +132,7 @@ export function sweepFigure(s: Sweep): ReportFigure {
     yLabel: score,
     series: s.series.map((x) => ({ name: x.name, points: x.em.map((y, i) => [i + 1, y] as [number, number]) })),
     refs: s.refs.map((r) => ({ name: r.name, y: r.em })),
+    runIds: [s.cotScRunId, s.reactRunId, s.cotRunId].filter((id): id is string => id !== null),
     notes: [
       `Split ${s.split}, n = ${s.questions} ${items} scored in every run used.`,
       `Runs: CoT-SC ${s.cotScRunId}${s.reactRunId ? `, ReAct ${s.reactRunId}` : ''}.`,
