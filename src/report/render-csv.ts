@@ -14,9 +14,24 @@ export const CSV_COLUMNS = ['table', 'table_title', 'row', 'source', 'column', '
 
 const blankDash = (s: string) => s.replace(/^—$/, '');
 
+/**
+ * Each row's name in the sheet: its label, and where two rows of the table share one (a method run with
+ * two models), the model too, so that (table, row, column) names one cell, also where it is empty.
+ */
+function rowNames(t: ReportTable): string[] {
+  const labels = t.rows.map((r) => r.label);
+  const model = t.columns.find((c) => c.key === 'model');
+  return t.rows.map((r, i) => {
+    const m = model ? r.cells.model : undefined;
+    const shared = labels.indexOf(r.label) !== labels.lastIndexOf(r.label);
+    return shared && typeof m === 'string' && m !== '' ? `${r.label} (${m})` : labels[i];
+  });
+}
+
 export function csvRows(t: ReportTable): string[][] {
   const out: string[][] = [];
-  for (const r of t.rows) {
+  const names = rowNames(t);
+  for (const [i, r] of t.rows.entries()) {
     for (const c of t.columns) {
       const iv = r.ci?.[c.key];
       const heading = c.group !== undefined && !c.label.startsWith(c.group) ? `${c.group} ${c.label}` : c.label;
@@ -24,7 +39,7 @@ export function csvRows(t: ReportTable): string[][] {
       out.push([
         t.id,
         t.title,
-        r.label,
+        names[i],
         p.source,
         heading,
         blankDash(cellText(r.cells[c.key], c)),

@@ -1,0 +1,37 @@
+// The report's CSV names each cell by (table, row, column): where a table has a row per method and
+// model, the row says its model, so a pivot finds one cell, also an empty one (README "Reports").
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import '../../src/benchmarks/builtin.js';
+import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
+import { buildReport } from '../../src/report/build.js';
+import { loadRuns } from '../../src/report/load.js';
+import { CSV_COLUMNS, csvRows } from '../../src/report/render-csv.js';
+import { qaRecords, writeRun } from './run-folders.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-csv-rows-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
+
+describe('report CSV', () => {
+  it('two models: Table 1 rows carry their model, so no (table, row, column) repeats', () => {
+    const dir = path.join(tmp, 'two-models');
+    const idx = range(0, 10);
+    writeRun(dir, { runId: 'a-act', method: 'act', model: 'model-a', indices: idx, records: qaRecords(idx, 'rrrrrwwwww') });
+    writeRun(dir, { runId: 'a-cot', method: 'cot', model: 'model-a', indices: idx, records: qaRecords(idx, 'rrrwwwwwww') });
+    writeRun(dir, { runId: 'b-cot', method: 'cot', model: 'model-b', indices: idx, records: qaRecords(idx, 'rrwwwwwwww') });
+    const c = buildReport(loadRuns([dir], { warn: () => {} }), benchmarkNames().map(getBenchmark));
+    const table1 = csvRows(c.tables.find((t) => t.id === 'table1')!).map(
+      (cells) => Object.fromEntries(CSV_COLUMNS.map((k, i) => [k, cells[i]])) as Record<(typeof CSV_COLUMNS)[number], string>,
+    );
+    const keys = table1.map((r) => `${r.row}\u0000${r.column}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const ours = (row: string) => table1.find((r) => r.row === row && r.column.startsWith('HotpotQA') && r.column.endsWith(' Ours'))!;
+    expect(ours('CoT (model-a)')).toMatchObject({ value: '30.0', source_ref: 'a-cot' });
+    expect(ours('CoT (model-b)')).toMatchObject({ value: '20.0', source_ref: 'b-cot' });
+    // A method run with one model keeps its plain label.
+    expect(ours('Act')).toMatchObject({ value: '50.0', source_ref: 'a-act' });
+  });
+});
