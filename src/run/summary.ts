@@ -22,9 +22,13 @@ export function orderedRecords(records: Map<number, EpisodeRecord>, planned: num
   return out;
 }
 
-/** Dollars to six decimals, as summary.csv has always shown them. */
-function dollars(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
+/**
+ * Dollars to six decimals, as summary.csv has always shown them. The same calls summed in another order
+ * (by episode, by session) differ in the last bits: snapped to nine decimals first, a sum that is exactly
+ * half a millionth rounds the same way however it was added up.
+ */
+export function dollars(x: number): number {
+  return Math.round(Number((x * 1e6).toFixed(3))) / 1e6;
 }
 
 /**

@@ -11,7 +11,7 @@ import { CallLedger } from '../../src/methods/episode.js';
 import { recordFromResult } from '../../src/run/record.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
 import { episodeModel } from '../../src/run/model-chain.js';
-import { summarize, summaryCsv } from '../../src/run/summary.js';
+import { dollars, summarize, summaryCsv } from '../../src/run/summary.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { spentOf, type EpisodeRecord, upgradeRecord } from '../../src/runlog/schema.js';
 
@@ -120,5 +120,18 @@ describe('cache hits in the accounting', () => {
     const result = { answer: 'a', traj: '', steps: [], n_calls: 1, n_badcalls: 0 };
     expect('spent_usage' in recordFromResult(item, result, { em: 1, f1: 1 }, 0, null)).toBe(false);
     expect('spent_usage' in recordFromResult(item, result, { em: 1, f1: 1 }, 0, new EpisodeMeter())).toBe(false);
+  });
+});
+
+describe('dollars in summary.csv', () => {
+  it('a sum of exactly half a millionth rounds the same however its calls were added up', () => {
+    // The same six calls summed in one pass (by session) and by episode differ in the last bit.
+    const calls = [0.0012175, 0.0016035, 0.000966, 0.000732, 0.0010075, 0.000178];
+    const bySession = calls.reduce((a, b) => a + b, 0);
+    const byEpisode = calls[0] + calls[1] + calls[2] + (calls[3] + calls[4] + calls[5]);
+    expect(bySession).not.toBe(byEpisode);
+    expect(dollars(bySession)).toBe(0.005705);
+    expect(dollars(byEpisode)).toBe(0.005705);
+    expect([0.1234564, 0.1234565, 0.1234566, 2e-7, 0].map(dollars)).toEqual([0.123456, 0.123457, 0.123457, 0, 0]);
   });
 });
