@@ -214,7 +214,7 @@ export function runsTable(
   // Columns a usual report does not need, shown when some run has a count to give.
   const overWindow = runs.some((r) => r.summary.n_context_exceeded > 0);
   const unknownBilling = runs.some((r) => r.summary.paid_unknown_calls > 0);
-  const withoutUsage = runs.some((r) => (r.summary.usage_unknown_calls ?? 0) > 0);
+  const withoutUsage = runs.some((r) => r.summary.usage_unknown_calls > 0);
   const columns: ReportColumn[] = [
     { key: 'run', label: 'Run' },
     { key: 'split', label: 'Split' },
@@ -266,7 +266,7 @@ export function runsTable(
         tokens: s.total_tokens,
         spent_tokens: s.spent_tokens,
         cost: costText(s.cost_usd, known),
-        ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls ?? 0 } : {}),
+        ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls } : {}),
         spent_cost: costText(s.spent_cost_usd, known),
         ...(unknownBilling ? { paid_unknown: s.paid_unknown_calls } : {}),
         status: runStatus(m, r.dir),

@@ -115,7 +115,15 @@ class EpisodeReplay {
       costUsd: line.cost ?? 0,
       cachedChoices: line.cached ?? 0,
       latencyMs: 0,
-      ...(line.total ? { total: { usage: { ...line.total.usage }, costUsd: line.total.costUsd } } : {}),
+      ...(line.total
+        ? {
+            total: {
+              usage: { ...line.total.usage },
+              costUsd: line.total.costUsd,
+              ...(line.total.usageUnknown ? { usageUnknown: true as const } : {}),
+            },
+          }
+        : {}),
       ...(line.usageUnknown ? { usageUnknown: true as const } : {}),
       replayed: true,
     };

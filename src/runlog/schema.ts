@@ -506,7 +506,7 @@ export interface LlmLine {
   /** Answered from a bundle (CompletionResult.replayed): usage/cost are the original call's, nothing was spent. */
   replayed?: true;
   /** The cache's "every call" accounting of a hit or partial hit (CompletionResult.total, set by src/llm/cache.ts). */
-  total?: { usage: TokenUsage; costUsd: number };
+  total?: { usage: TokenUsage; costUsd: number; usageUnknown?: true };
   error?: RecordedError;
 }
 

@@ -241,6 +241,14 @@ describe('spent = billed', () => {
       expect(replay.code, replay.stderr).toBe(0);
       expect(srv.billed.requests).toBe(calls);
       check(again, replay.stdout);
+      // Bundled and re-run offline, those cache hits come back as they were: identical records.
+      const file = path.join(tmp, 'nousage-total.tar.gz');
+      const bundled = await runCli(['bundle', path.join(again, runDirs(again)[0]), '--out', file], { cwd: tmp, env });
+      expect(bundled.code, bundled.stderr).toBe(0);
+      const offline = path.join(tmp, 'nousage-total-offline');
+      const fromBundle = await runCli(['run', '--from-bundle', file, '--results-dir', offline], { cwd: tmp, env });
+      expect(fromBundle.code, fromBundle.stderr).toBe(0);
+      expect(recordsOf(offline).map((r) => r.usage_unknown_calls)).toEqual(recordsOf(again).map((r) => r.usage_unknown_calls));
       const exported = await runCli(['export', again, '--format', 'jsonl'], { cwd: tmp, env });
       expect(exported.code, exported.stderr).toBe(0);
       const rows = exported.stdout
