@@ -78,6 +78,13 @@ export interface ErrorAnalysis {
   isCorrect(episode: AnalysedEpisode): boolean;
   /** The categories a person labels with, in table order: success_* for correct, failure_* for incorrect. */
   categories: readonly AnalysisLabel[];
+  /**
+   * The categories that apply to one method's trajectories, a subset of `categories` in their order
+   * (default: all of them). The label sheet offers only these, `report --labels` refuses any other, and
+   * Table 2 leaves the rest empty for that method, as the paper does (CoT never searches: no search
+   * result error).
+   */
+  categoriesOf?(method: string): readonly AnalysisLabel[];
   /** Tags a trajectory can show by itself, in table order (may be empty). */
   tags: readonly AnalysisLabel[];
   /** The keys of `tags` this scored episode shows. */

@@ -5,9 +5,9 @@
 // paper analysed are each benchmark's (Benchmark.errorAnalysis); a benchmark without that hook is left
 // out with a note. The generic pieces are in error-tags.ts; this joins them to runs.
 import type { Benchmark, ErrorAnalysis } from '../benchmarks/types.js';
-import type { EpisodeRecord } from '../runlog/schema.js';
+import type { AnalysisLabel, EpisodeRecord } from '../runlog/schema.js';
 import { fullRecords, type ReportRow, type ReportTable, type RunView } from './model.js';
-import { checkLabels, labelChoices, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
+import { checkLabels, labelChoices, outcomeOfCategory, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
 import { runPrompt } from './html/episodes.js';
 import { anchorCitation, reportAnchors, type Anchor } from './anchors.js';
 import { methodLabel, type TitleOf } from './names.js';
@@ -24,6 +24,29 @@ export type AnalysisLookup = (benchmark: string) => ErrorAnalysis | undefined;
 export function analysisLookup(benchmarks: readonly Benchmark[]): AnalysisLookup {
   const byName = new Map(benchmarks.map((b) => [b.name, b.errorAnalysis]));
   return (name) => byName.get(name);
+}
+
+/** The categories that apply to a method's trajectories: the benchmark's categoriesOf, else all of them. */
+export function categoriesFor(analysis: ErrorAnalysis, method: string): readonly AnalysisLabel[] {
+  return analysis.categoriesOf?.(method) ?? analysis.categories;
+}
+
+/**
+ * UserError for the first label that is a category of the benchmark but not one that applies to its
+ * run's method (a search result error on a CoT trajectory, which never searches), naming the file and
+ * line, the run and item, the label and the categories that do apply.
+ */
+export function checkLabelsFitMethods(rows: readonly LabelRow[], analysis: ErrorAnalysis, methodOf: (run: string) => string): void {
+  for (const r of rows) {
+    if (r.label === '') continue;
+    const method = methodOf(r.run);
+    const fit = categoriesFor(analysis, method).map((c) => c.key);
+    if (fit.includes(r.label)) continue;
+    const side = fit.filter((k) => outcomeOfCategory(k) === outcomeOfCategory(r.label));
+    throw new UserError(
+      `${r.at ?? 'the labels'}: label: ${r.label} does not apply to ${methodLabel(method)} trajectories (run ${r.run}, idx ${r.idx}; expected one of ${side.join(', ')}, or empty)`,
+    );
+  }
 }
 
 /** Whether a scored record counts as correct for its benchmark, where the benchmark says. */
@@ -102,9 +125,11 @@ export function labelSheetRows(samples: readonly RunSample[], opts: { trajectory
   for (const s of samples) {
     const prompt = withTrajectory ? runPrompt(fullRecords(s.run)) : '';
     // One string per outcome for the sample's rows, not one per row: the page holds every row to its end.
+    // Only the categories of the run's method (no search result error for CoT, which never searches).
+    const categories = categoriesFor(s.analysis, s.run.manifest.method);
     const choices = {
-      correct: labelChoices(s.analysis.categories, 'correct'),
-      incorrect: labelChoices(s.analysis.categories, 'incorrect'),
+      correct: labelChoices(categories, 'correct'),
+      incorrect: labelChoices(categories, 'incorrect'),
     };
     for (const [outcome, recs] of [
       ['correct', s.correct],
@@ -232,6 +257,7 @@ export function labelledTables(
     const analysis = analysisOf(b)!;
     const rows = known.filter((l) => byId.get(l.run)!.manifest.task === b);
     checkLabels(rows, analysis.categories, titleOf(b));
+    checkLabelsFitMethods(rows, analysis, (run) => byId.get(run)!.manifest.method);
     const labelled = [...new Set(rows.map((l) => l.run))].map((id) => byId.get(id)!);
     const names = groupNames(labelled);
     const methodOfGroup = new Map(labelled.map((r) => [names.get(r.manifest.runId)!, r.manifest.method]));
@@ -256,6 +282,14 @@ export function labelledTables(
       return a?.value ?? null;
     };
     const t = table2FromLabels(renamed, analysis.categories, published ? paper : null, groups);
+    // A category that does not apply to a method (CoT's search result error) has no share of ours: "—", as the paper's cell.
+    t.rows.forEach((row, i) => {
+      for (const g of groups) {
+        if (categoriesFor(analysis, methodOfGroup.get(g) ?? g).some((c) => c.key === analysis.categories[i].key)) continue;
+        row.cells[`${g}_ours`] = null;
+        row.cells[`${g}_n`] = null;
+      }
+    });
     const splitNotes = labelled.map(
       (r) => `${names.get(r.manifest.runId)}: run ${r.manifest.runId}, split ${r.manifest.split}, model ${r.manifest.model}.`,
     );

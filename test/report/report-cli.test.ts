@@ -149,6 +149,15 @@ describe('report on crafted run folders', () => {
     ).toEqual([...Array(15).fill('correct'), ...Array(4).fill('incorrect')]);
     expect(rows.filter((x) => x.run === 'hotpotqa-cot-x')).toHaveLength(20);
     expect(rows.find((x) => x.run === 'hotpotqa-react-x' && x.idx === 15)!.auto_tags).toEqual(['search-not-found']);
+    // The label choices are the paper's for the row's method: CoT never searches, so no search result error.
+    // Each record ends with its label_choices and the empty label and note (the trajectory before them spans lines).
+    const sheetChoices = [...text.matchAll(/,((?:success|failure)_[a-z_]+(?: \| [a-z_]+)*),,$/gm)].map((m) => m[1]);
+    expect(sheetChoices).toHaveLength(rows.length);
+    const choices = (run: string) => new Set(rows.flatMap((x, i) => (x.run === run && x.outcome === 'incorrect' ? [sheetChoices[i]] : [])));
+    expect(choices('hotpotqa-react-x')).toEqual(
+      new Set(['failure_reasoning_error | failure_search_result_error | failure_hallucination | failure_label_ambiguity']),
+    );
+    expect(choices('hotpotqa-cot-x')).toEqual(new Set(['failure_reasoning_error | failure_hallucination | failure_label_ambiguity']));
     expect(rows.find((x) => x.run === 'hotpotqa-react-x' && x.idx === 18)!.auto_tags).toEqual(['label-ambiguity']);
     // The sheet is never overwritten (it may hold labels).
     const again = await report(['--label-sheet', sheet]);
@@ -174,7 +183,8 @@ describe('report on crafted run folders', () => {
     const md = (await report(['--labels', sheet])).stdout;
     expect(md).toContain('### Table 2: error analysis, HotpotQA (labelled)');
     expect(md).toMatch(/\| Success: true positive \| 93\.3 \| 14\/15 \| 94\.0 \| — \| 0\/0 \| 86\.0 \|/);
-    expect(md).toMatch(/\| Failure: search result error \| 75\.0 \| 3\/4 \| 23\.0 \| — \| 0\/0 \| — \|/);
+    // CoT never searches: no search result error for it, "—" in ours as in the paper (not 0.0, 0/0).
+    expect(md).toMatch(/\| Failure: search result error \| 75\.0 \| 3\/4 \| 23\.0 \| — \| — \| — \|/);
     expect(md).toContain('ReAct: 19 of 19 sampled trajectories labelled (15 correct, 4 incorrect).');
     const csv = (await report(['--labels', sheet, '--format', 'csv'])).stdout;
     expect(csv).toContain('table2-hotpotqa,"Table 2: error analysis, HotpotQA (labelled)",Success: true positive,ours,ReAct Ours,93.3,,');
@@ -193,6 +203,20 @@ describe('report on crafted run folders', () => {
     expect(bad.stderr).toMatch(
       /^react-repro: .*labels\.csv:\d+: label: failure_hallucination does not fit a correct trajectory \(expected one of success_true_positive, success_false_positive, or empty\)\n$/,
     );
+    // A category of the benchmark that does not apply to the row's method (CoT never searches) is refused the same way.
+    const cotRow = labelled.findIndex((y) => y.run === 'hotpotqa-cot-x' && y.outcome === 'incorrect');
+    const offMethod = labelled.map((x, i) => (i === cotRow ? { ...x, label: 'failure_search_result_error' as const } : x));
+    fs.writeFileSync(sheet, labelsToCsv(offMethod, { sheet: true }));
+    const line = parseLabelsCsv(fs.readFileSync(sheet, 'utf8'), sheet)[cotRow].at;
+    const refused = await report(['--labels', sheet]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    // After the two corrupted folders' skip warnings (the check needs the runs), one line.
+    const said = refused.stderr.split('\n');
+    expect(said.filter((l) => !l.startsWith('react-repro: report: skipping '))).toEqual([
+      `react-repro: ${line}: label: failure_search_result_error does not apply to CoT trajectories (run hotpotqa-cot-x, idx ${labelled[cotRow].idx}; expected one of failure_reasoning_error, failure_hallucination, failure_label_ambiguity, or empty)`,
+      '',
+    ]);
   });
 });
 

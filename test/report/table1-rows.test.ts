@@ -90,6 +90,46 @@ describe('Table 1 rows', () => {
     expect(t1.notes).toContain('CoT-SC: the columns differ in samples (HotpotQA EM 21, FEVER Acc 5).');
   });
 
+  it("FEVER on the shipped snapshot, which lacks the claims' evidence: its searching methods' column is for reference only, by the run notice's rule", () => {
+    const dir = root();
+    writeTask(dir, 'hotpotqa', 'snapshot', range(0, 10));
+    writeTask(dir, 'fever', 'snapshot', range(100, 110));
+    const t1 = buildReport(loadRuns([dir], quiet), benchmarks()).tables.find((t) => t.id === 'table1')!;
+    const caveat =
+      "FEVER Acc: Act, ReAct, CoT-SC→ReAct, ReAct→CoT-SC searched the offline 2017 HotpotQA Wikipedia snapshot; the evidence pages of 0 of its 8 SUPPORTS/REFUTES claims are all in it (its 2 NOT ENOUGH INFO claims name none), so their scores do not measure the paper's task, and the paper's numbers are beside them for reference only; use --split offline (the 345 claims whose pages are all there) or --wiki live.";
+    expect(t1.notes).toContain(caveat);
+    // The numbers are the ones the run printed before it started (one rule: feverEvidenceGap).
+    const notice = getBenchmark('fever').startNotes!({
+      method: 'react',
+      split: 'react500',
+      indices: range(100, 110),
+      options: getBenchmark('fever').parseOptions!({ wiki: 'snapshot' }),
+    });
+    expect(notice[0]).toContain(
+      ': the evidence pages of 0 of its 8 SUPPORTS/REFUTES claims are all in it (its 2 NOT ENOUGH INFO claims name none), so',
+    );
+    // HotpotQA's pages are the snapshot's: no such caveat for it.
+    expect(t1.notes.filter((n) => n.includes('do not measure'))).toEqual([caveat]);
+  });
+
+  it('no evidence caveat for FEVER on live Wikipedia, on claims the snapshot covers, or on a snapshot of your own', () => {
+    const fever = getBenchmark('fever');
+    const covered = fever.split('offline').indices.slice(0, 10);
+    for (const [wiki, indices, extra] of [
+      ['live', range(100, 110), {}],
+      ['snapshot', covered, {}],
+      ['snapshot', range(100, 110), { wikiSnapshot: '/my/fever-pages.sqlite' }],
+    ] as const) {
+      const dir = root();
+      writeTask(dir, 'fever', wiki, [...indices], () => ({ ...extra }));
+      const t1 = buildReport(loadRuns([dir], quiet), benchmarks()).tables.find((t) => t.id === 'table1')!;
+      expect(
+        t1.notes.filter((n) => n.includes('do not measure')),
+        `${wiki} ${JSON.stringify(extra)}`,
+      ).toEqual([]);
+    }
+  });
+
   it('a row splits only where one column holds two runs of a method; a lone run joins the variant it matches', () => {
     const dir = root();
     const h = range(0, 10);

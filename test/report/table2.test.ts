@@ -137,7 +137,9 @@ describe('Table 2 through Benchmark.errorAnalysis', () => {
             : 'success_true_positive'
           : r.idx === 10
             ? 'failure_label_ambiguity'
-            : 'failure_search_result_error',
+            : r.method === 'cot'
+              ? 'failure_hallucination'
+              : 'failure_search_result_error',
     });
     // WebShop label rows (a person's mistake) are not counted, with a note.
     const stray: LabelRow = {
@@ -171,7 +173,16 @@ describe('Table 2 through Benchmark.errorAnalysis', () => {
       CoT_n: '3/4',
       CoT_paper: 86,
     });
-    expect(row(hp, 'Failure: search result error')).toMatchObject({ ReAct_ours: 75, ReAct_n: '3/4', ReAct_paper: 23, CoT_paper: null });
+    // CoT never searches: its search result error is empty in ours as in the paper (not 0.0 of 8).
+    expect(row(hp, 'Failure: search result error')).toEqual({
+      ReAct_ours: 75,
+      ReAct_n: '3/4',
+      ReAct_paper: 23,
+      CoT_ours: null,
+      CoT_n: null,
+      CoT_paper: null,
+    });
+    expect(row(hp, 'Failure: hallucination')).toMatchObject({ ReAct_n: '0/4', CoT_ours: 87.5, CoT_n: '7/8', CoT_paper: 56 });
     expect(row(hp, 'Failure: label ambiguity')).toMatchObject({ ReAct_ours: 25, ReAct_paper: 29, CoT_n: '1/8', CoT_paper: 28 });
     expect(hp.notes.at(-1)).toMatch(/^Paper: Table 2, Yao et al\., ReAct .*\(PaLM-540B\)\.$/);
     const fv = table(c, 'table2-fever')!;
@@ -210,6 +221,35 @@ describe('Table 2 through Benchmark.errorAnalysis', () => {
     const labels = parseLabelsCsv(labelsToCsv(bad, { sheet: true }), 'labels.csv');
     expect(() => buildReport(load(), benchmarks(), { labels })).toThrow(
       /^labels\.csv:\d+: label: expected one of success_true_positive, .* \(HotpotQA\) or empty, got "success_lucky_guess"$/,
+    );
+  });
+
+  it("a category that does not apply to the row's method (a search result error on CoT) is neither offered nor accepted", () => {
+    const sheet = labelSheetRows(buildReport(load(), benchmarks()).samples);
+    const choices = (run: string) => new Set(sheet.filter((r) => r.run === run && r.outcome === 'incorrect').map((r) => r.label_choices));
+    for (const run of ['hotpotqa-react-t', 'fever-react-t'])
+      expect(choices(run)).toEqual(
+        new Set(['failure_reasoning_error | failure_search_result_error | failure_hallucination | failure_label_ambiguity']),
+      );
+    for (const run of ['hotpotqa-cot-t', 'fever-cot-t'])
+      expect(choices(run)).toEqual(new Set(['failure_reasoning_error | failure_hallucination | failure_label_ambiguity']));
+    const at = sheet.findIndex((r) => r.run === 'fever-cot-t' && r.outcome === 'incorrect');
+    const bad = sheet.map((r, i) => (i === at ? { ...r, label: 'failure_search_result_error' } : r));
+    const labels = parseLabelsCsv(labelsToCsv(bad, { sheet: true }), 'labels.csv');
+    expect(() => buildReport(load(), benchmarks(), { labels })).toThrow(UserError);
+    expect(() => buildReport(load(), benchmarks(), { labels })).toThrow(
+      `${labels[at].at}: label: failure_search_result_error does not apply to CoT trajectories (run fever-cot-t, idx ${sheet[at].idx}; expected one of failure_reasoning_error, failure_hallucination, failure_label_ambiguity, or empty)`,
+    );
+    // The run's method decides, not the sheet's method column (which a person may have edited).
+    const relabelled = parseLabelsCsv(
+      labelsToCsv(
+        bad.map((r, i) => (i === at ? { ...r, method: 'react' } : r)),
+        { sheet: true },
+      ),
+      'labels.csv',
+    );
+    expect(() => buildReport(load(), benchmarks(), { labels: relabelled })).toThrow(
+      /does not apply to CoT trajectories \(run fever-cot-t,/,
     );
   });
 

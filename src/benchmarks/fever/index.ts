@@ -3,8 +3,8 @@
 import { createQaBenchmark, type QaOptions } from '../qa/benchmark.js';
 import type { ParsedBenchmark } from '../types.js';
 import { createFeverTask } from './data.js';
-import { usesSnapshot, WIKI_SNAPSHOT_FILE } from '../qa/wiki-env.js';
-import { feverDevFile } from '../qa/datasets.js';
+import { WIKI_SNAPSHOT_FILE } from '../qa/wiki-env.js';
+import { searchesWikipedia } from '../qa/methods/index.js';
 import { snapshotNotice } from './offline.js';
 
 export function createFeverBenchmark(): ParsedBenchmark<QaOptions> {
@@ -23,10 +23,9 @@ export function createFeverBenchmark(): ParsedBenchmark<QaOptions> {
     splitFiles: { offline: [WIKI_SNAPSHOT_FILE] },
     task: () => createFeverTask(),
     // README "Reliability": ReAct/Act look claims up in the shipped 2017 HotpotQA pages by default, which lack most
-    // FEVER evidence pages: say so once, before the run (a --wiki-snapshot of the user's own is not checked).
+    // FEVER evidence pages: say so once, before the run (feverEvidenceGap: the same rule gives Table 1's caveat).
     startNotes: ({ method, split, indices, options }) => {
-      if ((method !== 'react' && method !== 'act') || !usesSnapshot(options.wiki) || options.wiki['wiki-snapshot'] !== undefined) return [];
-      const note = snapshotNotice(indices, feverDevFile, split);
+      const note = snapshotNotice({ searches: searchesWikipedia(method), wiki: options.wiki, split, indices });
       return note ? [note] : [];
     },
   });

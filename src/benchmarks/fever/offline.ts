@@ -1,7 +1,7 @@
 // FEVER on the offline Wikipedia (README "Reliability"). The shipped snapshot holds the 2017 HotpotQA pages, and
 // most FEVER evidence pages are not among them, so FEVER's paper splits run offline against missing
 // pages without a word. This module finds the claims the snapshot can serve: the `offline` split, and
-// the coverage a run's notice reports.
+// the coverage a run's notice reports (feverEvidenceGap, which also puts Table 1's caveat on the column).
 // - FEVER evidence is a list of alternative evidence sets, each a list of [annotation, evidence id,
 //   page id, sentence]; page ids use "_" for spaces and PTB escapes (-LRB- for "(", -COLON- for ":"),
 //   decoded by feverTitle. A claim is covered when EVERY page named in any of its evidence sets is in
@@ -17,6 +17,9 @@ import fs from 'node:fs';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
 import { SHIPPED_PAGES, normalizeTitle } from '../../envs/wikipedia/snapshot.js';
 import { feverTitle, unescapeTitle } from '../../envs/wikipedia/snapshot-sources.js';
+import type { EvidenceGap, SearchedRun } from '../qa/task-specs.js';
+import { usesSnapshot } from '../qa/wiki-env.js';
+import { feverDevFile } from '../qa/datasets.js';
 
 export const NOT_ENOUGH_INFO = 'NOT ENOUGH INFO';
 
@@ -139,21 +142,30 @@ export function coverageOf(indices: readonly number[], claims: readonly ClaimEvi
 }
 
 /**
- * The one-line notice when a FEVER run looks its claims up in the shipped snapshot and the claims'
- * evidence pages are not all there, or null when they are (or nothing can be said).
+ * The rule (README "Reliability"): a FEVER run that searched the shipped 2017 HotpotQA snapshot (the
+ * default Wikipedia; a --wiki-snapshot of the user's own is not checked) on claims whose evidence pages
+ * are not all in it does not measure the paper's task. null: the run does not search that snapshot, or
+ * every claim's pages are there. The run's start notice (snapshotNotice) and Table 1's caveat both
+ * come from here.
  */
-export function snapshotNotice(
-  indices: readonly number[],
-  dataFile: string,
-  split: string,
-  pagesFile: string = SHIPPED_PAGES,
-): string | null {
-  const cov = coverageOf(indices, loadClaimEvidence(dataFile), snapshotTitles(pagesFile));
+export function feverEvidenceGap(run: SearchedRun, dataFile: string = feverDevFile, pagesFile: string = SHIPPED_PAGES): EvidenceGap | null {
+  if (!run.searches || !usesSnapshot(run.wiki) || run.wiki['wiki-snapshot'] !== undefined) return null;
+  const cov = coverageOf(run.indices, loadClaimEvidence(dataFile), snapshotTitles(pagesFile));
   if (cov.checkable === cov.covered && cov.nei === 0) return null;
   const all = feverOfflineIndices(dataFile, pagesFile).length;
-  return (
-    `notice: FEVER ${split} on the offline 2017 HotpotQA Wikipedia snapshot: the evidence pages of ${cov.covered} of its ${cov.checkable} SUPPORTS/REFUTES claims are all in it` +
-    (cov.nei ? ` (its ${cov.nei} NOT ENOUGH INFO claims name none)` : '') +
-    `, so its scores do not measure the paper's task; use --split offline (the ${all} claims whose pages are all there) or --wiki live`
-  );
+  return {
+    wikipedia: 'the offline 2017 HotpotQA Wikipedia snapshot',
+    coverage:
+      `the evidence pages of ${cov.covered} of its ${cov.checkable} SUPPORTS/REFUTES claims are all in it` +
+      (cov.nei ? ` (its ${cov.nei} NOT ENOUGH INFO claims name none)` : ''),
+    remedy: `--split offline (the ${all} claims whose pages are all there) or --wiki live`,
+  };
+}
+
+/** The one-line notice a FEVER run prints before it starts when feverEvidenceGap finds a gap, or null. */
+export function snapshotNotice(run: SearchedRun, dataFile: string = feverDevFile, pagesFile: string = SHIPPED_PAGES): string | null {
+  const gap = feverEvidenceGap(run, dataFile, pagesFile);
+  return gap
+    ? `notice: FEVER ${run.split} on ${gap.wikipedia}: ${gap.coverage}, so its scores do not measure the paper's task; use ${gap.remedy}`
+    : null;
 }

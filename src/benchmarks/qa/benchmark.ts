@@ -8,7 +8,7 @@ import { wikiCliOptions, type WikiArgv } from '../../envs/wikipedia/index.js';
 import type { Item, MetricDef, ParsedBenchmark, RunStart } from '../types.js';
 import type { QATask } from './base.js';
 import type { Example, TaskName } from './types.js';
-import { createMethod, METHOD_NAMES } from './methods/index.js';
+import { createMethod, METHOD_NAMES, searchesWikipedia } from './methods/index.js';
 import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv, type MethodOptions } from './methods/options.js';
 import { PROMPT_FILES } from './methods/prompts.js';
 import { qaObservation } from './methods/loop.js';
@@ -102,7 +102,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
     inputFiles: (method, options) => {
       const files = [...spec.promptFiles, spec.dataFile];
       if (method !== 'react') files.push(`prompts/${PROMPT_FILES.framings}`);
-      if ((method === 'react' || method === 'act') && usesSnapshot(options.wiki)) files.push(WIKI_SNAPSHOT_FILE);
+      if (searchesWikipedia(method) && usesSnapshot(options.wiki)) files.push(WIKI_SNAPSHOT_FILE);
       if (options.split !== null) files.push(...(spec.splitFiles?.[options.split] ?? []));
       return [...new Set(files)];
     },

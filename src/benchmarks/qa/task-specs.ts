@@ -5,6 +5,8 @@
 import { UserError } from '../../errors.js';
 import { scoreFever, scoreHotpotQA } from './scoring.js';
 import type { MethodName, Score } from './types.js';
+import type { WikiArgv } from '../../envs/wikipedia/index.js';
+import { feverEvidenceGap } from '../fever/offline.js';
 
 /** The released prompt files (data/prompts/, as the ReAct repository ships them) and ours. */
 export const PROMPT_FILES = {
@@ -13,6 +15,26 @@ export const PROMPT_FILES = {
   instruction: 'hotpotqa_instruction.json',
   framings: 'framings.json',
 } as const;
+
+/** A run as an evidence rule sees it: whether it searched Wikipedia, with which flags, on which items. */
+export interface SearchedRun {
+  /** Whether its episodes searched Wikipedia (ReAct and Act do; a stored run: its manifest records an environment). */
+  searches: boolean;
+  /** Its Wikipedia flags (wiki-env.ts wikiArgv of its settings). */
+  wiki: WikiArgv;
+  split: string;
+  indices: readonly number[];
+}
+
+/** Why a run's scores do not measure the paper's task: the Wikipedia it searched lacks its items' evidence. */
+export interface EvidenceGap {
+  /** The Wikipedia it searched ("the offline 2017 HotpotQA Wikipedia snapshot"). */
+  wikipedia: string;
+  /** How much of the evidence is there, a clause ("the evidence pages of 18 of its 321 … claims are all in it"). */
+  coverage: string;
+  /** What to run instead ("--split offline … or --wiki live"). */
+  remedy: string;
+}
 
 export interface QaTaskSpec {
   name: string;
@@ -31,6 +53,12 @@ export interface QaTaskSpec {
   exemplars: Record<MethodName, [string, string]>;
   /** ReAct only: an instruction (file, key) before the exemplars (HotpotQA); absent when the exemplars carry it. */
   reactInstruction?: [string, string];
+  /**
+   * Whether the Wikipedia a run searched lacks the evidence of its items, so its scores do not measure
+   * the paper's task (FEVER on the shipped HotpotQA snapshot), or null. The one rule behind the run's
+   * start notice and Table 1's caveat on the column. Absent: never.
+   */
+  evidenceGap?: (run: SearchedRun) => EvidenceGap | null;
 }
 
 const per = (file: string, n: number): Record<MethodName, [string, string]> => ({
@@ -84,4 +112,5 @@ registerQaTask({
   scoreLabel: 'FEVER Acc',
   score: scoreFever,
   exemplars: per(PROMPT_FILES.fever, 3),
+  evidenceGap: (run) => feverEvidenceGap(run),
 });

@@ -3,7 +3,7 @@
 // benchmarks declare it while the core finds it only through the Benchmark interface.
 import { describe, expect, it } from 'vitest';
 import type { AnalysedEpisode } from '../../../src/benchmarks/types.js';
-import { QA_CATEGORIES, QA_TAGS, qaAutoTags, qaErrorAnalysis } from '../../../src/benchmarks/qa/report/error-analysis.js';
+import { QA_CATEGORIES, QA_TAGS, qaAutoTags, qaCategoriesOf, qaErrorAnalysis } from '../../../src/benchmarks/qa/report/error-analysis.js';
 import { createHotpotQABenchmark } from '../../../src/benchmarks/hotpotqa/index.js';
 import { createFeverBenchmark } from '../../../src/benchmarks/fever/index.js';
 import { loadAnchors } from '../../../src/report/anchors.js';
@@ -75,6 +75,21 @@ describe('qaErrorAnalysis', () => {
     for (const c of QA_CATEGORIES)
       expect(anchors.some((a) => a.benchmark === 'hotpotqa' && a.method === 'react' && a.subset === c.key)).toBe(true);
     expect(qaErrorAnalysis.methods).toEqual(['react', 'cot']);
+  });
+
+  it("the categories per method follow the paper's Table 2: a search result error only where the method searches", () => {
+    const keys = (m: string) => qaCategoriesOf(m).map((c) => c.key);
+    expect(keys('react')).toEqual(QA_CATEGORIES.map((c) => c.key));
+    expect(keys('act')).toEqual(QA_CATEGORIES.map((c) => c.key));
+    for (const m of ['cot', 'cot-sc', 'standard'])
+      expect(keys(m)).toEqual(QA_CATEGORIES.map((c) => c.key).filter((k) => k !== 'failure_search_result_error'));
+    // The paper's printed cells (the anchors file): a share for exactly the categories that apply ("—" for the rest).
+    const anchors = loadAnchors().anchors.filter((a) => a.metric === 'error_share' && a.class === 'A' && a.benchmark === 'hotpotqa');
+    for (const m of qaErrorAnalysis.methods)
+      expect(anchors.filter((a) => a.method === m).map((a) => a.subset)).toEqual(expect.arrayContaining(keys(m)));
+    for (const m of qaErrorAnalysis.methods)
+      expect(keys(m)).toEqual(expect.arrayContaining(anchors.filter((a) => a.method === m).map((a) => a.subset)));
+    expect(qaErrorAnalysis.categoriesOf).toBe(qaCategoriesOf);
   });
 
   it('HotpotQA and FEVER declare it on their Benchmark', () => {

@@ -11,6 +11,14 @@ import { CotScMethod } from './cot-sc.js';
 
 export const METHOD_NAMES: readonly MethodName[] = ['standard', 'cot', 'cot-sc', 'act', 'react'];
 
+/** The methods that search Wikipedia (§4); Standard, CoT and CoT-SC answer from the prompt alone. */
+export const SEARCHING_METHODS: readonly MethodName[] = ['act', 'react'];
+
+/** Whether a method's episodes search Wikipedia (a combination is not a method here: it runs none of its own). */
+export function searchesWikipedia(method: string): boolean {
+  return SEARCHING_METHODS.some((m) => m === method);
+}
+
 /** Builds a method for one task; loads and validates the prompt files now (UserError on a bad file, key or option). */
 export function createMethod(name: string, task: Pick<QATask, 'name' | 'observationLabel'>, options: MethodOptions = {}): Method {
   const method = METHOD_NAMES.find((m) => m === name);

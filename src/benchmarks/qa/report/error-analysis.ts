@@ -3,6 +3,8 @@
 // categories a person labels with, and the tags a trajectory shows by itself. The report core
 // (src/report/table2.ts) does the sampling, the label sheet and the table through this hook.
 import type { AnalysedEpisode, AnalysisLabel, ErrorAnalysis } from '../../types.js';
+import { NO_RESULTS_BLOCKS } from '../../../envs/wikipedia/offline-pages.js';
+import { searchesWikipedia } from '../methods/index.js';
 
 /** The paper's Table 2 rows; success_* label correct trajectories, failure_* incorrect ones. */
 export const QA_CATEGORIES: readonly AnalysisLabel[] = [
@@ -34,9 +36,23 @@ function hasRepeatedAction(actions: readonly string[]): boolean {
 }
 
 /**
+ * Whether a search's observation says the search found no page (docs/protocol.md §6), whichever
+ * backend answered:
+ * - `Could not find <entity>. Similar: [...]`: no page has that title (every backend; wikienv's reply
+ *   when the site lists search results instead of a page);
+ * - MediaWiki's "There were no results matching the query." anywhere in it: no page and no hit. The
+ *   snapshot and api backends answer that page (NO_RESULTS_BLOCKS), observed as
+ *   `There were no results matching the query..`; the live site's page adds its skin text around it;
+ * - an empty observation: an empty search term (or a page with no text) gave nothing to read.
+ */
+export function isNoHitObservation(observation: string): boolean {
+  const o = observation.trim();
+  return o === '' || o.startsWith('Could not find') || NO_RESULTS_BLOCKS.some((b) => o.includes(b));
+}
+
+/**
  * The tags of QA_TAGS an episode shows:
- * - search-not-found: it searched, and every search observed "Could not find …" (wikienv's reply when
- *   no page matches, docs/protocol.md §6);
+ * - search-not-found: it searched, and every search found no page (isNoHitObservation);
  * - repeated-action: see hasRepeatedAction;
  * - step-limit: the loop forced finish[] (forced_finish, docs/protocol.md §4 step 5);
  * - label-ambiguity: partly right, F1 > 0 with EM 0.
@@ -45,7 +61,7 @@ export function qaAutoTags(e: AnalysedEpisode): string[] {
   const tags: string[] = [];
   const steps = e.steps ?? [];
   const searches = steps.filter((s) => /^search\[/i.test(s.action.trim()));
-  if (searches.length > 0 && searches.every((s) => s.observation.trim().startsWith('Could not find'))) tags.push('search-not-found');
+  if (searches.length > 0 && searches.every((s) => isNoHitObservation(s.observation))) tags.push('search-not-found');
   if (hasRepeatedAction(steps.map((s) => s.action))) tags.push('repeated-action');
   if (e.forced_finish === true) tags.push('step-limit');
   const { em, f1 } = e.metrics ?? {};
@@ -53,11 +69,21 @@ export function qaAutoTags(e: AnalysedEpisode): string[] {
   return tags;
 }
 
+/**
+ * The categories that apply to a method's trajectories, as the paper's Table 2 has them: a search
+ * result error only where the method searches (ReAct, and Act); CoT never searches, so its column
+ * has none ("—" in the paper) and its sheet never offers it.
+ */
+export function qaCategoriesOf(method: string): readonly AnalysisLabel[] {
+  return searchesWikipedia(method) ? QA_CATEGORIES : QA_CATEGORIES.filter((c) => c.key !== 'failure_search_result_error');
+}
+
 /** HotpotQA and FEVER (FEVER's EM is label accuracy; its F1 equals EM, so it never shows label-ambiguity). */
 export const qaErrorAnalysis: ErrorAnalysis = {
   methods: ['react', 'cot'],
   isCorrect: (e) => e.metrics?.em === 1,
   categories: QA_CATEGORIES,
+  categoriesOf: qaCategoriesOf,
   tags: QA_TAGS,
   autoTags: qaAutoTags,
 };

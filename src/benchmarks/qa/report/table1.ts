@@ -7,7 +7,8 @@
 // the same items, those scored in all its runs; the notes say how many and what was left out.
 import type { ReportColumn, ReportRow, ReportTable, RunView } from '../../../report/model.js';
 import type { TaskName } from '../types.js';
-import { isQaTask, qaTask, qaTaskNames } from '../task-specs.js';
+import { isQaTask, qaTask, qaTaskNames, type EvidenceGap } from '../task-specs.js';
+import { wikiArgv } from '../wiki-env.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../../report/anchors.js';
 import {
   cohortSentence,
@@ -171,6 +172,42 @@ function columnDifferences(groups: Group[], rowIds: RowKey[], keys: Map<RunView,
   return notes;
 }
 
+/**
+ * What a run recorded about its Wikipedia, put to its task's evidence rule (QaTaskSpec.evidenceGap, the
+ * rule of the run's own start notice): the gap, or null. A run searched Wikipedia when its manifest
+ * records an environment (a combination records its ReAct run's); its flags are its recorded settings.
+ */
+function evidenceGapOf(r: RunView): EvidenceGap | null {
+  const rule = qaTask(r.manifest.task).evidenceGap;
+  const m = (r.full ?? r).manifest;
+  if (!rule || !m.environment) return null;
+  let wiki;
+  try {
+    wiki = wikiArgv(m.settings);
+  } catch {
+    return null; // settings not as a run writes them: nothing can be said
+  }
+  return rule({ searches: true, wiki, split: m.split, indices: m.indices });
+}
+
+/**
+ * The caveat on a column whose runs searched a Wikipedia that lacks the items' evidence (FEVER on the
+ * shipped HotpotQA snapshot): which methods, how little is there, and that the paper's numbers beside
+ * them are for reference only, as for a column off the paper's items.
+ */
+function evidenceNotes(groups: Group[]): string[] {
+  return groups.flatMap((g) => {
+    const gaps = g.runs.map((r) => ({ r, gap: evidenceGapOf(r) })).filter((x): x is { r: RunView; gap: EvidenceGap } => x.gap !== null);
+    if (!gaps.length) return [];
+    const methods = [...new Set(gaps.map((x) => x.r.manifest.method))].sort((a, b) => order(a) - order(b)).map(methodLabel);
+    // The runs of a column share its items, so they share the gap: said once.
+    const { wikipedia, coverage, remedy } = gaps[0].gap;
+    return [
+      `${g.label}: ${methods.join(', ')} searched ${wikipedia}; ${coverage}, so their scores do not measure the paper's task, and the paper's numbers are beside them for reference only; use ${remedy}.`,
+    ];
+  });
+}
+
 /** A column group: one benchmark's split and item set (whatever the model). */
 const groupKey = (r: RunView) => JSON.stringify([r.manifest.task, r.manifest.split, itemSetKey((r.full ?? r).manifest.indices)]);
 
@@ -279,6 +316,7 @@ function tableFor(runs: RunView[]): ReportTable {
     notes.push(
       `${off.map((g) => `${g.label} (split ${g.runs[0].manifest.split})`).join(', ')}: not the paper's items (its 500 are split ${PAPER_SPLIT}); the paper's numbers are beside them for reference only.`,
     );
+  notes.push(...evidenceNotes(groups));
   return {
     id: 'table1',
     title: `Table 1: HotpotQA and FEVER${models.length === 1 ? ` (model ${models[0]})` : ''}`,
