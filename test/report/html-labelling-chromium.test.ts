@@ -108,11 +108,19 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
     expect(await page.locator('#label-detail').getAttribute('data-index')).toBe('1');
     await page.keyboard.press('k');
     expect(await page.locator('#label-detail').getAttribute('data-index')).toBe('0');
-    // To the first incorrect trajectory of ReAct with j / ArrowDown.
+    // An incorrect CoT trajectory: CoT never searches, so a search result error does not apply (as in the paper).
     const labels = await rows.allTextContents();
+    const cotWrong = labels.findIndex((t) => /^cot #\d+ incorrect/.test(t));
+    expect(cotWrong).toBeGreaterThan(0);
+    for (let i = 0; i < cotWrong; i++) await page.keyboard.press('j');
+    expect(await page.locator('#label-detail button[data-key="failure_search_result_error"]').isDisabled()).toBe(true);
+    await page.keyboard.press('4');
+    expect(await page.locator('#label-message').textContent()).toBe('failure_search_result_error does not apply to a cot trajectory');
+    expect(await rows.nth(cotWrong).getAttribute('data-label')).toBe('');
+    // To the first incorrect trajectory of ReAct with j / ArrowDown.
     const target = labels.findIndex((t) => /^react #\d+ incorrect/.test(t));
-    expect(target).toBeGreaterThan(0);
-    for (let i = 0; i < target; i++) await page.keyboard.press(i % 2 ? 'ArrowDown' : 'j');
+    expect(target).toBeGreaterThan(cotWrong);
+    for (let i = cotWrong; i < target; i++) await page.keyboard.press(i % 2 ? 'ArrowDown' : 'j');
     expect(await page.locator('#label-detail').getAttribute('data-index')).toBe(String(target));
     await page.keyboard.press('n');
     await page.keyboard.type('searched, found "nothing"');

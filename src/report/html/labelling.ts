@@ -172,11 +172,13 @@ export const LABEL_JS = String.raw`(function () {
   function save(r) {
     try { window.localStorage.setItem(key(r), JSON.stringify({ label: r.label, note: r.note })); } catch (e) { /* storage off: labels live until the page closes */ }
   }
-  function fits(k, outcome) { return (k.indexOf('success_') === 0) === (outcome === 'correct'); }
+  function fitsOutcome(k, r) { return (k.indexOf('success_') === 0) === (r.outcome === 'correct'); }
+  // The row's own choices (its method's categories for its outcome, as the sheet lists them).
+  function fits(k, r) { return fitsOutcome(k, r) && (!r.label_choices || r.label_choices.split(' | ').indexOf(k) >= 0); }
   rows.forEach(function (r) {
     var s = load(r);
     var cats = (L.categories[r.benchmark] || []).map(function (c) { return c.key; });
-    r.label = s && typeof s.label === 'string' && cats.indexOf(s.label) >= 0 && fits(s.label, r.outcome) ? s.label : '';
+    r.label = s && typeof s.label === 'string' && cats.indexOf(s.label) >= 0 && fits(s.label, r) ? s.label : '';
     r.note = s && typeof s.note === 'string' ? s.note : '';
   });
   var cur = 0;
@@ -366,7 +368,7 @@ export const LABEL_JS = String.raw`(function () {
       var b = el('button', null, (k + 1) + '  ' + c.key + ' — ' + c.label);
       b.type = 'button';
       b.dataset.key = c.key;
-      b.disabled = !fits(c.key, r.outcome);
+      b.disabled = !fits(c.key, r);
       b.setAttribute('aria-pressed', r.label === c.key ? 'true' : 'false');
       b.addEventListener('click', function () { setLabel(c.key); });
       buttons.appendChild(b);
@@ -412,7 +414,8 @@ export const LABEL_JS = String.raw`(function () {
   function say(t) { message.textContent = t; }
   function setLabel(k) {
     var r = rows[cur];
-    if (k && !fits(k, r.outcome)) { say(k + ' does not fit a' + (r.outcome === 'correct' ? ' correct' : 'n incorrect') + ' trajectory'); return; }
+    if (k && !fitsOutcome(k, r)) { say(k + ' does not fit a' + (r.outcome === 'correct' ? ' correct' : 'n incorrect') + ' trajectory'); return; }
+    if (k && !fits(k, r)) { say(k + ' does not apply to a ' + r.method + ' trajectory'); return; }
     r.label = k;
     save(r);
     say('');
