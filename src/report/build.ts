@@ -168,7 +168,7 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         titleOf,
       );
       // Model limits reached (context window, max_tokens, silent truncation) are said under every table.
-      addLimitNotes([...tables, ...figures, runs, ...comparisons, ...ablations], grouped.runs, titleOf, producedBy);
+      addLimitNotes([...tables, ...figures, runs, ...comparisons, ...ablations, ...analysis], grouped.runs, titleOf, producedBy);
       return {
         title: opts.title ?? 'ReAct reproduction report',
         summary: `${grouped.runs.length} run(s)${dropped ? ` (${dropped} more folder(s) not counted: see the notes)` : ''} in ${grouped.cohorts.length} comparable set(s) of episodes.`,

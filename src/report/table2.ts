@@ -197,6 +197,7 @@ export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): 
     const tagged = mine.map((s) => ({ s, incorrect: tagSets(s, s.incorrect), correct: tagSets(s, s.correct) }));
     const rows: ReportRow[] = tags.map(({ key: tag, label }) => {
       const cells: ReportRow['cells'] = {};
+      const cellSources: NonNullable<ReportRow['cellSources']> = {};
       for (const { s, incorrect, correct } of tagged) {
         const id = s.run.manifest.runId;
         const k = (xs: Set<string>[]) => xs.filter((t) => t.has(tag)).length;
@@ -204,8 +205,9 @@ export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): 
         cells[`${id}.inc_n`] = `${k(incorrect)}/${incorrect.length}`;
         cells[`${id}.cor`] = percent(k(correct), correct.length);
         cells[`${id}.cor_n`] = `${k(correct)}/${correct.length}`;
+        for (const c of ['inc', 'inc_n', 'cor', 'cor_n']) cellSources[`${id}.${c}`] = { source: 'ours', ref: id };
       }
-      return { label, source: 'ours', cells };
+      return { label, source: 'ours', cells, cellSources };
     });
     return [
       {
@@ -283,7 +285,13 @@ export function labelledTables(
     };
     const t = table2FromLabels(renamed, analysis.categories, published ? paper : null, groups);
     // A category that does not apply to a method (CoT's search result error) has no share of ours: "—", as the paper's cell.
+    const runOfGroup = new Map(labelled.map((r) => [names.get(r.manifest.runId)!, r.manifest.runId]));
     t.rows.forEach((row, i) => {
+      // Each group's cells of ours name their run (the CSV's source_ref; the limit notes the table carries).
+      for (const g of groups) {
+        const ref = runOfGroup.get(g);
+        if (ref) row.cellSources = { ...row.cellSources, [`${g}_ours`]: { source: 'ours', ref }, [`${g}_n`]: { source: 'ours', ref } };
+      }
       for (const g of groups) {
         if (categoriesFor(analysis, methodOfGroup.get(g) ?? g).some((c) => c.key === analysis.categories[i].key)) continue;
         row.cells[`${g}_ours`] = null;

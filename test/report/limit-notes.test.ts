@@ -1,5 +1,5 @@
 // The notes on model limits sit under the tables whose numbers come from the run that reached them
-// (README "Reports"): not under every table of its benchmark, and under Table 2's sample and Figure 2 too.
+// (README "Reports"): not under every table of its benchmark, and under Table 2's sample too.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +52,10 @@ describe('limit notes', () => {
     expect(noted(comparisons.find((t) => t.title.includes('FEVER'))!.notes)).toBe(false);
     expect(noted(c.tables.find((t) => t.id === 'table1')!.notes)).toBe(true);
     expect(noted(c.runsTable.notes)).toBe(true);
+    // Table 2's sample of HotpotQA draws on a-react; FEVER's does not.
+    const table2 = c.sections.find((s) => s.id === 'error-analysis')!.tables;
+    expect(noted(table2.find((t) => t.id === 'table2-auto-hotpotqa')!.notes)).toBe(true);
+    expect(noted(table2.find((t) => t.id === 'table2-auto-fever')!.notes)).toBe(false);
     // A comparison's rows name the runs behind them, as Table 1's cells do.
     expect(titled('model-a').rows[0].ref).toBe('a-react a-cot');
   });

@@ -233,6 +233,28 @@ function sourcesText(used: Anchor[]): string {
     .join('; ');
 }
 
+/**
+ * Gives column groups that would share a heading (one split, as many items, other items: unmerged
+ * shards, or two --indices lists) headings of their own: the shard where each group is one shard,
+ * else "set A", "set B" in column order. Groups on other items never read as one.
+ */
+function distinguishLabels(groups: Group[]): void {
+  for (const label of new Set(groups.map((g) => g.label))) {
+    const same = groups.filter((g) => g.label === label);
+    if (same.length < 2) continue;
+    const shardOf = (g: Group) => {
+      const shards = new Set(g.runs.map((r) => r.manifest.shard ?? null));
+      return shards.size === 1 ? [...shards][0] : null;
+    };
+    const shards = same.map(shardOf);
+    const byShard = shards.every((s) => s !== null) && new Set(shards).size === same.length;
+    same.forEach((g, i) => {
+      const tag = byShard ? `shard ${shards[i]}` : `set ${String.fromCharCode(65 + (i % 26))}${i >= 26 ? Math.floor(i / 26) : ''}`;
+      g.label = g.label.endsWith(')') ? `${g.label.slice(0, -1)}, ${tag})` : `${g.label} (${tag})`;
+    });
+  }
+}
+
 function tableFor(runs: RunView[]): ReportTable {
   const book = reportAnchors();
   const models = [...new Set(runs.map((r) => r.cohort!.model))];
@@ -248,6 +270,7 @@ function tableFor(runs: RunView[]): ReportTable {
       groups.push({ key, task, label, runs: rs });
     });
   }
+  distinguishLabels(groups);
   // Both columns of the paper even when only one task was run, so the paper's numbers are all there.
   for (const task of TASKS())
     if (!groups.some((g) => g.task === task)) groups.push({ key: `paper:${task}`, task, label: taskLabel(task), runs: [] });
