@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
 import { sha256 } from '../util/hash.js';
-import { removeStaleTempFiles, replaceFileAtomic } from '../util/durable.js';
+import { removeStaleTempFiles, writeOutputFile } from '../util/durable.js';
 import { tarPack, tarUnpack, type TarEntry } from '../util/tar.js';
 import {
   hasRecording,
@@ -360,7 +360,8 @@ export function packBundle(runDirs: string[], out: string, opts: PackOptions = {
   const file = path.resolve(out);
   // a bundle killed while writing left <out>.tmp-<pid>-<token>: remove those whose process is gone
   removeStaleTempFiles(path.dirname(file), `${path.basename(file)}.tmp-`);
-  replaceFileAtomic(file, gz, { what: 'the bundle' });
+  // a device or a named pipe (--out /dev/stdout) is written straight, a symbolic link's target replaced
+  writeOutputFile(file, gz, { flag: 'bundle --out', what: 'the bundle' });
   return { file, bytes: gz.length, sha256: sha256(gz), manifest };
 }
 

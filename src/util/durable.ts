@@ -7,10 +7,14 @@
 // - replaceFileAtomic writes a temp file in the same folder, fsyncs it, renames it over the target and
 //   fsyncs the folder: readers see the old content or the new one, also after a crash.
 // - removeStaleTempFiles removes `<name>.tmp-<pid>-<token>...` files left by killed writers.
+// - writeOutputFile writes a file the user named (--out FILE): a symbolic link's target is replaced
+//   (the link stays), a character device or a named pipe (/dev/null, /dev/stdout, a FIFO) is written
+//   straight, never replaced by a regular file; a socket or a block device is refused (exit 2).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorCode } from '../errors.js';
+import { checkOutputFile } from './safe-path.js';
 
 /** The signature of fs.writeSync(fd, buffer, offset, length, position); tests inject short writers. */
 export type WriteFn = (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
@@ -242,6 +246,135 @@ export function replaceFileAtomic(file: string, content: Uint8Array | string | I
     throw toDiskError(e, file, doing);
   }
   fsyncDir(path.dirname(path.resolve(file)));
+}
+
+/**
+ * Where an output file the user named (--out FILE) is written, its symbolic links followed:
+ * - `replace`: a regular file, a new path, or a symbolic link's target (also a dangling link's: the
+ *   path it names): replaced atomically (replaceFileAtomic), so the link stays a link;
+ * - `stream`: a character device or a named pipe (/dev/null, /dev/stdout, a FIFO): written straight,
+ *   no temp file and no rename ("whole or absent" cannot apply to a device, and a rename would put a
+ *   regular file in its place).
+ */
+export type OutputTarget = { kind: 'replace'; path: string } | { kind: 'stream'; path: string };
+
+const EXPECTED_OUTPUT = 'expected a regular file, a new file, a character device (such as /dev/null or /dev/stdout) or a named pipe';
+
+/** What `file` is, for the message refusing it. */
+function kindOf(st: fs.Stats): string {
+  if (st.isSocket()) return 'a socket';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a file';
+}
+
+/** The path a chain of symbolic links ends at (`abs` itself when it is not a link): a dangling link's target. */
+function linkEnd(abs: string): string {
+  let p = abs;
+  for (let hops = 0; hops < 40; hops++) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      return p;
+    }
+    if (!st.isSymbolicLink()) return p;
+    // a relative target is relative to the link's real folder, as the kernel resolves it
+    let dir = path.dirname(p);
+    try {
+      dir = fs.realpathSync.native(dir);
+    } catch {
+      /* the kernel will say what is wrong when it is written */
+    }
+    p = path.resolve(dir, fs.readlinkSync(p));
+  }
+  return p;
+}
+
+/**
+ * Where `file` (an --out FILE; `flag` names it in messages) is written: see OutputTarget. A folder, a
+ * socket, a block device or a loop of links is a UserError (exit 2) naming the flag and the path.
+ */
+export function outputTarget(file: string, flag: string): OutputTarget {
+  const abs = path.resolve(file);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === 'ENOENT') return { kind: 'replace', path: linkEnd(abs) };
+    if (code === 'ELOOP') throw new UserError(`${flag}: ${file} is a loop of symbolic links; ${EXPECTED_OUTPUT}`);
+    return { kind: 'replace', path: abs }; // EACCES, ENOTDIR...: the write says it, naming the path
+  }
+  if (st.isCharacterDevice() || st.isFIFO()) return { kind: 'stream', path: abs };
+  if (st.isDirectory()) throw new UserError(`${flag}: ${file} is a folder; name a file`);
+  if (!st.isFile()) throw new UserError(`${flag}: ${file} is ${kindOf(st)}; ${EXPECTED_OUTPUT}`);
+  let real = abs;
+  try {
+    real = fs.realpathSync.native(abs);
+  } catch {
+    /* raced away: written as named */
+  }
+  return { kind: 'replace', path: real };
+}
+
+/**
+ * Checks an --out FILE before a command does its work (`flag` names it: "--out", "bundle --out"): a
+ * device or a named pipe is accepted as it is (its folder, /dev, need not be writable); a file or a
+ * link's target must be one checkOutputFile accepts (its folder exists and is writable, not under
+ * /proc or /sys). Returns the absolute path as given (writeOutputFile resolves it again as it writes).
+ */
+export function checkOutputPath(file: string, flag: string): string {
+  if (typeof file !== 'string' || file === '' || file.includes('\0')) return checkOutputFile(file, flag);
+  const t = outputTarget(file, flag);
+  const abs = path.resolve(file);
+  if (t.kind === 'replace') checkOutputFile(t.path === abs ? file : t.path, flag);
+  return abs;
+}
+
+export interface OutputOptions extends ReplaceOptions {
+  /** The flag that named the file ("--out"), for the message refusing it. */
+  flag: string;
+}
+
+/** Exit status of a write whose reader went away (as a process killed by SIGPIPE; src/cli/stdio.ts). */
+const SIGPIPE_EXIT = 141;
+
+/**
+ * Writes `content` to an output file the user named (see OutputTarget): a regular file, a new path or
+ * a symbolic link's target is replaced atomically (replaceFileAtomic); a character device or a named
+ * pipe is opened and written straight. A full device (/dev/full) is a DiskError (exit 74, one line),
+ * a pipe whose reader went away a one-line error with exit 141; a socket or a block device is refused
+ * (exit 2) with nothing written.
+ */
+export function writeOutputFile(file: string, content: Uint8Array | string | Iterable<string>, opts: OutputOptions): void {
+  const { flag, ...replace } = opts;
+  const target = outputTarget(file, flag);
+  if (target.kind === 'replace') return replaceFileAtomic(target.path, content, replace);
+  const doing = `writing ${opts.what ?? 'the file'}`;
+  let fd: number | undefined;
+  try {
+    // no O_CREAT, no O_TRUNC: it exists, and if it is no longer a device it is not ours to truncate
+    fd = fs.openSync(target.path, fs.constants.O_WRONLY);
+    const st = fs.fstatSync(fd);
+    if (!st.isCharacterDevice() && !st.isFIFO())
+      throw new UserError(`${flag}: ${file} changed while it was opened (it is no longer a device or a named pipe); run the command again`);
+    if (typeof content === 'string' || content instanceof Uint8Array) writeAll(fd, content, { write: opts.write });
+    else writeChunks(fd, content, opts.write);
+    const closing = fd;
+    fd = undefined;
+    fs.closeSync(closing);
+  } catch (e) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* already failing */
+      }
+    }
+    if (errorCode(e) === 'EPIPE')
+      throw new UserError(`${file}: ${doing} failed (EPIPE): the reader of the pipe went away; the output is incomplete`, SIGPIPE_EXIT);
+    throw toDiskError(e, file, doing);
+  }
 }
 
 /**

@@ -1,20 +1,43 @@
 // Money as every output shows it, in one place: amounts the progress line, the budget's messages and
 // the dry run show ("$0.1229", "$1,234.56": README "Progress"); the bill in the closing lines, to a
 // hundredth of a cent ("$1.7503": it is compared with the provider's); the reports' cost columns (a
-// plain number of dollars, four decimals).
+// plain number of dollars, four decimals). An amount that is not zero never shows as zero: one under
+// half a hundredth of a cent, which four decimals would round to 0.0000, shows two significant digits
+// ("$0.000017"), so a cheap run does not look like a free one.
 
-/** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators. */
-export function usd(x: number): string {
-  const digits = x < 1 ? 4 : 2;
-  return `$${x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+/** Below this many decimals a tiny amount is written in exponent notation ("1.2e-25"): no money is that small. */
+const MAX_DECIMALS = 20;
+
+/**
+ * `x` with two significant digits when `fixed` (its four-decimal form) reads as zero but `x` is not:
+ * "0.000017", "0.0000050"; else `fixed` unchanged.
+ */
+function nonZero(x: number, fixed: string): string {
+  if (x === 0 || !Number.isFinite(x) || !/^-?0\.0000$/.test(fixed)) return fixed;
+  let decimals = Math.max(5, 1 - Math.floor(Math.log10(Math.abs(x))));
+  if (decimals > MAX_DECIMALS) return x.toPrecision(2);
+  // rounding may carry into a third digit (0.00000999 to 0.0000100): one decimal less then
+  if (significant(x.toFixed(decimals)) > 2) decimals--;
+  return x.toFixed(decimals);
 }
 
-/** The bill as the closing lines state it: "$1.7503" (four decimals, no separators). */
+/** The significant digits of a fixed-point figure: "0.0000100" has 3. */
+function significant(fixed: string): number {
+  return fixed.replace(/^-?[0.]*/, '').replace('.', '').length;
+}
+
+/** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators ("$0.000017" under $0.00005). */
+export function usd(x: number): string {
+  const digits = x < 1 ? 4 : 2;
+  return `$${nonZero(x, x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }))}`;
+}
+
+/** The bill as the closing lines state it: "$1.7503" (four decimals, no separators; "$0.000017" under $0.00005). */
 export function usdExact(x: number): string {
   return `$${usdFigure(x)}`;
 }
 
-/** Dollars as a report's cost column holds them: "0.1229" (four decimals, no sign, no separators). */
+/** Dollars as a report's cost column holds them: "0.1229" (four decimals, no sign, no separators; "0.000017" under 0.00005). */
 export function usdFigure(x: number): string {
-  return x.toFixed(4);
+  return nonZero(x, x.toFixed(4));
 }

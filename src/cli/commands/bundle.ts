@@ -14,7 +14,8 @@ import { givenFlags, kebabCase } from '../../run/options.js';
 import type { RunIO } from '../../run/execute.js';
 import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
-import { checkOutputFile, checkReadableFile } from '../../util/safe-path.js';
+import { checkReadableFile } from '../../util/safe-path.js';
+import { checkOutputPath } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { usdExact } from '../../util/money.js';
@@ -39,7 +40,7 @@ export const bundleCommand: CommandModule = {
       throw new UserError('bundle: name the finished run folders to pack, e.g. react-repro bundle results/RUN_ID --out run.tar.gz');
     if (typeof argv.out !== 'string' || argv.out === '')
       throw new UserError('bundle: --out FILE is required: the bundle to write, e.g. --out run.tar.gz');
-    const out = checkOutputFile(String(argv.out), 'bundle --out');
+    const out = checkOutputPath(String(argv.out), 'bundle --out');
     if (argv.cachePath !== undefined) checkReadableFile(String(argv.cachePath), 'bundle --cache-path');
     // Combinations and merges travel as their base runs and shards (bundle-select.ts).
     const { dirs, notes } = bundleSelection(runFolders(runs, 'bundle'));

@@ -12,8 +12,7 @@ import {
   loadRunsForExport,
   type FinetuneStyle,
 } from '../../report/export.js';
-import { writeFileAtomic } from '../../runlog/store.js';
-import { checkOutputFile } from '../../util/safe-path.js';
+import { checkOutputPath, writeOutputFile } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { countOf } from '../../util/numbers.js';
 
@@ -62,7 +61,7 @@ export const exportCommand: CommandModule = {
     const format = String(argv.format);
     if (format !== 'finetune' && (argv.style !== undefined || argv.metric !== undefined))
       throw new UserError(`--${argv.style !== undefined ? 'style' : 'metric'}: only with --format finetune`);
-    const outFile = argv.out !== undefined ? checkOutputFile(String(argv.out), '--out') : undefined;
+    const outFile = argv.out !== undefined ? checkOutputPath(String(argv.out), '--out') : undefined;
     const args = (argv.runs as string[] | undefined)?.length ? (argv.runs as string[]).map(String) : [defaultResultsDir()];
     const list = (flag: string, v: unknown): string[] | undefined => {
       if (v === undefined) return undefined;
@@ -109,7 +108,7 @@ export const exportCommand: CommandModule = {
       process.stderr.write(`react-repro: ${countOf(lines.length, 'episode')} from ${countOf(runs.length, 'run')}\n`);
     }
     const text = lines.map((l) => l + '\n').join('');
-    if (outFile !== undefined) writeFileAtomic(outFile, text, 'the export');
+    if (outFile !== undefined) writeOutputFile(outFile, text, { flag: '--out', what: 'the export' });
     else process.stdout.write(text);
   },
 };

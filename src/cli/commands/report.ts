@@ -8,11 +8,11 @@ import { loadRun, loadRuns, warnLine, type LoadOptions } from '../../report/load
 import { renderMarkdown } from '../../report/render-md.js';
 import { renderTex, type TexRenderOptions } from '../../report/render-tex.js';
 import { renderHtml, renderHtmlStream } from '../../report/render-html.js';
-import { replaceFileAtomic } from '../../util/durable.js';
+import { checkOutputPath, outputTarget, writeOutputFile } from '../../util/durable.js';
 import { renderCsv } from '../../report/render-csv.js';
 import { renderTrajectories } from '../../report/trajectories.js';
 import { parseIndices } from '../../run/shard.js';
-import { isRunFolder, MANIFEST_FILE, writeFileAtomic } from '../../runlog/store.js';
+import { isRunFolder, MANIFEST_FILE } from '../../runlog/store.js';
 import { defaultResultsDir } from '../../paths.js';
 import { buildReport, type ReportContent, type ReportOptions } from '../../report/build.js';
 import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
@@ -21,7 +21,6 @@ import { labelsToCsv, parseLabelsCsv } from '../../report/error-tags.js';
 import { analysisLookup, labelSheetRows, sampleRuns, unanalysedBenchmarks } from '../../report/table2.js';
 import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
-import { checkOutputFile } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { formatDuration } from '../../run/progress-view.js';
@@ -54,9 +53,12 @@ export function resolveFormat(format: string | undefined, out: string | undefine
   return (format as Format | undefined) ?? implied ?? 'md';
 }
 
-/** A file the report writes: its folder must exist (a typo in the path is not silently created). */
+/**
+ * A file the report writes: its folder must exist (a typo in the path is not silently created); a
+ * device or a named pipe (/dev/stdout, a FIFO) is written straight (src/util/durable.ts writeOutputFile).
+ */
 export function checkOutFile(file: string, flag: string): string {
-  return checkOutputFile(file, flag);
+  return checkOutputPath(file, flag);
 }
 
 export function render(content: ReportContent, format: Format, opts: TexRenderOptions = {}): string {
@@ -117,7 +119,7 @@ export function writeLabelSheet(
     throw new UserError(`--label-sheet: none of the runs is ${which}${skippedText}`);
   }
   const rows = labelSheetRows(samples);
-  writeFileAtomic(abs, labelsToCsv(rows, { sheet: true }), 'the label sheet');
+  writeOutputFile(abs, labelsToCsv(rows, { sheet: true }), { flag: '--label-sheet', what: 'the label sheet' });
   const keys = [...new Set(samples.flatMap((x) => x.analysis.categories.map((c) => c.key)))];
   return `wrote ${rows.length} trajectories of ${samples.length} run(s) to ${file}${skippedText}: fill each row's label with one of its label_choices (${keys.join(', ')}; success_* for a correct trajectory, failure_* for an incorrect one; README "Reports"), or label them in the HTML report's "Label Table 2" section, then \`react-repro report ... --labels ${file}\``;
 }
@@ -202,8 +204,10 @@ export const reportCommand: CommandModule = {
       // Checked again as it is written; here so that a mistake does not wait for every folder to be read.
       if (argv.labelSheet !== undefined) labelSheetFile(String(argv.labelSheet));
       // On a terminal, the stage and how far it is; only when the report goes to a file, not over a
-      // report on that terminal or in a pager reading it.
-      const status = statusLine(process.stderr, { enabled: outFile !== undefined || stdoutIsFile() });
+      // report on that terminal or in a pager reading it (nor through --out /dev/stdout or a pipe).
+      const status = statusLine(process.stderr, {
+        enabled: outFile !== undefined ? outputTarget(outFile, '--out').kind === 'replace' : stdoutIsFile(),
+      });
       try {
         const started = Date.now();
         let episodes = 0;
@@ -229,7 +233,7 @@ export const reportCommand: CommandModule = {
           format === 'html' ? renderHtmlStream(content) : [render(content, format, { figureTables: argv.texFigureTables === true })],
           status,
         );
-        if (outFile !== undefined) replaceFileAtomic(outFile, chunks, { what: 'the report' });
+        if (outFile !== undefined) writeOutputFile(outFile, chunks, { flag: '--out', what: 'the report' });
         else for (const c of chunks) process.stdout.write(c);
         status.clear();
         if (status.enabled && outFile !== undefined) {
@@ -242,7 +246,7 @@ export const reportCommand: CommandModule = {
         status.clear(); // an error's message starts on a clean line
       }
     }
-    if (outFile !== undefined) writeFileAtomic(outFile, text);
+    if (outFile !== undefined) writeOutputFile(outFile, text, { flag: '--out' });
     else process.stdout.write(text);
   },
 };
