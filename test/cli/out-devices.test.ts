@@ -135,7 +135,8 @@ describe('--out FILE that is not a regular file', () => {
       const f = await runCli([...COMMANDS[name], results, '--out', full], { cwd: tmp });
       charDevice(full);
       expect(f.code).toBe(74);
-      const lines = f.stderr.split('\n').filter((l) => l && !/episodes? from/.test(l));
+      // One line: no count of what was written before a write that failed.
+      const lines = f.stderr.split('\n').filter((l) => l);
       expect(lines).toEqual([
         `react-repro: ${full}: writing the ${name} failed (ENOSPC): no space left on the device: free some space, then run the same command again (it resumes)`,
       ]);

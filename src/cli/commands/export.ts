@@ -85,6 +85,7 @@ export const exportCommand: CommandModule = {
       },
     );
     let lines: string[];
+    let done: string;
     if (format === 'finetune') {
       const r = finetuneLines(runs, {
         ...(argv.style !== undefined ? { style: String(argv.style) as FinetuneStyle } : {}),
@@ -100,15 +101,17 @@ export const exportCommand: CommandModule = {
         c.derivedRuns && countOf(c.derivedRuns, 'combination run'),
       ].filter(Boolean);
       const which = [...new Set(runs.map((r) => r.manifest.method))].join(', ');
-      process.stderr.write(
-        `react-repro: ${countOf(c.examples, 'fine-tuning example')} from ${countOf(runs.length, 'run')} (method ${which})${left.length ? `; left out: ${left.join(', ')}` : ''}\n`,
-      );
+      done = `${countOf(c.examples, 'fine-tuning example')} from ${countOf(runs.length, 'run')} (method ${which})${left.length ? `; left out: ${left.join(', ')}` : ''}`;
     } else {
       lines = flatLines(runs);
-      process.stderr.write(`react-repro: ${countOf(lines.length, 'episode')} from ${countOf(runs.length, 'run')}\n`);
+      done = `${countOf(lines.length, 'episode')} from ${countOf(runs.length, 'run')}`;
     }
     const text = lines.map((l) => l + '\n').join('');
-    if (outFile !== undefined) writeOutputFile(outFile, text, { flag: '--out', what: 'the export' });
-    else process.stdout.write(text);
+    // What was written is said once it is written: never a count before a failed write.
+    const say = () => process.stderr.write(`react-repro: ${done}\n`);
+    if (outFile !== undefined) {
+      writeOutputFile(outFile, text, { flag: '--out', what: 'the export' });
+      say();
+    } else process.stdout.write(text, (e) => e || say());
   },
 };
