@@ -164,9 +164,13 @@ export function storedUsage(rows: readonly StoredChoice[], withPrompt = true): T
   return { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
 }
 
-/** Whether some of `rows` came from a call answered without usage (stored with no token counts). */
+/**
+ * Whether some of `rows` came from a call answered without usage: stored with no token counts, or (in a
+ * cache written before such answers were marked) with 0 and 0, which no server that reports usage
+ * gives (a prompt has tokens).
+ */
 export function usageUnknownIn(rows: readonly StoredChoice[]): boolean {
-  return rows.some((r) => typeof r.promptTokens !== 'number' && typeof r.completionTokens !== 'number');
+  return rows.some((r) => !((r.promptTokens ?? 0) > 0) && !((r.completionTokens ?? 0) > 0));
 }
 
 const SCHEMA = `

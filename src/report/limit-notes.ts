@@ -44,6 +44,8 @@ export function addLimitNotes(
   for (const t of items) {
     const ids = 'rows' in t ? runIdsOf(t) : new Set(t.runIds);
     const tasks = producedBy.get(t.id);
+    // A combination makes no calls: the limits its numbers carry are those its base runs reached.
+    for (const r of runs) if (ids.has(r.manifest.runId)) for (const s of r.manifest.sources ?? []) if (s.runId) ids.add(s.runId);
     const drawnOn = ids.size
       ? runs.filter((r) => ids.has(r.manifest.runId))
       : tasks

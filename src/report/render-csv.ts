@@ -16,16 +16,19 @@ const blankDash = (s: string) => s.replace(/^—$/, '');
 
 /**
  * Each row's name in the sheet: its label, and where two rows of the table share one (a method run with
- * two models), the model too, so that (table, row, column) names one cell, also where it is empty.
+ * two models), the model too, or where that is not enough the run ids, so that (table, row, column) names one cell, also where
+ * it is empty.
  */
 function rowNames(t: ReportTable): string[] {
   const labels = t.rows.map((r) => r.label);
   const model = t.columns.find((c) => c.key === 'model');
-  return t.rows.map((r, i) => {
+  const named = t.rows.map((r, i) => {
     const m = model ? r.cells.model : undefined;
     const shared = labels.indexOf(r.label) !== labels.lastIndexOf(r.label);
     return shared && typeof m === 'string' && m !== '' ? `${r.label} (${m})` : labels[i];
   });
+  // Still two alike (one method and model on two splits, unmerged shards): the run ids behind the row.
+  return named.map((n, i) => (named.indexOf(n) !== named.lastIndexOf(n) && t.rows[i].ref ? `${labels[i]} (${t.rows[i].ref})` : n));
 }
 
 export function csvRows(t: ReportTable): string[][] {

@@ -73,11 +73,11 @@ export function summarize(
     prompt_tokens: sum((r) => r.usage?.prompt_tokens ?? 0),
     completion_tokens: sum((r) => r.usage?.completion_tokens ?? 0),
     total_tokens: sum((r) => r.usage?.total_tokens ?? 0),
-    cost_usd: dollars(cost),
+    cost_usd: cost,
     usage_unknown_calls: sum(usageUnknownCalls),
     cached_calls: sum((r) => r.cached_calls ?? 0),
     spent_tokens: spent ? spent.total_tokens : sum((r) => spentOf(r).usage.total_tokens),
-    spent_cost_usd: dollars(spent ? spent.cost_usd : sum((r) => spentOf(r).cost)),
+    spent_cost_usd: spent ? spent.cost_usd : sum((r) => spentOf(r).cost),
     n_context_exceeded: recs.filter(isContextExceeded).length,
     paid_unknown_calls: (run.sessions ?? []).reduce((a, s) => a + (s.spent?.paid_unknown_calls ?? 0), 0),
     // A server model with no known price was metered at 0, which is not $0.
@@ -107,7 +107,10 @@ export function summaryCsv(rows: RunSummary[]): string {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
   const blank = (v: unknown) => (v === null || v === undefined ? '' : v);
   // A cost that is not known is left blank, as a metric with nothing scored is.
-  const cell = (r: RunSummary, c: keyof RunSummary) => (r.cost_known === false && COST_COLUMNS.has(c) ? '' : blank(r[c]));
+  // Costs to six decimals in the file only: the summary keeps the sum, which the closing line and the
+  // reports show with the digits a tiny amount needs (src/util/money.ts).
+  const cell = (r: RunSummary, c: keyof RunSummary) =>
+    COST_COLUMNS.has(c) ? (r.cost_known === false ? '' : dollars(r[c] as number)) : blank(r[c]);
   return csvText(
     rows.map((r) => [...HEAD.map((c) => blank(r[c])), ...metricKeys.map((k) => blank(r.metrics[k])), ...TAIL.map((c) => cell(r, c))]),
     { header: [...HEAD.map((c) => (c === 'runId' ? 'run_id' : c)), ...metricKeys, ...TAIL] },

@@ -256,7 +256,29 @@ export function replaceFileAtomic(file: string, content: Uint8Array | string | I
  *   no temp file and no rename ("whole or absent" cannot apply to a device, and a rename would put a
  *   regular file in its place).
  */
-export type OutputTarget = { kind: 'replace'; path: string } | { kind: 'stream'; path: string };
+export type OutputTarget = { kind: 'replace'; path: string } | { kind: 'stream'; path: string } | { kind: 'fd'; fd: number; path: string };
+
+/**
+ * The file descriptor a path names, when it is one of this process's own (/dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N, or a link to one): written through that descriptor, so `--out /dev/stdout
+ * >> file` appends where the shell's redirect points instead of replacing the file behind it.
+ */
+function ownDescriptor(abs: string): number | undefined {
+  let p = abs;
+  for (let hops = 0; hops < 40; hops++) {
+    const m =
+      /^\/dev\/(stdout|stderr)$/.exec(p) ?? /^\/dev\/fd\/(\d+)$/.exec(p) ?? new RegExp(`^/proc/(?:self|${process.pid})/fd/(\\d+)$`).exec(p);
+    if (m) return m[1] === 'stdout' ? 1 : m[1] === 'stderr' ? 2 : Number(m[1]);
+    let target: string;
+    try {
+      target = fs.readlinkSync(p);
+    } catch {
+      return undefined; // not a link: not a descriptor
+    }
+    p = path.resolve(path.dirname(p), target);
+  }
+  return undefined;
+}
 
 const EXPECTED_OUTPUT = 'expected a regular file, a new file, a character device (such as /dev/null or /dev/stdout) or a named pipe';
 
@@ -296,6 +318,8 @@ function linkEnd(abs: string): string {
  */
 export function outputTarget(file: string, flag: string): OutputTarget {
   const abs = path.resolve(file);
+  const fd = ownDescriptor(abs);
+  if (fd !== undefined) return { kind: 'fd', fd, path: abs };
   let st: fs.Stats;
   try {
     st = fs.statSync(abs);
@@ -328,6 +352,13 @@ export function checkOutputPath(file: string, flag: string): string {
   const t = outputTarget(file, flag);
   const abs = path.resolve(file);
   if (t.kind === 'replace') checkOutputFile(t.path === abs ? file : t.path, flag);
+  if (t.kind === 'fd') {
+    try {
+      fs.fstatSync(t.fd);
+    } catch {
+      throw new UserError(`${flag}: ${file} names file descriptor ${t.fd}, which this process does not have open`);
+    }
+  }
   return abs;
 }
 
@@ -351,6 +382,18 @@ export function writeOutputFile(file: string, content: Uint8Array | string | Ite
   const target = outputTarget(file, flag);
   if (target.kind === 'replace') return replaceFileAtomic(target.path, content, replace);
   const doing = `writing ${opts.what ?? 'the file'}`;
+  if (target.kind === 'fd') {
+    // The shell's own descriptor: written where it points (its offset, its O_APPEND), never closed here.
+    try {
+      if (typeof content === 'string' || content instanceof Uint8Array) writeAll(target.fd, content, { write: opts.write });
+      else writeChunks(target.fd, content, opts.write);
+    } catch (e) {
+      if (errorCode(e) === 'EPIPE')
+        throw new UserError(`${file}: ${doing} failed (EPIPE): the reader of the pipe went away; the output is incomplete`, SIGPIPE_EXIT);
+      throw toDiskError(e, file, doing);
+    }
+    return;
+  }
   let fd: number | undefined;
   try {
     // no O_CREAT, no O_TRUNC: it exists, and if it is no longer a device it is not ours to truncate

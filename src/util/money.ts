@@ -26,8 +26,15 @@ function significant(fixed: string): number {
   return fixed.replace(/^-?[0.]*/, '').replace('.', '').length;
 }
 
+/**
+ * The same calls summed in another order (by episode for a run's total, by session for its spend) differ
+ * in the last bits; snapped to twelve decimals they are one number, so they print alike.
+ */
+const snap = (x: number): number => (Number.isFinite(x) && Math.abs(x) >= 1e-9 ? Number(x.toFixed(12)) : x);
+
 /** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators ("$0.000017" under $0.00005). */
-export function usd(x: number): string {
+export function usd(raw: number): string {
+  const x = snap(raw);
   const digits = x < 1 ? 4 : 2;
   return `$${nonZero(x, x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }))}`;
 }
@@ -38,6 +45,7 @@ export function usdExact(x: number): string {
 }
 
 /** Dollars as a report's cost column holds them: "0.1229" (four decimals, no sign, no separators; "0.000017" under 0.00005). */
-export function usdFigure(x: number): string {
+export function usdFigure(raw: number): string {
+  const x = snap(raw);
   return nonZero(x, x.toFixed(4));
 }

@@ -181,6 +181,19 @@ describe('--out FILE that is not a regular file', () => {
       expect(fs.lstatSync('/dev/stdout').isSymbolicLink()).toBe(stdoutLink.isSymbolicLink());
       expect(fs.lstatSync('/dev/stdout').ino).toBe(stdoutLink.ino);
 
+      // /dev/stdout redirected to a file by the shell (>>): written through the shell's descriptor, so it
+      // appends, and the file stays the file the shell opened (a rename would have replaced it).
+      const appended = path.join(tmp, `${name}-appended.txt`);
+      fs.writeFileSync(appended, 'PREVIOUS\n');
+      const ino = fs.statSync(appended).ino;
+      execFileSync('sh', ['-c', '"$0" "$@" >> "$APPENDED"', process.execPath, bin, ...COMMANDS[name], results, '--out', '/dev/stdout'], {
+        cwd: tmp,
+        env: { ...cleanEnv(), APPENDED: appended },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      expect(fs.readFileSync(appended, 'utf8')).toBe('PREVIOUS\n' + expected[name]);
+      expect(fs.statSync(appended).ino).toBe(ino);
+
       if (fs.existsSync('/dev/full')) {
         const full = charDevice('/dev/full');
         const f = await runCli([...COMMANDS[name], results, '--out', '/dev/full'], { cwd: tmp });

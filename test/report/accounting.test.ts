@@ -14,6 +14,8 @@ import { episodeModel } from '../../src/run/model-chain.js';
 import { dollars, summarize, summaryCsv } from '../../src/run/summary.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { spentOf, type EpisodeRecord, upgradeRecord } from '../../src/runlog/schema.js';
+import { usdExact } from '../../src/util/money.js';
+import { qa } from './run-folders.js';
 
 let srv: OpenAIServer;
 let dir: string;
@@ -133,5 +135,16 @@ describe('dollars in summary.csv', () => {
     expect(dollars(bySession)).toBe(0.005705);
     expect(dollars(byEpisode)).toBe(0.005705);
     expect([0.1234564, 0.1234565, 0.1234566, 2e-7, 0].map(dollars)).toEqual([0.123456, 0.123457, 0.123457, 0, 0]);
+  });
+});
+
+describe('tiny costs', () => {
+  it('the summary keeps the sum: the closing line shows its digits, summary.csv six decimals', () => {
+    const rec = { ...qa(0, 'right'), cost: 4.5e-6, usage: { prompt_tokens: 9, completion_tokens: 0, total_tokens: 9 } };
+    const s = summarize({ runId: 'r', task: 'hotpotqa', method: 'react', split: 's', model: 'm' }, new Map([[0, rec]]), [0], ['em', 'f1']);
+    expect(s.cost_usd).toBe(4.5e-6);
+    expect(usdExact(s.cost_usd)).toBe('$0.0000045');
+    const [head, row] = summaryCsv([s]).trim().split('\n');
+    expect(row.split(',')[head.split(',').indexOf('cost_usd')]).toBe('0.000005');
   });
 });

@@ -34,4 +34,14 @@ describe('report CSV', () => {
     // A method run with one model keeps its plain label.
     expect(ours('Act')).toMatchObject({ value: '50.0', source_ref: 'a-act' });
   });
+
+  it('the Runs table: one method and model on two splits are told apart by their run ids', () => {
+    const dir = path.join(tmp, 'two-splits');
+    const idx = range(0, 10);
+    writeRun(dir, { runId: 'cot-offline', method: 'cot', indices: idx, records: qaRecords(idx, 'rrrrrwwwww') });
+    writeRun(dir, { runId: 'cot-dev', method: 'cot', split: 'dev', indices: idx, records: qaRecords(idx, 'rrwwwwwwww') });
+    const c = buildReport(loadRuns([dir], { warn: () => {} }), benchmarkNames().map(getBenchmark));
+    const names = [...new Set(csvRows(c.runsTable).map((cells) => cells[2]))];
+    expect(names.sort()).toEqual(['HotpotQA CoT (cot-dev)', 'HotpotQA CoT (cot-offline)']);
+  });
 });

@@ -8,6 +8,7 @@ import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
 import { loadRuns } from '../../src/report/load.js';
+import { addLimitNotes } from '../../src/report/limit-notes.js';
 import { qaRecords, writeRun } from './run-folders.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-limit-notes-'));
@@ -58,5 +59,31 @@ describe('limit notes', () => {
     expect(noted(table2.find((t) => t.id === 'table2-auto-fever')!.notes)).toBe(false);
     // A comparison's rows name the runs behind them, as Table 1's cells do.
     expect(titled('model-a').rows[0].ref).toBe('a-react a-cot');
+  });
+
+  it('a combination carries the limit notes of its base runs (it makes no calls of its own)', () => {
+    const dir = path.join(tmp, 'combination');
+    const idx = range(0, 10);
+    const over = (i: number) => (i < 3 ? { outcome: 'context_exceeded', outcome_step: 2, answer: null } : {});
+    writeRun(dir, { runId: 'c-react', method: 'react', model: 'model-c', indices: idx, records: qaRecords(idx, 'rrwwwwrrrw', over) });
+    writeRun(dir, {
+      runId: 'c-combo',
+      method: 'react-cot-sc',
+      model: 'model-c',
+      kind: 'combination',
+      sources: [{ runId: 'c-react' }],
+      indices: idx,
+      records: qaRecords(idx, 'rrrwwwrrrw'),
+    });
+    const c = buildReport(loadRuns([dir], { warn: () => {} }), benchmarks());
+    const table = {
+      id: 'only-the-combination',
+      title: 't',
+      columns: [],
+      notes: [] as string[],
+      rows: [{ label: 'x', source: 'ours' as const, ref: 'c-combo', cells: {} }],
+    };
+    addLimitNotes([table], c.runs, (n) => n);
+    expect(table.notes.some((n) => n.includes("(c-react): 3 of 10 episodes outgrew the model's context window"))).toBe(true);
   });
 });

@@ -35,3 +35,24 @@ describe('Table 1 column groups', () => {
     ]);
   });
 });
+
+describe('Table 1 FEVER caveat', () => {
+  it('a combination over a ReAct run on live Wikipedia carries no snapshot caveat (its environment is what it searched)', () => {
+    const dir = path.join(tmp, 'fever-live');
+    const idx = [100, 101, 102];
+    writeRun(dir, {
+      runId: 'f-combo',
+      task: 'fever',
+      method: 'react-cot-sc',
+      split: 'react500',
+      kind: 'combination',
+      sources: [{ runId: 'f-react' }],
+      environment: { kind: 'live', baseUrl: 'https://en.wikipedia.org' },
+      indices: idx,
+      records: qaRecords(idx, 'rrw'),
+    });
+    const c = buildReport(loadRuns([dir], { warn: () => {} }), benchmarks());
+    const t1 = c.tables.find((t) => t.id === 'table1')!;
+    expect(t1.notes.filter((n) => n.includes('searched the offline'))).toEqual([]);
+  });
+});

@@ -15,7 +15,7 @@ import type { RunIO } from '../../run/execute.js';
 import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkReadableFile } from '../../util/safe-path.js';
-import { checkOutputPath } from '../../util/durable.js';
+import { checkOutputPath, outputTarget } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { usdExact } from '../../util/money.js';
@@ -50,7 +50,9 @@ export const bundleCommand: CommandModule = {
     const episodes = m.runs.reduce((a, x) => a + x.episodes, 0);
     const calls = m.runs.reduce((a, x) => a + x.modelCalls, 0);
     const env = m.runs.reduce((a, x) => a + x.envCalls, 0);
-    process.stdout.write(
+    // The bundle itself may be going to stdout (--out /dev/stdout | ...): then its summary goes to stderr.
+    const say = outputTarget(out, 'bundle --out').kind === 'replace' ? process.stdout : process.stderr;
+    say.write(
       `${r.file}: ${countOf(m.runs.length, 'run')}, ${countOf(episodes, 'episode')}, ${countOf(calls, 'model call')} ` +
         `(${m.cache.entries} cache ${m.cache.entries === 1 ? 'entry' : 'entries'}: ${m.cache.fromCache} from the cache, ${m.cache.fromRecording} from recordings), ` +
         `${countOf(env, 'environment call')}; ${bytesText(r.bytes)}, sha256 ${r.sha256}\n`,

@@ -175,12 +175,13 @@ function columnDifferences(groups: Group[], rowIds: RowKey[], keys: Map<RunView,
 /**
  * What a run recorded about its Wikipedia, put to its task's evidence rule (QaTaskSpec.evidenceGap, the
  * rule of the run's own start notice): the gap, or null. A run searched Wikipedia when its manifest
- * records an environment (a combination records its ReAct run's); its flags are its recorded settings.
+ * records an environment (a combination records its ReAct run's, whose Wikipedia its own settings do not
+ * say): a snapshot only when that environment is one; its flags are its recorded settings.
  */
 function evidenceGapOf(r: RunView): EvidenceGap | null {
   const rule = qaTask(r.manifest.task).evidenceGap;
   const m = (r.full ?? r).manifest;
-  if (!rule || !m.environment) return null;
+  if (!rule || !m.environment || (m.environment as { kind?: unknown }).kind !== 'snapshot') return null;
   let wiki;
   try {
     wiki = wikiArgv(m.settings);
