@@ -9,7 +9,7 @@ import type { AnalysisLabel, EpisodeRecord } from '../runlog/schema.js';
 import { fullRecords, type ReportRow, type ReportTable, type RunView } from './model.js';
 import { checkLabels, labelChoices, outcomeOfCategory, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
 import { runPrompt } from './html/episodes.js';
-import { anchorCitation, reportAnchors, type Anchor } from './anchors.js';
+import { anchorCitation, anchorProvenance, reportAnchors, type Anchor } from './anchors.js';
 import { methodLabel, type TitleOf } from './names.js';
 import { percent } from '../util/numbers.js';
 import { UserError } from '../errors.js';
@@ -291,6 +291,11 @@ export function labelledTables(
       for (const g of groups) {
         const ref = runOfGroup.get(g);
         if (ref) row.cellSources = { ...row.cellSources, [`${g}_ours`]: { source: 'ours', ref }, [`${g}_n`]: { source: 'ours', ref } };
+        // The paper's column holds the paper's figure, never a number of ours.
+        if (published) {
+          const a = book.pick(query(g, analysis.categories[i].key));
+          row.cellSources = { ...row.cellSources, [`${g}_paper`]: a ? anchorProvenance(a) : { source: 'paper' } };
+        }
       }
       for (const g of groups) {
         if (categoriesFor(analysis, methodOfGroup.get(g) ?? g).some((c) => c.key === analysis.categories[i].key)) continue;
