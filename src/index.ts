@@ -1,7 +1,8 @@
 // react-repro as a library (`import { runExperiment, registerBenchmark, loadRun } from 'react-repro'`):
 // run experiments with the same settings the CLI takes, register benchmarks of your own beside the
 // built-in ones, and read runs back. docs/library.md has a worked example (test/package checks it).
-import { realDeps } from './run/deps.js';
+import { pricesOf, realDeps } from './run/deps.js';
+import { requireKnownPrices } from './run/budget.js';
 import { executeRun, type RunDeps, type RunIO, type RunResult } from './run/execute.js';
 import { derivedMethodOf, executeCombination } from './run/combination-run.js';
 import { allRunOptions } from './run/deps.js';
@@ -84,6 +85,9 @@ export async function runExperiment(
   const { deps: over, ...ioGiven } = options;
   const deps: RunDeps = { ...realDeps, ...over };
   const io: RunIO = { progress: { write: () => {}, isTTY: false }, log: () => {}, ...ioGiven };
+  // A budget over a model of unknown price is refused before any run spends (a model of your own says
+  // its prices itself: executeRun checks those before its run folder is made).
+  if (io.budget && !over?.createModel) requireKnownPrices(runs.map((r) => pricesOf(r.model)));
   const results: RunResult[] = [];
   for (const s of runs) {
     const r = derivedMethodOf(s, deps) ? await executeCombination(s, deps, io) : await executeRun(s, deps, io);
