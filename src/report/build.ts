@@ -167,7 +167,8 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         metricsOf,
         titleOf,
       );
-      // Model limits reached (context window, max_tokens, silent truncation) are said under every table.
+      // Model limits reached (context window, max_tokens, silent truncation) are said under every table
+      // and figure whose numbers come from the run that reached them.
       addLimitNotes([...tables, ...figures, runs, ...comparisons, ...ablations, ...analysis], grouped.runs, titleOf, producedBy);
       return {
         title: opts.title ?? 'ReAct reproduction report',

@@ -15,20 +15,24 @@ export const CSV_COLUMNS = ['table', 'table_title', 'row', 'source', 'column', '
 const blankDash = (s: string) => s.replace(/^—$/, '');
 
 /**
- * Each row's name in the sheet: its label, and where two rows of the table share one (a method run with
- * two models), the model too, or where that is not enough the run ids, so that (table, row, column) names one cell, also where
- * it is empty.
+ * Each row's name in the sheet: its label; where two rows of the table share one (a method run with two
+ * models), the model too; where that is not enough (one method and model on two splits, unmerged
+ * shards), the run ids behind the row. So (table, row, column) names one cell, also an empty one.
  */
 function rowNames(t: ReportTable): string[] {
-  const labels = t.rows.map((r) => r.label);
-  const model = t.columns.find((c) => c.key === 'model');
-  const named = t.rows.map((r, i) => {
-    const m = model ? r.cells.model : undefined;
-    const shared = labels.indexOf(r.label) !== labels.lastIndexOf(r.label);
-    return shared && typeof m === 'string' && m !== '' ? `${r.label} (${m})` : labels[i];
+  const hasModel = t.columns.some((c) => c.key === 'model');
+  const shared = (names: string[]) => {
+    const seen = new Map<string, number>();
+    for (const n of names) seen.set(n, (seen.get(n) ?? 0) + 1);
+    return (n: string) => seen.get(n)! > 1;
+  };
+  const byLabel = shared(t.rows.map((r) => r.label));
+  const named = t.rows.map((r) => {
+    const m = hasModel ? r.cells.model : undefined;
+    return byLabel(r.label) && typeof m === 'string' && m !== '' ? `${r.label} (${m})` : r.label;
   });
-  // Still two alike (one method and model on two splits, unmerged shards): the run ids behind the row.
-  return named.map((n, i) => (named.indexOf(n) !== named.lastIndexOf(n) && t.rows[i].ref ? `${labels[i]} (${t.rows[i].ref})` : n));
+  const byName = shared(named);
+  return named.map((n, i) => (byName(n) && t.rows[i].ref ? `${t.rows[i].label} (${t.rows[i].ref})` : n));
 }
 
 export function csvRows(t: ReportTable): string[][] {

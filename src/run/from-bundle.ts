@@ -115,15 +115,7 @@ class EpisodeReplay {
       costUsd: line.cost ?? 0,
       cachedChoices: line.cached ?? 0,
       latencyMs: 0,
-      ...(line.total
-        ? {
-            total: {
-              usage: { ...line.total.usage },
-              costUsd: line.total.costUsd,
-              ...(line.total.usageUnknown ? { usageUnknown: true as const } : {}),
-            },
-          }
-        : {}),
+      ...(line.total ? { total: { ...line.total, usage: { ...line.total.usage } } } : {}),
       ...(line.usageUnknown ? { usageUnknown: true as const } : {}),
       replayed: true,
     };

@@ -84,15 +84,7 @@ export function recordingLayer(t: CallSink): ModelLayer {
         cost: res.costUsd,
         ...(res.usageUnknown ? { usageUnknown: true as const } : {}),
         ...(res.replayed ? { replayed: true as const } : {}),
-        ...(res.total
-          ? {
-              total: {
-                usage: tokenUsage(res.total.usage),
-                costUsd: res.total.costUsd,
-                ...(res.total.usageUnknown ? { usageUnknown: true as const } : {}),
-              },
-            }
-          : {}),
+        ...(res.total ? { total: { ...res.total, usage: tokenUsage(res.total.usage) } } : {}),
       });
       return res;
     });

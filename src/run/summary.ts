@@ -11,6 +11,7 @@ import { isScored, metricScore } from '../util/numbers.js';
 import { spentOf, usageUnknownCalls } from '../runlog/schema.js';
 import type { Spend } from '../runlog/schema.js';
 import { costKnown, runSpend } from './meter.js';
+import { dollars } from '../util/money.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
 export function orderedRecords(records: Map<number, EpisodeRecord>, planned: number[]): EpisodeRecord[] {
@@ -20,15 +21,6 @@ export function orderedRecords(records: Map<number, EpisodeRecord>, planned: num
     if (r) out.push(r);
   }
   return out;
-}
-
-/**
- * Dollars to six decimals, as summary.csv has always shown them. The same calls summed in another order
- * (by episode, by session) differ in the last bits: snapped to nine decimals first, a sum that is exactly
- * half a millionth rounds the same way however it was added up.
- */
-export function dollars(x: number): number {
-  return Math.round(Number((x * 1e6).toFixed(3))) / 1e6;
 }
 
 /**

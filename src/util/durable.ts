@@ -259,23 +259,41 @@ export function replaceFileAtomic(file: string, content: Uint8Array | string | I
 export type OutputTarget = { kind: 'replace'; path: string } | { kind: 'stream'; path: string } | { kind: 'fd'; fd: number; path: string };
 
 /**
+ * The paths a chain of symbolic links passes through, `abs` first and the path it ends at last (a
+ * dangling link's target, or `abs` itself when it is not a link); a relative target is relative to the
+ * link's real folder, as the kernel resolves it. At most 40 hops (the kernel's limit).
+ */
+function linkChain(abs: string): string[] {
+  const chain = [abs];
+  for (let hops = 0; hops < 40; hops++) {
+    const p = chain[chain.length - 1];
+    let target: string;
+    try {
+      target = fs.readlinkSync(p);
+    } catch {
+      return chain; // not a link (or not there): the chain ends here
+    }
+    let dir = path.dirname(p);
+    try {
+      dir = fs.realpathSync.native(dir);
+    } catch {
+      /* the kernel will say what is wrong when it is written */
+    }
+    chain.push(path.resolve(dir, target));
+  }
+  return chain;
+}
+
+/**
  * The file descriptor a path names, when it is one of this process's own (/dev/stdout, /dev/stderr,
  * /dev/fd/N, /proc/self/fd/N, or a link to one): written through that descriptor, so `--out /dev/stdout
  * >> file` appends where the shell's redirect points instead of replacing the file behind it.
  */
 function ownDescriptor(abs: string): number | undefined {
-  let p = abs;
-  for (let hops = 0; hops < 40; hops++) {
-    const m =
-      /^\/dev\/(stdout|stderr)$/.exec(p) ?? /^\/dev\/fd\/(\d+)$/.exec(p) ?? new RegExp(`^/proc/(?:self|${process.pid})/fd/(\\d+)$`).exec(p);
+  const own = new RegExp(`^/proc/(?:self|${process.pid})/fd/(\\d+)$`);
+  for (const p of linkChain(abs)) {
+    const m = /^\/dev\/(stdout|stderr)$/.exec(p) ?? /^\/dev\/fd\/(\d+)$/.exec(p) ?? own.exec(p);
     if (m) return m[1] === 'stdout' ? 1 : m[1] === 'stderr' ? 2 : Number(m[1]);
-    let target: string;
-    try {
-      target = fs.readlinkSync(p);
-    } catch {
-      return undefined; // not a link: not a descriptor
-    }
-    p = path.resolve(path.dirname(p), target);
   }
   return undefined;
 }
@@ -287,29 +305,6 @@ function kindOf(st: fs.Stats): string {
   if (st.isSocket()) return 'a socket';
   if (st.isBlockDevice()) return 'a block device';
   return 'not a file';
-}
-
-/** The path a chain of symbolic links ends at (`abs` itself when it is not a link): a dangling link's target. */
-function linkEnd(abs: string): string {
-  let p = abs;
-  for (let hops = 0; hops < 40; hops++) {
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(p);
-    } catch {
-      return p;
-    }
-    if (!st.isSymbolicLink()) return p;
-    // a relative target is relative to the link's real folder, as the kernel resolves it
-    let dir = path.dirname(p);
-    try {
-      dir = fs.realpathSync.native(dir);
-    } catch {
-      /* the kernel will say what is wrong when it is written */
-    }
-    p = path.resolve(dir, fs.readlinkSync(p));
-  }
-  return p;
 }
 
 /**
@@ -325,7 +320,7 @@ export function outputTarget(file: string, flag: string): OutputTarget {
     st = fs.statSync(abs);
   } catch (e) {
     const code = errorCode(e);
-    if (code === 'ENOENT') return { kind: 'replace', path: linkEnd(abs) };
+    if (code === 'ENOENT') return { kind: 'replace', path: linkChain(abs).at(-1)! };
     if (code === 'ELOOP') throw new UserError(`${flag}: ${file} is a loop of symbolic links; ${EXPECTED_OUTPUT}`);
     return { kind: 'replace', path: abs }; // EACCES, ENOTDIR...: the write says it, naming the path
   }
@@ -382,34 +377,32 @@ export function writeOutputFile(file: string, content: Uint8Array | string | Ite
   const target = outputTarget(file, flag);
   if (target.kind === 'replace') return replaceFileAtomic(target.path, content, replace);
   const doing = `writing ${opts.what ?? 'the file'}`;
-  if (target.kind === 'fd') {
-    // The shell's own descriptor: written where it points (its offset, its O_APPEND), never closed here.
-    try {
-      if (typeof content === 'string' || content instanceof Uint8Array) writeAll(target.fd, content, { write: opts.write });
-      else writeChunks(target.fd, content, opts.write);
-    } catch (e) {
-      if (errorCode(e) === 'EPIPE')
-        throw new UserError(`${file}: ${doing} failed (EPIPE): the reader of the pipe went away; the output is incomplete`, SIGPIPE_EXIT);
-      throw toDiskError(e, file, doing);
-    }
-    return;
-  }
-  let fd: number | undefined;
+  // Written where it points, no temp file and no rename: a device or a named pipe opened here (and
+  // closed), or the shell's own descriptor (its offset, its O_APPEND; never closed here).
+  let opened: number | undefined;
   try {
-    // no O_CREAT, no O_TRUNC: it exists, and if it is no longer a device it is not ours to truncate
-    fd = fs.openSync(target.path, fs.constants.O_WRONLY);
-    const st = fs.fstatSync(fd);
-    if (!st.isCharacterDevice() && !st.isFIFO())
-      throw new UserError(`${flag}: ${file} changed while it was opened (it is no longer a device or a named pipe); run the command again`);
+    let fd: number;
+    if (target.kind === 'fd') fd = target.fd;
+    else {
+      // no O_CREAT, no O_TRUNC: it exists, and if it is no longer a device it is not ours to truncate
+      opened = fd = fs.openSync(target.path, fs.constants.O_WRONLY);
+      const st = fs.fstatSync(fd);
+      if (!st.isCharacterDevice() && !st.isFIFO())
+        throw new UserError(
+          `${flag}: ${file} changed while it was opened (it is no longer a device or a named pipe); run the command again`,
+        );
+    }
     if (typeof content === 'string' || content instanceof Uint8Array) writeAll(fd, content, { write: opts.write });
     else writeChunks(fd, content, opts.write);
-    const closing = fd;
-    fd = undefined;
-    fs.closeSync(closing);
+    if (opened !== undefined) {
+      const closing = opened;
+      opened = undefined;
+      fs.closeSync(closing);
+    }
   } catch (e) {
-    if (fd !== undefined) {
+    if (opened !== undefined) {
       try {
-        fs.closeSync(fd);
+        fs.closeSync(opened);
       } catch {
         /* already failing */
       }
@@ -421,11 +414,8 @@ export function writeOutputFile(file: string, content: Uint8Array | string | Ite
 }
 
 /**
- * Writes text produced piece by piece (a page too large to be one string), in batches of about 1 MB.
- * A piece that throws aborts the write: replaceFileAtomic then removes the temp file.
- */
-/**
- * The chunks encoded into one reused 1 MiB buffer, written each time it fills: no batch string or
+ * Text produced piece by piece (a page too large to be one string; a piece that throws aborts the
+ * write, and replaceFileAtomic then removes the temp file), the chunks encoded into one reused 1 MiB buffer, written each time it fills: no batch string or
  * buffer per MiB (those are large objects V8 frees only in a full collection, so a page of hundreds
  * of MB written in MiB batches piled them up). A chunk ending in half a surrogate pair waits for the
  * next, so the bytes are those of the joined text.

@@ -1,9 +1,9 @@
 // Money as every output shows it, in one place: amounts the progress line, the budget's messages and
 // the dry run show ("$0.1229", "$1,234.56": README "Progress"); the bill in the closing lines, to a
 // hundredth of a cent ("$1.7503": it is compared with the provider's); the reports' cost columns (a
-// plain number of dollars, four decimals). An amount that is not zero never shows as zero: one under
-// half a hundredth of a cent, which four decimals would round to 0.0000, shows two significant digits
-// ("$0.000017"), so a cheap run does not look like a free one.
+// plain number of dollars, four decimals); summary.csv's six decimals (dollars). An amount that is not
+// zero never shows as zero: one under half a hundredth of a cent, which four decimals would round to
+// 0.0000, shows two significant digits ("$0.000017"), so a cheap run does not look like a free one.
 
 /** Below this many decimals a tiny amount is written in exponent notation ("1.2e-25"): no money is that small. */
 const MAX_DECIMALS = 20;
@@ -31,6 +31,15 @@ function significant(fixed: string): number {
  * in the last bits; snapped to twelve decimals they are one number, so they print alike.
  */
 const snap = (x: number): number => (Number.isFinite(x) && Math.abs(x) >= 1e-9 ? Number(x.toFixed(12)) : x);
+
+/**
+ * Dollars to six decimals, as summary.csv has always shown them. The same calls summed in another order
+ * (by episode, by session) differ in the last bits: snapped to nine decimals first, a sum that is exactly
+ * half a millionth rounds the same way however it was added up.
+ */
+export function dollars(x: number): number {
+  return Math.round(Number((x * 1e6).toFixed(3))) / 1e6;
+}
 
 /** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators ("$0.000017" under $0.00005). */
 export function usd(raw: number): string {

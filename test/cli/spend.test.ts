@@ -33,6 +33,12 @@ const csvRow = (dir: string): Record<string, string> => {
   const vals = row.split(',');
   return Object.fromEntries(cols.map((c, i) => [c, vals[i]]));
 };
+/** The objects of a JSONL text, one a line. */
+const jsonLines = (text: string): any[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const manifestOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
 
 function expectSpentEqualsBill(dir: string, srv: OpenAIServer, invocations: number): void {
@@ -218,12 +224,7 @@ describe('spent = billed', () => {
       expect(made.code, made.stderr).toBe(0);
       const calls = srv.billed.requests;
       expect(calls).toBeGreaterThan(3);
-      const recordsOf = (results: string) =>
-        fs
-          .readFileSync(path.join(results, runDirs(results)[0], 'episodes.jsonl'), 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l));
+      const recordsOf = (results: string) => jsonLines(fs.readFileSync(path.join(results, runDirs(results)[0], 'episodes.jsonl'), 'utf8'));
       const check = (results: string, out: string) => {
         const recs = recordsOf(results);
         // Every call of every episode was answered without usage: the record says how many its 0 tokens leave out.
@@ -251,10 +252,7 @@ describe('spent = billed', () => {
       expect(recordsOf(offline).map((r) => r.usage_unknown_calls)).toEqual(recordsOf(again).map((r) => r.usage_unknown_calls));
       const exported = await runCli(['export', again, '--format', 'jsonl'], { cwd: tmp, env });
       expect(exported.code, exported.stderr).toBe(0);
-      const rows = exported.stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l));
+      const rows = jsonLines(exported.stdout);
       expect(rows.reduce((a, r) => a + r.usage_unknown_calls, 0)).toBe(calls);
       const report = await runCli(['report', again, '--format', 'csv'], { cwd: tmp, env });
       expect(report.code, report.stderr).toBe(0);
@@ -279,10 +277,7 @@ describe('spent = billed', () => {
       // The episodes exported flat: tokens, and cost null (not 0).
       const exported = await runCli(['export', results, '--format', 'jsonl'], { cwd: tmp, env });
       expect(exported.code, exported.stderr).toBe(0);
-      const rows = exported.stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l));
+      const rows = jsonLines(exported.stdout);
       expect(rows.map((r) => [r.cost, r.spent_cost, r.total_tokens > 0])).toEqual([
         [null, null, true],
         [null, null, true],

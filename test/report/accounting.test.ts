@@ -11,10 +11,10 @@ import { CallLedger } from '../../src/methods/episode.js';
 import { recordFromResult } from '../../src/run/record.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
 import { episodeModel } from '../../src/run/model-chain.js';
-import { dollars, summarize, summaryCsv } from '../../src/run/summary.js';
+import { summarize, summaryCsv } from '../../src/run/summary.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { spentOf, type EpisodeRecord, upgradeRecord } from '../../src/runlog/schema.js';
-import { usdExact } from '../../src/util/money.js';
+import { dollars, usdExact } from '../../src/util/money.js';
 import { qa } from './run-folders.js';
 
 let srv: OpenAIServer;

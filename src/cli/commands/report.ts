@@ -53,14 +53,6 @@ export function resolveFormat(format: string | undefined, out: string | undefine
   return (format as Format | undefined) ?? implied ?? 'md';
 }
 
-/**
- * A file the report writes: its folder must exist (a typo in the path is not silently created); a
- * device or a named pipe (/dev/stdout, a FIFO) is written straight (src/util/durable.ts writeOutputFile).
- */
-export function checkOutFile(file: string, flag: string): string {
-  return checkOutputPath(file, flag);
-}
-
 export function render(content: ReportContent, format: Format, opts: TexRenderOptions = {}): string {
   switch (format) {
     case 'md':
@@ -126,7 +118,7 @@ export function writeLabelSheet(
 
 /** Where --label-sheet writes: its folder exists and the file does not (it may hold a person's labels). */
 function labelSheetFile(file: string): string {
-  const abs = checkOutFile(file, '--label-sheet');
+  const abs = checkOutputPath(file, '--label-sheet');
   if (fs.existsSync(abs))
     throw new UserError(`--label-sheet ${file}: the file exists (it may hold labels); choose a new name or remove it`);
   return abs;
@@ -183,7 +175,7 @@ export const reportCommand: CommandModule = {
   handler: (argv: ArgumentsCamelCase) => {
     const out = argv.out !== undefined ? String(argv.out) : undefined;
     const format = resolveFormat(argv.format !== undefined ? String(argv.format) : undefined, out);
-    const outFile = out !== undefined ? checkOutFile(out, '--out') : undefined;
+    const outFile = out !== undefined ? checkOutputPath(out, '--out') : undefined;
     let text: string;
     if (argv.trajectories !== undefined) {
       for (const f of ['labels', 'labelSheet', 'labelMethods'] as const)
