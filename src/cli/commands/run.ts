@@ -57,7 +57,7 @@ export const sessionOptions: OptionTable = {
   'max-cost': {
     type: 'number',
     describe:
-      "Stop cleanly (resumable, exit 4) before a model call could take this invocation's spend past USD (estimated at the model's prices)",
+      "Stop cleanly (resumable, exit 4) before a model call could take this invocation's spend past USD (estimated at the model's prices; a model with no known price needs --price-prompt and --price-completion)",
   },
   'max-consecutive-failures': {
     type: 'number',
