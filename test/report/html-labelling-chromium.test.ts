@@ -115,7 +115,7 @@ describe.skipIf(chromiumSkipReason !== null)('labelling Table 2 in the HTML repo
     for (let i = 0; i < cotWrong; i++) await page.keyboard.press('j');
     expect(await page.locator('#label-detail button[data-key="failure_search_result_error"]').isDisabled()).toBe(true);
     await page.keyboard.press('4');
-    expect(await page.locator('#label-message').textContent()).toBe('failure_search_result_error does not apply to a cot trajectory');
+    expect(await page.locator('#label-message').textContent()).toBe('failure_search_result_error does not apply to a CoT trajectory');
     expect(await rows.nth(cotWrong).getAttribute('data-label')).toBe('');
     // To the first incorrect trajectory of ReAct with j / ArrowDown.
     const target = labels.findIndex((t) => /^react #\d+ incorrect/.test(t));

@@ -41,7 +41,7 @@ function labelling(): LabellingData {
       label_choices: '',
     })),
   );
-  return { columns: SHEET_COLUMNS, categories: { hotpotqa: QA_CATEGORIES, fever: QA_CATEGORIES }, rows };
+  return { columns: SHEET_COLUMNS, categories: { hotpotqa: QA_CATEGORIES, fever: QA_CATEGORIES }, methodLabels: { react: 'ReAct' }, rows };
 }
 
 describe.skipIf(chromiumSkipReason !== null)(`labelling a sample of ${N.toLocaleString('en')} trajectories (Chromium)`, () => {

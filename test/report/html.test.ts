@@ -2,10 +2,18 @@
 // block with "<" escaped, the prompt once per run; the SVG plot never has NaN. (The same page in a
 // real browser: html-chromium.test.ts.)
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/episodes.js';
 import { pageData, renderHtmlChunks, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
-import type { LabellingData, LabellingRow } from '../../src/report/html/labelling.js';
+import { labellingData, type LabellingData, type LabellingRow } from '../../src/report/html/labelling.js';
+import { analysisLookup, sampleRuns as table2Sample } from '../../src/report/table2.js';
+import '../../src/benchmarks/builtin.js';
+import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
+import { loadRun } from '../../src/report/load.js';
+import { qaRecords, writeRun } from './run-folders.js';
 import { linePlotSvg } from '../../src/report/svg.js';
 import { COT_PROMPT, PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, sampleRuns } from './sample-runs.js';
 import { NASTY, table1, wideRuns } from './sample-tables.js';
@@ -223,6 +231,18 @@ describe('linePlotSvg', () => {
 });
 
 describe('label data', () => {
+  it("names each sampled method as the tables do (CoT, not cot) for the page's sentences; the rows keep the key", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'html-label-names-'));
+    const idx = [0, 1, 2, 3];
+    const runs = (['react', 'cot'] as const).map((method) =>
+      loadRun(writeRun(dir, { runId: `hotpotqa-${method}-x`, method, indices: idx, records: qaRecords(idx, 'rrww') })),
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+    const d = labellingData(table2Sample(runs, analysisLookup(benchmarkNames().map(getBenchmark))))!;
+    expect(d.methodLabels).toEqual({ react: 'ReAct', cot: 'CoT' });
+    expect([...new Set(d.rows.map((r) => r.method))].sort()).toEqual(['cot', 'react']);
+  });
+
   it('is written in pieces of rows, the same text as scriptJson of the whole', () => {
     const row = (i: number): LabellingRow => ({
       run: `run-${i % 7}`,
@@ -239,6 +259,7 @@ describe('label data', () => {
     const labelling: LabellingData = {
       columns: ['run', 'idx', 'label'],
       categories: { hotpotqa: [{ key: 'success_a', label: 'A' }] },
+      methodLabels: { react: 'ReAct' },
       rows: Array.from({ length: 5000 }, (_, i) => row(i)),
     };
     const chunks = [...renderHtmlChunks({ tables: [], figures: [], runs: [], labelling })];

@@ -9,6 +9,7 @@ import { labelSheetRows, type RunSample } from '../table2.js';
 import { xmlEscape as esc } from '../svg.js';
 import { FORMULA_START, NUMBER } from '../../util/csv.js';
 import { BODIES_JS } from './bodies.js';
+import { methodLabel } from '../names.js';
 
 export interface LabellingRow {
   run: string;
@@ -30,6 +31,8 @@ export interface LabellingData {
   categories: Record<string, readonly AnalysisLabel[]>;
   /** The sampled trajectories, in the sheet's order; the trajectory text is the browser's episode text. */
   rows: LabellingRow[];
+  /** Each sampled method's name as the tables write it (cot: CoT), for the page's sentences; rows keep the key (the CSV's). */
+  methodLabels: Record<string, string>;
 }
 
 /** The page's labelling data from the report's Table 2 samples (null: nothing to label). */
@@ -37,10 +40,15 @@ export function labellingData(samples: readonly RunSample[]): LabellingData | nu
   const rows = labelSheetRows(samples, { trajectory: false });
   if (rows.length === 0) return null;
   const categories: Record<string, readonly AnalysisLabel[]> = {};
-  for (const s of samples) categories[s.run.manifest.task] = s.analysis.categories;
+  const methodLabels: Record<string, string> = {};
+  for (const s of samples) {
+    categories[s.run.manifest.task] = s.analysis.categories;
+    methodLabels[s.run.manifest.method] = methodLabel(s.run.manifest.method);
+  }
   return {
     columns: SHEET_COLUMNS,
     categories,
+    methodLabels,
     rows: rows.map((r) => ({
       run: r.run,
       benchmark: r.benchmark ?? '',
@@ -187,6 +195,11 @@ export const LABEL_JS = String.raw`(function () {
     if (cls) e.className = cls;
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
+  }
+  // The method as the tables name it, with its article: "a CoT", "an Act".
+  function aMethod(r) {
+    var name = (L.methodLabels && L.methodLabels[r.method]) || r.method;
+    return (/^[aeiou]/i.test(name) ? 'an ' : 'a ') + name;
   }
   function itemText(r) { return r.method + ' #' + r.idx + ' ' + r.outcome + ' — '; }
 
@@ -415,7 +428,7 @@ export const LABEL_JS = String.raw`(function () {
   function setLabel(k) {
     var r = rows[cur];
     if (k && !fitsOutcome(k, r)) { say(k + ' does not fit a' + (r.outcome === 'correct' ? ' correct' : 'n incorrect') + ' trajectory'); return; }
-    if (k && !fits(k, r)) { say(k + ' does not apply to a ' + r.method + ' trajectory'); return; }
+    if (k && !fits(k, r)) { say(k + ' does not apply to ' + aMethod(r) + ' trajectory'); return; }
     r.label = k;
     save(r);
     say('');

@@ -380,7 +380,8 @@ const LABEL_ROWS_PER_PIECE = 1000;
  * largest allocation.
  */
 function* labelDataElement(d: LabellingData): Generator<string> {
-  const head = JSON.stringify({ columns: d.columns, categories: d.categories } satisfies Omit<LabellingData, 'rows'>);
+  const fields: Omit<LabellingData, 'rows'> = { columns: d.columns, categories: d.categories, methodLabels: d.methodLabels };
+  const head = JSON.stringify(fields);
   yield `<script type="application/json" id="label-data">${scriptSafe(`${head.slice(0, -1)},"rows":[`)}`;
   for (let i = 0; i < d.rows.length; i += LABEL_ROWS_PER_PIECE) {
     const piece = d.rows.slice(i, i + LABEL_ROWS_PER_PIECE).map((r) => JSON.stringify(r));
