@@ -22,15 +22,42 @@ export type WriteFn = (fd: number, buf: Uint8Array, offset: number, length: numb
 /** Exit status of a disk failure (sysexits EX_IOERR). */
 export const DISK_EXIT_CODE = 74;
 
-const ADVICE: Record<string, (p: string) => string> = {
-  ENOSPC: () => 'no space left on the device: free some space, then run the same command again (it resumes)',
-  EDQUOT: () => 'the disk quota is exhausted: free some space, then run the same command again (it resumes)',
+/**
+ * What running the same command again does about a write that failed, which the advice says:
+ * - `resume`: a run's own files (run log, manifest, recording, cache): the same command resumes the
+ *   run where it stopped (the default);
+ * - `rewrite`: an output file the user named (`report --out`, `export --out`, `bundle --out`, the label
+ *   sheet), replaced atomically: the failed attempt left it untouched and the same command writes it
+ *   whole; nothing resumes;
+ * - `none`: a device, a named pipe or the shell's descriptor (/dev/full, /dev/stdout, a FIFO), written
+ *   straight: part of the output reached it and no command takes it up again.
+ * writeOutputFile picks `rewrite` or `none` by what it writes to; everything else is a run's.
+ */
+export type Retry = 'resume' | 'rewrite' | 'none';
+
+const AGAIN: Record<Exclude<Retry, 'none'>, string> = {
+  resume: 'then run the same command again (it resumes)',
+  rewrite: 'then run the same command again (it writes the file whole; this attempt left it untouched)',
+};
+
+const STRAIGHT = 'the output is incomplete (written straight to a device, a pipe or a shell redirect, which no command resumes)';
+
+/** The remedy for a full disk or quota: free space and run again, or, for a device, write elsewhere. */
+const noSpace = (what: string) => (r: Retry) =>
+  r === 'none' ? `${what}: ${STRAIGHT}; write it to a file on a disk with space` : `${what}: free some space, ${AGAIN[r]}`;
+
+const ADVICE: Record<string, (retry: Retry) => string> = {
+  ENOSPC: noSpace('no space left on the device'),
+  EDQUOT: noSpace('the disk quota is exhausted'),
   EACCES: () => 'permission denied: make it writable by this user, or choose another folder',
   EPERM: () => 'operation not permitted: make it writable by this user, or choose another folder',
   EROFS: () => 'the file system is read-only: choose a folder on a writable disk',
   ENOTDIR: () => 'a part of this path is a file, not a folder: choose another path',
   EISDIR: () => 'this is a folder, not a file: remove it or choose another path',
-  EIO: () => 'input/output error from the device: check the disk, then run the same command again',
+  EIO: (r) =>
+    r === 'none'
+      ? `input/output error from the device: ${STRAIGHT}; check the device`
+      : `input/output error from the device: check the disk, ${r === 'resume' ? 'then run the same command again' : AGAIN[r]}`,
   EFBIG: () => 'the file is too large for this file system: choose another folder',
 };
 
@@ -54,13 +81,14 @@ export function isDiskErrorCode(code: string | undefined): code is string {
 
 /**
  * `e` as a DiskError when it is one of the disk conditions above (ENOSPC, EACCES, EROFS, ENOTDIR,
- * EISDIR...), else `e` unchanged. `doing` says what was being written ("writing the run log").
+ * EISDIR...), else `e` unchanged. `doing` says what was being written ("writing the run log"); `retry`,
+ * what running the command again does about it (Retry; a run's file unless told).
  */
-export function toDiskError(e: unknown, file: string, doing = 'writing'): unknown {
+export function toDiskError(e: unknown, file: string, doing = 'writing', retry: Retry = 'resume'): unknown {
   if (e instanceof DiskError) return e;
   const code = errorCode(e);
   if (!isDiskErrorCode(code)) return e;
-  return new DiskError(file, code, `${file}: ${doing} failed (${code}): ${ADVICE[code](file)}`, { cause: e });
+  return new DiskError(file, code, `${file}: ${doing} failed (${code}): ${ADVICE[code](retry)}`, { cause: e });
 }
 
 const defaultWrite: WriteFn = (fd, buf, offset, length, position) => fs.writeSync(fd, buf, offset, length, position);
@@ -208,6 +236,8 @@ export interface ReplaceOptions {
   /** File mode of a new file (default 0o644, umask applies). */
   mode?: number;
   what?: string;
+  /** What running the command again does about a failed write, for its message (default: a run's file, it resumes). */
+  retry?: Retry;
 }
 
 /**
@@ -243,7 +273,7 @@ export function replaceFileAtomic(file: string, content: Uint8Array | string | I
     }
     ourTemps.delete(path.resolve(tmp));
     // name the target, not the temp: that is the path the user knows
-    throw toDiskError(e, file, doing);
+    throw toDiskError(e, file, doing, opts.retry);
   }
   fsyncDir(path.dirname(path.resolve(file)));
 }
@@ -375,7 +405,8 @@ const SIGPIPE_EXIT = 141;
 export function writeOutputFile(file: string, content: Uint8Array | string | Iterable<string>, opts: OutputOptions): void {
   const { flag, ...replace } = opts;
   const target = outputTarget(file, flag);
-  if (target.kind === 'replace') return replaceFileAtomic(target.path, content, replace);
+  // Nothing resumes an output file: it is written whole again; a device or a pipe not even that.
+  if (target.kind === 'replace') return replaceFileAtomic(target.path, content, { ...replace, retry: 'rewrite' });
   const doing = `writing ${opts.what ?? 'the file'}`;
   // Written where it points, no temp file and no rename: a device or a named pipe opened here (and
   // closed), or the shell's own descriptor (its offset, its O_APPEND; never closed here).
@@ -409,7 +440,7 @@ export function writeOutputFile(file: string, content: Uint8Array | string | Ite
     }
     if (errorCode(e) === 'EPIPE')
       throw new UserError(`${file}: ${doing} failed (EPIPE): the reader of the pipe went away; the output is incomplete`, SIGPIPE_EXIT);
-    throw toDiskError(e, file, doing);
+    throw toDiskError(e, file, doing, 'none');
   }
 }
 
