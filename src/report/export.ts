@@ -11,7 +11,7 @@
 // Which runs: a run folder once however often it is given; a merged run supersedes the shards it was
 // merged from; combinations (copies of their base runs' episodes) are left out of the finetune data.
 import { UserError } from '../errors.js';
-import { loadRun, runFolders } from './load.js';
+import { loadRuns, warnLine } from './load.js';
 import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
@@ -22,9 +22,19 @@ import { isScored } from '../util/numbers.js';
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
 
-/** The runs to export, chosen as the report chooses them (src/report/grouping.ts): each run id once, a merge instead of its shards. */
-export function loadRunsForExport(args: string[], command: string): Selection {
-  return selectRuns(runFolders(args, command).map(loadRun));
+/**
+ * The runs to export, read and chosen as the report reads and chooses them (src/report/load.ts,
+ * src/report/grouping.ts): an unreadable run folder is skipped with one warning line (`warn`) and
+ * counted in `skipped`; none readable is a UserError; each run id once, a merge instead of its shards.
+ */
+export function loadRunsForExport(
+  args: string[],
+  command: string,
+  warn: (line: string) => void = warnLine,
+): Selection & { skipped: number } {
+  let skipped = 0;
+  const runs = loadRuns(args, { command, warn: (line) => (skipped++, warn(line)) });
+  return { ...selectRuns(runs), skipped };
 }
 
 /** Methods `export --format finetune` takes when no --method is given: ReAct, whose trajectories FireAct trained on. */

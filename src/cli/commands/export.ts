@@ -21,7 +21,12 @@ export const exportCommand: CommandModule = {
   describe: 'Write episodes as JSON lines: the successful trajectories as fine-tuning data (FireAct-style), or every episode flat',
   builder: (y: Argv) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of runs [default: ./results]' })
+      .positional('runs', {
+        type: 'string',
+        array: true,
+        describe:
+          'Run folders, or a folder of runs; an unreadable run folder is skipped with a warning, as report skips it [default: ./results]',
+      })
       .option('format', {
         type: 'string',
         choices: ['finetune', 'jsonl'],
@@ -74,6 +79,7 @@ export const exportCommand: CommandModule = {
     };
     const methods = list('--method', argv.method) ?? (format === 'finetune' ? [...FINETUNE_DEFAULT_METHODS] : undefined);
     const tasks = list('--task', argv.task);
+    // An unreadable run folder is skipped with one warning line, as report skips it; the count line says how many.
     const selected = loadRunsForExport(args, 'export');
     for (const n of selected.notes) process.stderr.write(`react-repro: ${forTerminal(n, { oneLine: true })}\n`);
     const runs = filterRuns(
@@ -106,6 +112,8 @@ export const exportCommand: CommandModule = {
       lines = flatLines(runs);
       done = `${countOf(lines.length, 'episode')} from ${countOf(runs.length, 'run')}`;
     }
+    if (selected.skipped)
+      done += `; skipped ${countOf(selected.skipped, 'unreadable run folder')} (see the warning${selected.skipped === 1 ? '' : 's'} above)`;
     const text = lines.map((l) => l + '\n').join('');
     // What was written is said once it is written: never a count before a failed write.
     const say = () => process.stderr.write(`react-repro: ${done}\n`);

@@ -39,8 +39,10 @@ const EXTENSIONS: Record<string, Format> = {
 };
 
 /**
- * The output format: --format when given; otherwise the --out file's extension (.md .csv .tex .html
- * .htm); otherwise md. --format that contradicts the extension is an error (one of them is a mistake).
+ * The output format: --format when given (written to --out whatever its name, unless the name's
+ * extension is another format's); otherwise the --out file's extension (.md .markdown .csv .tex .html
+ * .htm); otherwise (stdout, or a name with no extension such as /dev/stdout) md. Any other extension
+ * without --format is an error: the report would be Markdown in a file named for something else.
  */
 export function resolveFormat(format: string | undefined, out: string | undefined): Format {
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
@@ -50,7 +52,25 @@ export function resolveFormat(format: string | undefined, out: string | undefine
   if (format !== undefined && implied !== undefined && implied !== format) {
     throw new UserError(`--format ${format} conflicts with --out ${out} (a .${implied} file): give one of them, or make them agree`);
   }
+  if (format === undefined && implied === undefined && ext !== '')
+    throw new UserError(
+      `--out ${out}: ${ext} is not a report format's extension (expected .md, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html`,
+    );
   return (format as Format | undefined) ?? implied ?? 'md';
+}
+
+/**
+ * `--trajectories` prints plain text, one format: a --format other than md (the default, which it
+ * has always answered) or an --out named for another format (.csv .tex .html .htm) is an error, not
+ * a text file under a misleading name. Any other name is written the text.
+ */
+export function checkTrajectoriesFormat(format: string | undefined, out: string | undefined): void {
+  const browser = 'the HTML report has a trajectory browser: react-repro report RUN_DIR --out report.html';
+  if (format !== undefined && format !== 'md')
+    throw new UserError(`--format ${format}: not with --trajectories, which prints plain text (leave --format out; ${browser})`);
+  const implied = out !== undefined ? EXTENSIONS[path.extname(out).toLowerCase()] : undefined;
+  if (implied !== undefined && implied !== 'md')
+    throw new UserError(`--out ${out}: --trajectories prints plain text, not ${implied} (name a .txt or .md file; ${browser})`);
 }
 
 export function render(content: ReportContent, format: Format, opts: TexRenderOptions = {}): string {
@@ -142,7 +162,7 @@ export const reportCommand: CommandModule = {
         type: 'string',
         choices: [...FORMATS],
         describe:
-          'Output format [default: from the --out extension (.md .csv .tex .html), else md; a --format that contradicts the extension is an error]',
+          'Output format [default: from the --out extension (.md .csv .tex .html .htm), else md; an --out with any other extension needs --format, and a --format that contradicts the extension is an error]',
       })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout (its folder must exist)' })
       .option('labels', {
@@ -163,7 +183,11 @@ export const reportCommand: CommandModule = {
         type: 'boolean',
         describe: "With --format tex: also each figure's points as a table (the figures are pgfplots plots either way)",
       })
-      .option('trajectories', { type: 'string', describe: 'Print the trajectories (traj) of this run folder instead' })
+      .option('trajectories', {
+        type: 'string',
+        describe:
+          'Print the trajectories (traj) of this run folder instead, as plain text (to stdout or --out); with it, a --format other than md, or an --out ending in .csv .tex .html or .htm, is an error',
+      })
       .option('indices', { type: 'string', describe: 'With --trajectories: only these item indices (comma list)' })
       .example('$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)')
       .example(
@@ -174,11 +198,14 @@ export const reportCommand: CommandModule = {
       .example('$0 report --trajectories results/<run-id> --indices 3687', 'read one trajectory'),
   handler: (argv: ArgumentsCamelCase) => {
     const out = argv.out !== undefined ? String(argv.out) : undefined;
-    const format = resolveFormat(argv.format !== undefined ? String(argv.format) : undefined, out);
+    const asked = argv.format !== undefined ? String(argv.format) : undefined;
+    // Checked before anything is read or written: a refused name leaves no file behind.
+    if (argv.trajectories !== undefined) checkTrajectoriesFormat(asked, out);
+    const format = argv.trajectories !== undefined ? 'md' : resolveFormat(asked, out);
     const outFile = out !== undefined ? checkOutputPath(out, '--out') : undefined;
     let text: string;
     if (argv.trajectories !== undefined) {
-      for (const f of ['labels', 'labelSheet', 'labelMethods'] as const)
+      for (const f of ['labels', 'labelSheet', 'labelMethods', 'texFigureTables'] as const)
         if (argv[f] !== undefined) throw new UserError(`--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: not with --trajectories`);
       const dir = path.resolve(String(argv.trajectories));
       if (!isRunFolder(dir)) throw new UserError(`--trajectories: ${argv.trajectories} is not a run folder (no ${MANIFEST_FILE})`);
@@ -238,7 +265,7 @@ export const reportCommand: CommandModule = {
         status.clear(); // an error's message starts on a clean line
       }
     }
-    if (outFile !== undefined) writeOutputFile(outFile, text, { flag: '--out' });
+    if (outFile !== undefined) writeOutputFile(outFile, text, { flag: '--out', what: 'the trajectories' });
     else process.stdout.write(text);
   },
 };
