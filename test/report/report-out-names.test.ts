@@ -28,12 +28,12 @@ const files = (dir: string) => fs.readdirSync(dir).sort();
 describe('report --out names', () => {
   it('an extension that is no report format is a one-line error, nothing written; with --format it writes that format there', async () => {
     const before = files(tmp);
-    for (const name of ['report.pdf', 'report.txt']) {
+    for (const name of ['report.pdf', 'report.docx']) {
       const out = path.join(tmp, name);
       const r = await runCli(['report', results, '--out', out], { cwd: tmp });
       expect(r.code, name).toBe(2);
       expect(r.stderr, name).toBe(
-        `react-repro: --out ${out}: ${path.extname(name)} is not a report format's extension (expected .md, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html\n`,
+        `react-repro: --out ${out}: ${path.extname(name)} is not a report format's extension (expected .md, .txt, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html\n`,
       );
       expect(r.stdout, name).toBe('');
     }

@@ -32,6 +32,8 @@ export type Format = (typeof FORMATS)[number];
 const EXTENSIONS: Record<string, Format> = {
   '.md': 'md',
   '.markdown': 'md',
+  // Markdown is plain text: a script's --out report.txt keeps the text it always had.
+  '.txt': 'md',
   '.csv': 'csv',
   '.tex': 'tex',
   '.html': 'html',
@@ -40,7 +42,7 @@ const EXTENSIONS: Record<string, Format> = {
 
 /**
  * The output format: --format when given (written to --out whatever its name, unless the name's
- * extension is another format's); otherwise the --out file's extension (.md .markdown .csv .tex .html
+ * extension is another format's); otherwise the --out file's extension (.md .markdown .txt .csv .tex .html
  * .htm); otherwise (stdout, or a name with no extension such as /dev/stdout) md. Any other extension
  * without --format is an error: the report would be Markdown in a file named for something else.
  */
@@ -54,7 +56,7 @@ export function resolveFormat(format: string | undefined, out: string | undefine
   }
   if (format === undefined && implied === undefined && ext !== '')
     throw new UserError(
-      `--out ${out}: ${ext} is not a report format's extension (expected .md, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html`,
+      `--out ${out}: ${ext} is not a report format's extension (expected .md, .txt, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html`,
     );
   return (format as Format | undefined) ?? implied ?? 'md';
 }
@@ -162,7 +164,7 @@ export const reportCommand: CommandModule = {
         type: 'string',
         choices: [...FORMATS],
         describe:
-          'Output format [default: from the --out extension (.md .csv .tex .html .htm), else md; an --out with any other extension needs --format, and a --format that contradicts the extension is an error]',
+          'Output format [default: from the --out extension (.md .txt .csv .tex .html .htm), else md; an --out with any other extension needs --format, and a --format that contradicts the extension is an error]',
       })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout (its folder must exist)' })
       .option('labels', {
