@@ -78,7 +78,7 @@ export function resultLine(r: RunResult): string {
     : '';
   // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown); this
   // command's spend by the price this invocation had.
-  const recorded = s.cost_known === false ? 'unknown' : price === 'free' ? 'free' : 'known';
+  const recorded = s.cost_known === false ? (price === 'unknown' ? 'unknown' : 'partly') : price === 'free' ? 'free' : 'known';
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
