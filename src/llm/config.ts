@@ -147,8 +147,16 @@ export const llmCliOptions = {
     choices: ['round-robin', 'least-busy'],
     describe: 'How requests spread over several --base-url servers [default: least-busy]',
   },
-  'price-prompt': { type: 'number', group, describe: 'USD per 1M prompt tokens [default: built-in for OpenAI models, else 0]' },
-  'price-completion': { type: 'number', group, describe: 'USD per 1M completion tokens [default: built-in for OpenAI models, else 0]' },
+  'price-prompt': {
+    type: 'number',
+    group,
+    describe: 'USD per 1M prompt tokens [default: built-in for OpenAI models; else none, and the cost is shown as unknown, never $0]',
+  },
+  'price-completion': {
+    type: 'number',
+    group,
+    describe: 'USD per 1M completion tokens [default: built-in for OpenAI models; else none, and the cost is shown as unknown, never $0]',
+  },
   'llm-max-bytes': {
     type: 'number',
     group,

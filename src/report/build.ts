@@ -290,7 +290,7 @@ export function runsTable(
         : []),
       ...(unpriced
         ? [
-            `Cost "unknown": ${unpriced} run(s) used a model with no known price (give --price-prompt/--price-completion to meter one); their tokens are as the server reported them.`,
+            `Cost "unknown": ${unpriced} run(s) made calls with no known price for their model (give --price-prompt/--price-completion to meter one; a run resumed with prices added still holds its earlier unpriced episodes); their tokens are as the server reported them.`,
           ]
         : []),
       ...(withoutUsage

@@ -16,6 +16,7 @@ import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
 import { metricKeysOf } from '../run/summary.js';
+import { episodeCostKnown } from '../run/meter.js';
 import { recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { isScored } from '../util/numbers.js';
 
@@ -212,8 +213,8 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
     for (const k of keys) out.set(`metric_${k}`, null);
   }
   const s = spent(r);
-  // A model with no known price was metered at 0, which is not $0 (the run's rule: summary.cost_known).
-  const priced = run.summary.cost_known !== false;
+  // A call metered with no known price cost $0, which is not money (src/run/meter.ts).
+  const priced = episodeCostKnown(r, m, run.summary.cost_known !== false);
   const accounting = {
     reward: r.reward,
     error: r.error?.message ?? null,

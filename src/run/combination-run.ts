@@ -84,6 +84,7 @@ function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, ba
     },
     cost: sum((r) => r.cost),
     ...(sum(usageUnknownCalls) > 0 ? { usage_unknown_calls: sum(usageUnknownCalls) } : {}),
+    ...(bases.some((r) => r.cost_unpriced) ? { cost_unpriced: true as const } : {}),
     // A combination makes no model call: nothing is spent.
     spent_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     spent_cost: 0,

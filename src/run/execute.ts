@@ -447,6 +447,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       const session: SessionInfo = {
         startedAt: now,
         status: 'running',
+        price: priceStatus(modelDesc),
         ...(cfg.retryErrors ? { retryErrors: true } : {}),
         ...(maxFailures !== undefined ? { maxConsecutiveFailures: maxFailures } : {}),
       };
@@ -478,7 +479,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       );
       const prices = pricesOf(modelDesc);
       // What this session pays for: counted by every episode's meter, added to the invocation's (the budget's).
-      const spend = new SpendMeter(io.budget?.meter);
+      const spend = new SpendMeter(io.budget?.meter, session.price === 'unknown');
       const res = await executeEpisodes({
         store,
         items,

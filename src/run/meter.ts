@@ -15,7 +15,7 @@
 import type { CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import type { PromptObservation } from '../llm/context-limit.js';
 import { recordingText } from '../runlog/store.js';
-import type { SessionInfo, Spend } from '../runlog/schema.js';
+import type { EpisodeRecord, SessionInfo, Spend } from '../runlog/schema.js';
 import { usdExact } from '../util/money.js';
 
 export type { Spend } from '../runlog/schema.js';
@@ -47,7 +47,14 @@ export function usedBy(res: CompletionResult): Tally {
 export class SpendMeter {
   readonly spent: Spend = noSpend();
 
-  constructor(private readonly parent?: SpendMeter) {}
+  /**
+   * `unpriced`: the model has no known price, so its calls are metered at $0, which is not money; every
+   * episode this meter counts says so in its record (cost_unpriced), read by costKnown.
+   */
+  constructor(
+    private readonly parent?: SpendMeter,
+    readonly unpriced = false,
+  ) {}
 
   /** An answered call that went to the model (a miss or a top-up), with what it was billed. */
   paid(usage: TokenUsage, costUsd: number): void {
@@ -88,6 +95,11 @@ export class EpisodeMeter {
   answers = 0;
 
   constructor(private readonly session?: SpendMeter) {}
+
+  /** The episode's calls were metered with no known price (their cost is not money). */
+  get unpriced(): boolean {
+    return this.answers > 0 && this.session?.unpriced === true;
+  }
 
   asked(): void {
     this.calls++;
@@ -244,17 +256,46 @@ export function priceStatus(modelDesc: Record<string, unknown>): PriceStatus {
 }
 
 /**
- * Whether a run's cost figures mean money: its model (as its manifest describes it) had a known price
- * or no bill at all, or the run recorded money anyway (an older manifest). The one rule of summary.csv
- * and the reports.
+ * Whether a run's cost figures mean money, the one rule of summary.csv, the result line and the reports.
+ * Not when one of its episodes was metered with no known price (its record says cost_unpriced), nor when
+ * one of its sessions with no known price paid for calls: a run resumed with prices added (or without
+ * them), or a merge of priced and unpriced shards, would otherwise show a partial sum as its cost.
+ * Sessions written before a session recorded its price are judged as before: by the model the
+ * manifest describes (its first session's), or known when the run recorded money anyway.
  */
-export function costKnown(modelDesc: Record<string, unknown>, costUsd: number): boolean {
-  return priceStatus(modelDesc) !== 'unknown' || costUsd > 0;
+export function costKnown(run: PricedRun, records: readonly Pick<EpisodeRecord, 'cost_unpriced'>[], costUsd: number): boolean {
+  if (records.some((r) => r.cost_unpriced === true)) return false;
+  const sessions = run.sessions ?? [];
+  if (sessions.some((s) => s.price === 'unknown' && s.spent !== undefined && s.spent.calls + s.spent.paid_unknown_calls > 0)) return false;
+  return sessionsSayPrice(run) || priceStatus(run.modelDescription ?? {}) !== 'unknown' || costUsd > 0;
 }
 
-/** Money as the closing lines show it: unknown when no price is known (never a false $0.0000). */
-export function moneyText(usd: number, price: PriceStatus): string {
-  return price === 'unknown'
-    ? 'cost unknown (no price for this model: give --price-prompt and --price-completion)'
-    : `cost ${usdExact(usd)}`;
+/**
+ * Whether one episode's cost is money (an export's row): not when it was metered with no known price; in
+ * a run from before sessions recorded their price, as the run's cost is (`runKnown`: summary.cost_known).
+ */
+export function episodeCostKnown(record: Pick<EpisodeRecord, 'cost_unpriced'>, run: PricedRun, runKnown: boolean): boolean {
+  return record.cost_unpriced !== true && (sessionsSayPrice(run) || runKnown);
+}
+
+/** What the cost rules read of a run's manifest. */
+export interface PricedRun {
+  modelDescription?: Record<string, unknown>;
+  sessions?: readonly { price?: PriceStatus; spent?: Spend }[];
+}
+
+/** Every session recorded its price, so its episodes' records say when they were metered without one. */
+function sessionsSayPrice(run: PricedRun): boolean {
+  const sessions = run.sessions ?? [];
+  return sessions.length > 0 && sessions.every((s) => s.price !== undefined);
+}
+
+/**
+ * Money as the closing lines show it: unknown when no price is known (never a false $0.0000); 'partly':
+ * this model has a price but some of the run's episodes were metered without one (costKnown).
+ */
+export function moneyText(usd: number, price: PriceStatus | 'partly'): string {
+  if (price === 'unknown') return 'cost unknown (no price for this model: give --price-prompt and --price-completion)';
+  if (price === 'partly') return 'cost unknown (some of its episodes were run with no known price)';
+  return `cost ${usdExact(usd)}`;
 }

@@ -21,6 +21,7 @@ function accounting(meter: EpisodeMeter | null, usage: Tally) {
     ...(usage.unknownCalls > 0 ? { usage_unknown_calls: usage.unknownCalls } : {}),
     // Only an episode some call of which was answered says what it spent.
     ...(meter && meter.answers > 0 ? { spent_usage: recordUsage(meter.spent.usage), spent_cost: meter.spent.costUsd } : {}),
+    ...(meter?.unpriced ? { cost_unpriced: true as const } : {}),
   };
 }
 

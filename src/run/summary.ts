@@ -10,7 +10,7 @@ import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { isScored, metricScore } from '../util/numbers.js';
 import { spentOf, usageUnknownCalls } from '../runlog/schema.js';
 import type { Spend } from '../runlog/schema.js';
-import { costKnown, runSpend } from './meter.js';
+import { costKnown, runSpend, type PriceStatus } from './meter.js';
 import { dollars } from '../util/money.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
@@ -33,7 +33,7 @@ export function summarize(
   records: Map<number, EpisodeRecord>,
   planned: number[],
   metricKeys: readonly string[],
-  run: { sessions?: { spent?: Spend }[]; kind?: string; modelDescription?: Record<string, unknown> } = {},
+  run: { sessions?: { spent?: Spend; price?: PriceStatus }[]; kind?: string; modelDescription?: Record<string, unknown> } = {},
 ): RunSummary {
   const spent = run.sessions ? runSpend({ kind: run.kind, sessions: run.sessions }) : null;
   const recs = orderedRecords(records, planned);
@@ -72,8 +72,8 @@ export function summarize(
     spent_cost_usd: spent ? spent.cost_usd : sum((r) => spentOf(r).cost),
     n_context_exceeded: recs.filter(isContextExceeded).length,
     paid_unknown_calls: (run.sessions ?? []).reduce((a, s) => a + (s.spent?.paid_unknown_calls ?? 0), 0),
-    // A server model with no known price was metered at 0, which is not $0.
-    ...(costKnown(run.modelDescription ?? {}, cost) ? {} : { cost_known: false as const }),
+    // A call metered with no known price cost $0, which is not money: then no cost figure is known.
+    ...(costKnown(run, recs, cost) ? {} : { cost_known: false as const }),
   };
 }
 
@@ -129,7 +129,7 @@ export function summarizeRun(
     indices: number[];
     metrics?: { key: string }[];
     kind?: string;
-    sessions?: { spent?: Spend }[];
+    sessions?: { spent?: Spend; price?: PriceStatus }[];
     modelDescription?: Record<string, unknown>;
   },
   records: Map<number, EpisodeRecord>,

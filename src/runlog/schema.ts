@@ -155,6 +155,8 @@ export interface EpisodeFields {
    */
   spent_usage?: RecordUsage;
   spent_cost?: number;
+  /** Its calls were metered with no known price: cost and spent_cost are $0 that is not money (src/run/meter.ts costKnown). */
+  cost_unpriced?: true;
   latency_ms: number;
   /** Completion calls served entirely from the cache. */
   cached_calls: number;
@@ -212,6 +214,7 @@ export const CORE_RECORD_FIELDS = new Set([
   'usage_unknown_calls',
   'spent_usage',
   'spent_cost',
+  'cost_unpriced',
   'latency_ms',
   'cached_calls',
   'error',
@@ -313,6 +316,8 @@ export interface SessionInfo {
   recording?: string;
   /** What this invocation paid for (src/run/meter.ts); filled from the recording after a kill. */
   spent?: Spend;
+  /** Whether this invocation's model had a known price (src/run/meter.ts priceStatus); absent in older runs. */
+  price?: 'known' | 'unknown' | 'free';
   /** --max-consecutive-failures as given to this invocation (a resume keeps it). */
   maxConsecutiveFailures?: number;
 }

@@ -292,8 +292,12 @@ describe('--max-cost', () => {
     const r = await runCli(['run', ...priced, '--results-dir', results, '--max-cost', budget], { cwd: tmp, env: cleanEnv() });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(
-      /react-repro: stopped at the --max-cost budget of \$[0-9.]+: \$[0-9.]+ spent by this command when it stopped, and the next call \(up to \$[0-9.]+\) could pass it/,
+      /react-repro: stopped at the --max-cost budget of \$[0-9.]+: \$[0-9.]+ spent by this command when it stopped, and the next call \(up to \$[0-9.]+\) could pass it; with the calls then in flight, this command spent \$[0-9.]+ in all\n/,
     );
+    // That last figure is the one the result line gives, within the budget.
+    const inAll = /this command spent (\$[0-9.]+) in all/.exec(r.stderr)![1];
+    expect(r.stdout).toContain(`, ${inAll} [stopped (max-cost)]`);
+    expect(Number(inAll.slice(1))).toBeLessThanOrEqual(Number(budget));
     const [dir] = runDirs(results);
     expect(lastLines(r.stderr, 1)[0]).toBe(`react-repro: resume with: react-repro run --resume ${dir} --results-dir ${results}`);
     // The result line names the stop as the report's Runs table does.

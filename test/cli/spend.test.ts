@@ -354,3 +354,59 @@ describe('spent = billed', () => {
     }
   }, 60_000);
 });
+
+describe('a run priced in one session and not in another', () => {
+  // Question 2's first request is dropped in the first session (no retries): an error episode, re-run
+  // by the second session with --retry-errors, which has the other price status.
+  const secondQuestion = 'Hardley Flood is an area of lagoons'; // offline500's second question
+  async function twoSessions(name: string, first: string[], second: string[]) {
+    let drop = true;
+    const srv = await startOpenAIServer({
+      respond: threeTurns,
+      fault: (r) => (drop && String(r.body?.prompt ?? '').includes(secondQuestion) ? { kind: 'drop' } : undefined),
+    });
+    try {
+      const results = path.join(tmp, name);
+      const env = cleanEnv({}, path.join(tmp, `${name}-cache`));
+      const args = ['run', '--task', 'hotpotqa', '--method', 'react', '--limit', '2', '--max-retries', '0', '--base-url', srv.baseURL];
+      const one = await runCli([...args, '--model', 'test-model', ...first, '--results-dir', results], { cwd: tmp, env });
+      expect(one.code, one.stderr).toBe(3); // finished with error episodes
+      const [id] = runDirs(results);
+      const dir = path.join(results, id);
+      expect(fs.readFileSync(path.join(dir, 'episodes.jsonl'), 'utf8')).toContain('"error":{');
+      drop = false;
+      const two = await runCli(['run', '--resume', id, '--results-dir', results, '--retry-errors', '--base-url', srv.baseURL, ...second], {
+        cwd: tmp,
+        env,
+      });
+      expect(two.code, two.stderr).toBe(0);
+      const exported = await runCli(['export', dir, '--format', 'jsonl'], { cwd: tmp, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      return { dir, line: two.stdout.split('\n').find((l) => l.startsWith(id))!, rows: jsonLines(exported.stdout) };
+    } finally {
+      await srv.close();
+    }
+  }
+  const prices = ['--price-prompt', String(PRICE), '--price-completion', String(PRICE)];
+
+  it('prices added on resume: the run cost stays unknown (never the priced part alone); each episode says which it is', async () => {
+    const { dir, line, rows } = await twoSessions('priced-later', [], prices);
+    expect(manifestOf(dir).sessions.map((s: any) => s.price)).toEqual(['unknown', 'known']);
+    expect(csvRow(dir)).toMatchObject({ cost_usd: '', spent_cost_usd: '' });
+    expect(line).toContain('cost unknown (some of its episodes were run with no known price)');
+    expect(line).not.toMatch(/cost \$/);
+    // The first episode was metered without a price, the second at PRICE.
+    expect(rows.map((r) => r.cost === null)).toEqual([true, false]);
+    expect(rows[1].cost).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('prices given to the first session only: the resume keeps them, and the cost is known and whole', async () => {
+    const { dir, line, rows } = await twoSessions('priced-first', prices, []);
+    expect(manifestOf(dir).sessions.map((s: any) => s.price)).toEqual(['known', 'known']);
+    const cost = Number(csvRow(dir).cost_usd);
+    expect(cost).toBeGreaterThan(0);
+    expect(rows.every((r) => r.cost > 0)).toBe(true);
+    expect(cost).toBeCloseTo(rows[0].cost + rows[1].cost, 6);
+    expect(line).toMatch(/cost \$/);
+  }, 60_000);
+});

@@ -78,7 +78,7 @@ export function resultLine(r: RunResult): string {
     : '';
   // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown); this
   // command's spend by the price this invocation had.
-  const recorded = s.cost_known === false ? 'unknown' : price === 'free' ? 'free' : 'known';
+  const recorded = s.cost_known === false ? (price === 'unknown' ? 'unknown' : 'partly') : price === 'free' ? 'free' : 'known';
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
@@ -174,8 +174,12 @@ export function closingLines(results: RunResult[], invocation?: Invocation): str
       );
     }
   } else if (last?.status === 'interrupted') {
-    if (last.stoppedBy === 'max-cost' && last.budgetStop) lines.push(last.budgetStop.message);
-    else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
+    if (last.stoppedBy === 'max-cost' && last.budgetStop) {
+      // The stop's figures are those of the moment it stopped; the calls then in flight were answered
+      // and paid for after it, so the invocation's whole spend (the result lines) follows.
+      const total = results.reduce((a, r) => a + (r.spent?.cost_usd ?? 0), 0);
+      lines.push(`${last.budgetStop.message}; with the calls then in flight, this command spent ${usdExact(total)} in all`);
+    } else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
   }
   const notReached: string[] = [];
   if (stopped && (unreached.length || leftInRun.length) && invocation) {
