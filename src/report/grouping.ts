@@ -20,6 +20,8 @@ import type { CohortInfo, RunView } from './model.js';
 import { isJsonValue, JsonFields, type JsonValue } from '../util/json-fields.js';
 import type { RunManifest, EpisodeRecord } from '../runlog/schema.js';
 import { sharedArray } from './slim-record.js';
+import { getBenchmark, hasBenchmark } from '../benchmarks/registry.js';
+import { camelCase } from '../run/options.js';
 
 export interface Selection {
   runs: RunView[];
@@ -196,10 +198,28 @@ const NOT_A_SETTING =
 /** A run's settings by name, each as manifest.json stores it (a JSON value). */
 export type SettingValues = Record<string, JsonValue>;
 
-/** A run's settings that can make its results differ from another run of its method (flags and experiment fields). */
+/**
+ * The settings of a benchmark that only its environment reads: the flags it declares for its
+ * environment (Benchmark.play.flags, what `env play` takes), camelCase as the manifest stores them.
+ * Empty for a benchmark that declares none or is not registered here: nothing is left out on a guess.
+ */
+function environmentSettings(task: string): Set<string> {
+  const flags = hasBenchmark(task) ? (getBenchmark(task).play?.flags ?? []) : [];
+  return new Set(flags.map(camelCase));
+}
+
+/**
+ * A run's settings that can make its results differ from another run of its method (flags and
+ * experiment fields). A run records every flag of its benchmark, but its identity (src/run/execute.ts)
+ * holds an environment only when its method steps one: a run whose manifest records no environment
+ * (Standard, CoT, CoT-SC) never read its benchmark's environment flags (--wiki, --clean-str-errors...),
+ * so they are not its settings.
+ */
 export function effectiveSettings(run: RunView): SettingValues {
   const out: SettingValues = {};
-  for (const [k, v] of Object.entries(run.manifest.settings ?? {})) if (!NOT_A_SETTING.test(k) && isJsonValue(v)) out[k] = v;
+  const m = run.manifest;
+  const unread = m.environment ? new Set<string>() : environmentSettings(m.task);
+  for (const [k, v] of Object.entries(m.settings ?? {})) if (!NOT_A_SETTING.test(k) && !unread.has(k) && isJsonValue(v)) out[k] = v;
   return out;
 }
 
