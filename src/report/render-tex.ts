@@ -1,10 +1,13 @@
 // LaTeX: every table of the report as a booktabs float that fits a two-column page (tex.ts chooses
-// table or table*, the font size and column gap; run ids are left out), each figure as a pgfplots
-// plot (tex-figure.ts) and, on request, also as the table of its points. Order: the paper's tables,
-// the figures, the sections' tables, the runs.
+// table or table*, the font size and column gap, and sets columns too many for the page in several
+// tabulars; run ids are left out of the paper's tables, the Runs table gives each run's id on a line
+// under its row, and "Published elsewhere" each number's source and caveat), each figure as a
+// pgfplots plot (tex-figure.ts) and, on request, also as the table of its points. Order: the paper's
+// tables, the figures, the sections' tables, the runs.
 import type { ReportContent } from './build.js';
 import { expandIntervals, figureTable } from './display.js';
-import { texHead, texTable } from './tex.js';
+import type { ReportTable } from './model.js';
+import { texHead, texTable, type TexOptions } from './tex.js';
 import { PGFPLOTS_PREAMBLE, texFigure } from './tex-figure.js';
 
 export interface TexRenderOptions {
@@ -14,11 +17,25 @@ export interface TexRenderOptions {
 
 export function renderTex(c: ReportContent, opts: TexRenderOptions = {}): string {
   const figures = c.figures.map((f) => texFigure(f)).filter((f): f is string => f !== null);
-  const figureTabs = opts.figureTables ? c.figures.map(figureTable).map(expandIntervals) : [];
+  // A figure's table heads its row labels with the x axis, as the Markdown report does.
+  const figureTabs = opts.figureTables ? c.figures.map((f) => expandIntervals({ ...figureTable(f), rowHeader: f.xLabel })) : [];
   const first = c.tables.map(expandIntervals);
-  const rest = [...c.sections.flatMap((s) => s.tables), c.runsTable].map(expandIntervals);
+  const runs = expandIntervals(c.runsTable);
+  const rest = [...c.sections.flatMap((s) => s.tables).map(expandIntervals), runs];
+  // The Runs table shows each run's id as the other formats do, on a line of its own under the run's
+  // row; a number published elsewhere has its source and caveat on lines under its row (long texts
+  // with paths and URLs that squeezed into narrow columns broke inside their words).
+  const optsOf = (t: ReportTable): TexOptions =>
+    t === runs ? { lineColumns: ['run'] } : t.id === 'published-elsewhere' ? { lineColumns: ['source', 'caveat'] } : {};
   const all = [...first, ...figureTabs, ...rest];
-  const floats = all.length + figures.length;
+  const body = [
+    ...first.map((t) => texTable(t)),
+    ...figures,
+    ...figureTabs.map((t) => texTable(t)),
+    ...rest.map((t) => texTable(t, optsOf(t))),
+  ];
+  // (A table in parts is a float per part.)
+  const floats = body.join('\n').match(/^\\begin\{(table\*?|figure)\}/gm)?.length ?? 0;
   // LaTeX holds at most 18 floats waiting for a place: a long report needs room (or \clearpage between its tables).
   const note =
     floats > 12
@@ -26,7 +43,6 @@ export function renderTex(c: ReportContent, opts: TexRenderOptions = {}): string
           `% ${floats} floats: with more than 18 pending LaTeX stops ("Too many unprocessed floats"); \\extrafloats{100} in the preamble (LaTeX 2015 or later) or a \\clearpage between them helps.`,
         ]
       : [];
-  const head = texHead(all, {}, figures.length ? [PGFPLOTS_PREAMBLE] : []);
-  const body = [...first.map((t) => texTable(t)), ...figures, ...figureTabs.map((t) => texTable(t)), ...rest.map((t) => texTable(t))];
+  const head = texHead(all, optsOf, figures.length ? [PGFPLOTS_PREAMBLE] : []);
   return [[head, ...note].join('\n'), ...body].join('\n\n') + '\n';
 }
