@@ -596,17 +596,23 @@ function columnUnits(cols: ReportColumn[], split = false): ReportColumn[][] {
 
 /**
  * Columns too many for the page side by side, in the fewest tabulars that each fit across both columns
- * (one under the other, each with the row labels), as even as they can be; null when one column group
- * (or one column) alone is too wide.
+ * (one under the other, each with the row labels and the text columns before the first score), as even
+ * as they can be; null when one column group (or one column) alone is too wide.
  */
 function chunkColumns(t: ReportTable, cols: ReportColumn[], opts: TexOptions, text: number): TexLayout | null {
   const lines: LineSpec = { columns: lineColumns(t, opts), maxPt: text };
+  // Text columns before the first score or column group (Table 1's Model) tell rows apart as the row
+  // labels do ("CoT" of model a and of model b): every part repeats them.
+  const firstScore = cols.findIndex((c) => c.numeric || c.group !== undefined);
+  const lead = firstScore > 0 ? cols.slice(0, firstScore) : [];
+  const rest = cols.slice(lead.length);
   const fits = (part: ReportColumn[]) => fitColumns(t, part, opts, wideTries(text), text);
-  let units = columnUnits(cols);
-  if (units.some((u) => !fits(u))) units = columnUnits(cols, true);
-  if (units.some((u) => !fits(u))) return null;
+  const fitsAlone = (u: ReportColumn[]) => fits([...lead, ...u]);
+  let units = columnUnits(rest);
+  if (units.some((u) => !fitsAlone(u))) units = columnUnits(rest, true);
+  if (units.length < 2 || units.some((u) => !fitsAlone(u))) return null;
   const m = units.length;
-  const slice = (i: number, j: number) => units.slice(i, j).flat();
+  const slice = (i: number, j: number) => [...lead, ...units.slice(i, j).flat()];
   // Of the partitions into the fewest parts, the one with (in this order) the fewest parts whose text
   // columns must wrap, the fewest cuts between two like units (two scores, two text columns of no
   // group: a cut between text and scores, or between two column groups, keeps what is read together),

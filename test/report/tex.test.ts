@@ -228,6 +228,31 @@ describe('columns too many for the page', () => {
     expect(s.split(texNotes(t.notes)!)).toHaveLength(2);
   });
 
+  it("text columns before the first score (Table 1's Model) are repeated in every tabular: rows of two models stay apart", () => {
+    const base = table1Shards(3);
+    const models = ['model-a', 'model-b'];
+    const t: ReportTable = {
+      ...base,
+      columns: [{ key: 'model', label: 'Model' }, ...base.columns],
+      rows: base.rows.flatMap((r) => models.map((m) => ({ ...r, cells: { ...r.cells, model: m } }))),
+    };
+    const l = chooseLayout(t);
+    expect(l.scale).toBe(false);
+    expect(l.parts!.length).toBeGreaterThan(1);
+    for (const p of l.parts!) expect(p.keys[0]).toBe('model');
+    // Still whole groups, each once and in order, each tabular within the page.
+    const groups = partGroups(t, l).map((g) => g.filter(Boolean));
+    expect(groups.flat()).toEqual([...new Set(base.columns.map((c) => c.group))]);
+    for (const p of l.parts!) expect(p.layout.widthPt).toBeLessThanOrEqual(TEXT_WIDTH_PT * 0.96);
+    const s = texTable(t);
+    const tabulars = s.split('\\begin{tabular}').slice(1);
+    expect(tabulars).toHaveLength(groups.length);
+    for (const tab of tabulars) {
+      expect(tab).toMatch(/^\{[^}]*\}\n\\toprule[\s\S]* & Model & /);
+      for (const m of models) expect(tab.split(`CoT & ${m} & `)).toHaveLength(2);
+    }
+  });
+
   it('four groups: two tabulars; one or two groups: set exactly as before, in one tabular', () => {
     expect(partGroups(table1Shards(2), chooseLayout(table1Shards(2))).map((g) => g.length)).toEqual([2, 2]);
     expect(chooseLayout(table1()).parts).toBeUndefined();
