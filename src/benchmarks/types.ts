@@ -153,6 +153,19 @@ export interface BenchmarkLoops<Options = Settings> {
   /** Builds the method (UserError on a bad prompt file). */
   createMethod(name: string, options: Options): Method;
   derivedMethods?: Record<string, DerivedMethod>;
+  /**
+   * The flags of this benchmark's `options` that a run of `method` (one of `methods` or of
+   * `derivedMethods`) reads besides its environment's (play.flags), named as `options` names them
+   * (kebab-case; manifest.json stores the settings camelCase): exactly the flags whose value can
+   * change the method's part of the run's identity, i.e. createMethod(...).describe() and runIdTag,
+   * or for a derived method its describe() and its base runs' (test/run/identity-flags.test.ts holds
+   * every built-in benchmark to this). The report reads a run's settings through it: of the
+   * benchmark's flags, a run's variants and ablation notes name only these, and play.flags when
+   * the run has an environment (src/report/grouping.ts effectiveSettings); settings that are no flag
+   * of the benchmark (the model's, the run's) always count. Undefined for a method it does not
+   * know; absent: every recorded setting counts, nothing is left out on a guess.
+   */
+  methodFlags?(method: string): readonly string[] | undefined;
 }
 
 /** The environment factory: what a run and `env play` step, and how a step reads as an observation. */

@@ -209,17 +209,42 @@ function environmentSettings(task: string): Set<string> {
 }
 
 /**
+ * The settings of a benchmark's flags that a run of `method` never read, camelCase as the manifest
+ * stores them: every flag of the benchmark (Benchmark.options) that is neither a flag the method
+ * declares it reads (Benchmark.methodFlags) nor in `environment` (a run with an environment: its
+ * environment's flags, play.flags). Empty where the benchmark is not registered here, declares no
+ * methodFlags or does not know the method: nothing is left out on a guess.
+ */
+function unreadMethodSettings(task: string, method: string, environment: ReadonlySet<string>): Set<string> {
+  const bench = hasBenchmark(task) ? getBenchmark(task) : undefined;
+  const read = bench?.methodFlags?.(method);
+  if (!bench || !read) return new Set();
+  const keep = new Set([...read.map(camelCase), ...environment]);
+  return new Set(
+    Object.keys(bench.options)
+      .map(camelCase)
+      .filter((k) => !keep.has(k)),
+  );
+}
+
+/**
  * A run's settings that can make its results differ from another run of its method (flags and
  * experiment fields). A run records every flag of its benchmark, but its identity (src/run/execute.ts)
  * holds an environment only when its method steps one: a run whose manifest records no environment
  * (Standard, CoT, CoT-SC) never read its benchmark's environment flags (--wiki, --clean-str-errors...),
- * so they are not its settings.
+ * so they are not its settings. Where the benchmark declares which of its flags each method reads
+ * (Benchmark.methodFlags), the others are not its settings either (ReAct never reads CoT-SC's
+ * --samples, CoT never reads --max-steps). Settings that are no flag of the benchmark (the model's,
+ * the run's own) count whatever the method.
  */
 export function effectiveSettings(run: RunView): SettingValues {
   const out: SettingValues = {};
   const m = run.manifest;
-  const unread = m.environment ? new Set<string>() : environmentSettings(m.task);
-  for (const [k, v] of Object.entries(m.settings ?? {})) if (!NOT_A_SETTING.test(k) && !unread.has(k) && isJsonValue(v)) out[k] = v;
+  const environment = environmentSettings(m.task);
+  const unread = unreadMethodSettings(m.task, m.method, m.environment ? environment : new Set());
+  if (!m.environment) for (const k of environment) unread.add(k);
+  for (const [k, v] of Object.entries(m.settings ?? {}))
+    if (!NOT_A_SETTING.test(k) && !unread.has(camelCase(k)) && isJsonValue(v)) out[k] = v;
   return out;
 }
 

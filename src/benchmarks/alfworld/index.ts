@@ -111,6 +111,9 @@ export function createAlfworldBenchmark(): ParsedBenchmark<AlfworldOptions> {
       if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: ALFWorld runs ${METHODS.join(' or ')}`);
       return createAlfworldMethod(name, loaded(), options.promptSet);
     },
+    // ReAct and Act build their heads from --prompt-set (and name it in their run ids); the other flags
+    // are the environment's (play.flags).
+    methodFlags: (method) => (METHODS.some((m) => m === method) ? ['prompt-set'] : undefined),
 
     createEnv: async (options, hooks) => {
       const s = { ...envSettingsOf(options), ...(hooks?.onRetry ? { onRetry: hooks.onRetry } : {}) };

@@ -5,9 +5,9 @@ import { UserError } from '../../errors.js';
 import type { Settings } from '../../options.js';
 import { wikiCliOptions, type WikiArgv } from '../../envs/wikipedia/index.js';
 
-import type { Item, MetricDef, ParsedBenchmark, RunStart } from '../types.js';
+import type { DerivedMethod, Item, MetricDef, ParsedBenchmark, RunStart } from '../types.js';
 import type { QATask } from './base.js';
-import type { Example, TaskName } from './types.js';
+import type { Example, MethodName, TaskName } from './types.js';
 import { createMethod, METHOD_NAMES, searchesWikipedia } from './methods/index.js';
 import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv, type MethodOptions } from './methods/options.js';
 import { PROMPT_FILES } from './methods/prompts.js';
@@ -57,6 +57,35 @@ export function parseQaOptions(settings: Settings, defaultSplit: string): QaOpti
   };
 }
 
+type QaFlag = keyof typeof methodCliOptions | keyof typeof combinationCliOptions;
+
+/**
+ * The flags each method reads besides Wikipedia's (Benchmark.methodFlags), as it is built
+ * (methods/index.ts createMethod): every method cuts its prompt to --exemplars; Act, Standard, CoT
+ * and CoT-SC take their framing from --framing (ReAct uses the released prompt as is); ReAct and
+ * Act stop at --max-steps and record --empty-action (loop.ts); CoT-SC samples --samples at
+ * --sc-temperature (cot-sc.ts).
+ */
+const QA_METHOD_FLAGS: Record<MethodName, readonly QaFlag[]> = {
+  standard: ['framing', 'exemplars'],
+  cot: ['framing', 'exemplars'],
+  'cot-sc': ['framing', 'exemplars', 'samples', 'sc-temperature'],
+  act: ['framing', 'exemplars', 'max-steps', 'empty-action'],
+  react: ['exemplars', 'max-steps', 'empty-action'],
+};
+
+const qaMethodFlags = (method: string): readonly QaFlag[] | undefined =>
+  Object.entries(QA_METHOD_FLAGS).find(([name]) => name === method)?.[1];
+
+/**
+ * The flags a combination reads: --majority-rule and --max-steps (the step limit it judges ReAct by,
+ * derived.ts), and what its base runs read (it runs them with its own settings).
+ */
+function combinationFlags(derived: DerivedMethod): QaFlag[] {
+  const bases = derived.bases.flatMap((b) => qaMethodFlags(b) ?? []);
+  return [...new Set<QaFlag>(['majority-rule', 'max-steps', ...bases])];
+}
+
 export function qaItem(e: Example): Item {
   return { index: e.index, id: e.question, input: e.question, gold: e.answer, ...(e.meta ? { meta: e.meta } : {}) };
 }
@@ -64,6 +93,7 @@ export function qaItem(e: Example): Item {
 export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOptions> {
   let task: QATask | undefined;
   const t = () => (task ??= spec.task());
+  const derivedMethods = qaDerivedMethods({ name: spec.name, score: (p, g) => t().score(p, g) });
   return {
     name: spec.name,
     title: spec.title,
@@ -85,7 +115,11 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
     defaultMethod: 'react',
     parseOptions: (settings) => parseQaOptions(settings, spec.defaultSplit),
     createMethod: (name, options) => createMethod(name, t(), options.method),
-    derivedMethods: qaDerivedMethods({ name: spec.name, score: (p, g) => t().score(p, g) }),
+    derivedMethods,
+    methodFlags: (method) => {
+      const derived = Object.values(derivedMethods).find((d) => d.name === method);
+      return derived ? combinationFlags(derived) : qaMethodFlags(method);
+    },
     createEnv: (options, hooks) => createWikiEnvHandle(options.wiki, t(), hooks),
     observe: qaObservation,
     play: {

@@ -214,6 +214,8 @@ export function createWebshopBenchmark(): ParsedBenchmark<WebshopOptions> {
       const loop = webshopLoop({ name, head });
       return new InteractiveMethod(() => loop, name, description);
     },
+    // Act and ReAct read no flag: each one of WebShop is the site's (play.flags).
+    methodFlags: (method) => (METHODS.some((m) => m === method) ? [] : undefined),
 
     parseOptions: parseWebshopOptions,
     createEnv: async (options, hooks) => {
