@@ -36,6 +36,7 @@ import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
 import { IdentityMemo } from '../util/identity-memo.js';
+import { priceStatus, type PriceStatus } from './meter.js';
 
 interface BaseRun {
   dir: string;
@@ -228,5 +229,12 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
       ),
     ),
     ...(retryRuns.length ? { retryRuns } : {}),
+    // Its models' price, for the result line's advice: unknown when a base run's model had none.
+    price: combinedPrice(bases.map((b) => priceStatus(b.manifest.modelDescription ?? {}))),
   };
+}
+
+function combinedPrice(prices: PriceStatus[]): PriceStatus {
+  if (prices.includes('unknown')) return 'unknown';
+  return prices.every((p) => p === 'free') ? 'free' : 'known';
 }

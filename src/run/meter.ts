@@ -15,7 +15,7 @@
 import type { CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import type { PromptObservation } from '../llm/context-limit.js';
 import { recordingText } from '../runlog/store.js';
-import type { EpisodeRecord, SessionInfo, Spend } from '../runlog/schema.js';
+import type { EpisodeRecord, PriceStatus, SessionInfo, Spend } from '../runlog/schema.js';
 import { usdExact } from '../util/money.js';
 
 export type { Spend } from '../runlog/schema.js';
@@ -242,8 +242,7 @@ export function runSpend(manifest: { sessions?: { spent?: Spend }[]; kind?: stri
   return sessions.reduce((a, s) => addSpend(a, s.spent!), noSpend());
 }
 
-/** Whether a run's cost figures mean money: a known price, none known (unknown), or no bill at all (free). */
-export type PriceStatus = 'known' | 'unknown' | 'free';
+export type { PriceStatus } from '../runlog/schema.js';
 
 /** Whether a model's description gives a price: 'unknown' when no price is known for a priced API. */
 export function priceStatus(modelDesc: Record<string, unknown>): PriceStatus {

@@ -300,6 +300,9 @@ export function statusText(status: string, stoppedBy?: string): string {
   return stoppedBy === 'max-cost' ? 'stopped (max-cost)' : `interrupted${stoppedBy ? ` (${stoppedBy})` : ''}`;
 }
 
+/** Whether a run's cost figures mean money: a known price, none known (unknown), or no bill at all (free). */
+export type PriceStatus = 'known' | 'unknown' | 'free';
+
 export interface SessionInfo {
   startedAt: string;
   endedAt?: string;
@@ -317,7 +320,7 @@ export interface SessionInfo {
   /** What this invocation paid for (src/run/meter.ts); filled from the recording after a kill. */
   spent?: Spend;
   /** Whether this invocation's model had a known price (src/run/meter.ts priceStatus); absent in older runs. */
-  price?: 'known' | 'unknown' | 'free';
+  price?: PriceStatus;
   /** --max-consecutive-failures as given to this invocation (a resume keeps it). */
   maxConsecutiveFailures?: number;
 }

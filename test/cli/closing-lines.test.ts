@@ -91,6 +91,15 @@ describe('closing lines', () => {
       'stopped at the --max-cost budget of $1.00: ...',
       'resume with: react-repro run --resume r --results-dir /data/res',
     ]);
+    // With the invocation's meter: what it spent in all, calls of unknown billing said apart.
+    const stop = result({ runId: 'r', status: 'interrupted', stoppedBy: 'max-cost', budgetStop: new BudgetStop('stopped at ...') });
+    const spent = { calls: 4, prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cost_usd: 0.75, paid_unknown_calls: 0 };
+    expect(closingLines([stop], undefined, spent)[0]).toBe(
+      'stopped at ...; with the calls then in flight, this command spent $0.7500 in all',
+    );
+    expect(closingLines([stop], undefined, { ...spent, paid_unknown_calls: 2 })[0]).toBe(
+      'stopped at ...; with the calls then in flight, this command spent $0.7500 in all (+2 calls of unknown billing)',
+    );
   });
 
   it('a combination with errors points at its base runs', () => {

@@ -315,6 +315,58 @@ describe('--max-cost', () => {
       fs.readFileSync(path.join(ref, refDir, 'summary.csv'), 'utf8'),
     );
   }, 60_000);
+
+  it("a combination stopped in its second base run: 'in all' is what both base runs spent, as their manifests say", async () => {
+    const args = [
+      '--task',
+      'hotpotqa',
+      '--method',
+      'cot-sc-react',
+      '--split',
+      'dev',
+      '--limit',
+      '4',
+      '--samples',
+      '3',
+      '--concurrency',
+      '1',
+    ];
+    const priced = [
+      ...args,
+      '--base-url',
+      srv.baseURL,
+      '--model',
+      'test-model',
+      '--cache',
+      'off',
+      '--price-prompt',
+      '100',
+      '--price-completion',
+      '100',
+    ];
+    const sessionsUsd = (dir: string) =>
+      JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).sessions.reduce((a: number, s: any) => a + s.spent.cost_usd, 0);
+    const ref = path.join(tmp, 'combo-budget-ref');
+    expect((await runCli(['run', ...priced, '--results-dir', ref], { cwd: tmp, env: cleanEnv() })).code).toBe(0);
+    const base = (dir: string, method: string) =>
+      path.join(
+        dir,
+        runDirs(dir).find((d) => d.startsWith(`hotpotqa-${method}-`))!,
+      );
+    const cotSc = sessionsUsd(base(ref, 'cot-sc'));
+    const react = sessionsUsd(base(ref, 'react'));
+    // Enough for the CoT-SC run and about half of the ReAct run.
+    const budget = (cotSc + react / 2).toFixed(6);
+    const results = path.join(tmp, 'combo-budget');
+    const r = await runCli(['run', ...priced, '--results-dir', results, '--max-cost', budget], { cwd: tmp, env: cleanEnv() });
+    expect(r.code, r.stderr).toBe(4);
+    const spent = sessionsUsd(base(results, 'cot-sc')) + sessionsUsd(base(results, 'react'));
+    expect(sessionsUsd(base(results, 'cot-sc'))).toBeCloseTo(cotSc, 9);
+    const inAll = /this command spent \$([0-9.]+) in all\n/.exec(r.stderr);
+    expect(inAll, r.stderr).not.toBeNull();
+    expect(Number(inAll![1])).toBeCloseTo(spent, 4);
+    expect(Number(inAll![1])).toBeLessThanOrEqual(Number(budget));
+  }, 60_000);
 });
 
 describe('the cache folder before a run is under way', () => {

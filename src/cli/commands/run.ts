@@ -14,7 +14,7 @@ import { derivedMethodOf, executeCombination } from '../../run/combination-run.j
 import { type Settings } from '../../run/experiment.js';
 import { withoutDefaults } from '../../run/options.js';
 import { readManifest } from '../../runlog/store.js';
-import { statusText } from '../../runlog/schema.js';
+import { statusText, type Spend } from '../../runlog/schema.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
 import { Budget, requireKnownPrices } from '../../run/budget.js';
@@ -155,7 +155,7 @@ export function exitCodeOf(results: RunResult[]): number {
  * retries them (or resumes the stopped run; an experiment stopped before its last run, or a combination
  * stopped in a base run: the whole invocation again, after a line naming what was not made).
  */
-export function closingLines(results: RunResult[], invocation?: Invocation): string[] {
+export function closingLines(results: RunResult[], invocation?: Invocation, spent?: Spend): string[] {
   const lines: string[] = [];
   const last = results.at(-1);
   let resume: string | undefined;
@@ -176,9 +176,15 @@ export function closingLines(results: RunResult[], invocation?: Invocation): str
   } else if (last?.status === 'interrupted') {
     if (last.stoppedBy === 'max-cost' && last.budgetStop) {
       // The stop's figures are those of the moment it stopped; the calls then in flight were answered
-      // and paid for after it, so the invocation's whole spend (the result lines) follows.
-      const total = results.reduce((a, r) => a + (r.spent?.cost_usd ?? 0), 0);
-      lines.push(`${last.budgetStop.message}; with the calls then in flight, this command spent ${usdExact(total)} in all`);
+      // and paid for after it, so the invocation's whole spend (its one meter: every run's session,
+      // a combination's base runs included) follows.
+      const unknown = spent?.paid_unknown_calls
+        ? ` (+${spent.paid_unknown_calls} call${spent.paid_unknown_calls === 1 ? '' : 's'} of unknown billing)`
+        : '';
+      lines.push(
+        last.budgetStop.message +
+          (spent ? `; with the calls then in flight, this command spent ${usdExact(spent.cost_usd)} in all${unknown}` : ''),
+      );
     } else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
   }
   const notReached: string[] = [];
@@ -356,7 +362,7 @@ export const runCommand: CommandModule = {
         };
         const results = await runAll(runs, realDeps, io, (l) => process.stdout.write(l + '\n'));
         const invocation = { args: process.argv.slice(2), runs: runs.map((c) => [c.task, c.method].filter(Boolean).join(' ')) };
-        for (const l of closingLines(results, invocation)) io.log(l);
+        for (const l of closingLines(results, invocation, io.budget?.meter.spent)) io.log(l);
         const code = exitCodeOf(results);
         if (code !== 0) process.exitCode = code;
       } catch (e) {
