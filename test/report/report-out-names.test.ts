@@ -1,5 +1,6 @@
-// What `report` writes where, through the real CLI: an --out name whose extension is no report format
-// (report.pdf) is a one-line error with nothing written unless --format says what to write to it;
+// What `report` writes where, through the real CLI: an --out named for a format the report does not
+// write (report.pdf) is a one-line error with nothing written unless --format says what to write to
+// it; any other name (report.txt, r.log, report-v1.2) gets Markdown or the --format given;
 // `--trajectories` prints plain text only, so a --format or an --out named for another format is a
 // one-line error (its --help says so); a folder that is neither a results folder nor a run folder
 // (one holding a stray manifest.json) is one line naming it and what is expected.
@@ -26,18 +27,33 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const files = (dir: string) => fs.readdirSync(dir).sort();
 
 describe('report --out names', () => {
-  it('an extension that is no report format is a one-line error, nothing written; with --format it writes that format there', async () => {
+  it('a name of a format the report does not write is a one-line error, nothing written; with --format it writes that format there', async () => {
     const before = files(tmp);
-    for (const name of ['report.pdf', 'report.docx']) {
+    for (const name of ['report.pdf', 'report.DOCX', 'report.json']) {
       const out = path.join(tmp, name);
       const r = await runCli(['report', results, '--out', out], { cwd: tmp });
       expect(r.code, name).toBe(2);
       expect(r.stderr, name).toBe(
-        `react-repro: --out ${out}: ${path.extname(name)} is not a report format's extension (expected .md, .txt, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html\n`,
+        `react-repro: --out ${out}: the report is not written as ${path.extname(name).toLowerCase()} (it writes md, csv, tex or html: .md .markdown .csv .tex .html .htm); give --format md|csv|tex|html to write one to this name\n`,
       );
       expect(r.stdout, name).toBe('');
     }
     expect(files(tmp)).toEqual(before);
+
+    // Any other name is Markdown as it always was, or the format given (no extension is "another format's").
+    for (const name of ['report.txt', 'r.log', 'report-v1.2', 'report.2026-11-29', 'report.out']) {
+      const r = await runCli(['report', results, '--out', path.join(tmp, name)], { cwd: tmp });
+      expect(r.code, name).toBe(0);
+      expect(fs.readFileSync(path.join(tmp, name), 'utf8'), name).toMatch(/^# ReAct reproduction report/);
+    }
+    const csv = await runCli(['report', results, '--format', 'csv', '--out', path.join(tmp, 'tables.txt')], { cwd: tmp });
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(tmp, 'tables.txt'), 'utf8')).toMatch(/^table,table_title,row,/);
+    const clash = await runCli(['report', results, '--format', 'md', '--out', path.join(tmp, 'r.csv')], { cwd: tmp });
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toBe(
+      `react-repro: --format md conflicts with --out ${path.join(tmp, 'r.csv')} (a .csv file): give one of them, or make them agree\n`,
+    );
 
     const html = await runCli(['report', results, '--out', path.join(tmp, 'report.pdf'), '--format', 'html'], { cwd: tmp });
     expect(html.code).toBe(0);
@@ -81,6 +97,7 @@ describe('report --trajectories formats', () => {
       ['t.htm', 'html'],
       ['t.csv', 'csv'],
       ['t.tex', 'tex'],
+      ['t.pdf', '.pdf'],
     ]) {
       const out = path.join(tmp, name);
       const r = await runCli(['report', '--trajectories', run, '--out', out], { cwd: tmp });
@@ -102,7 +119,7 @@ describe('report --trajectories formats', () => {
     expect(help).toContain(
       'as plain text (to stdout or --out); with it, a --format other than md, or an --out ending in .csv .tex .html or .htm, is an error',
     );
-    expect(help).toContain('an --out with any other extension needs --format');
+    expect(help).toContain('an --out named for a format the report does not write (.pdf, .docx, .json...) needs --format');
   }, 60_000);
 });
 

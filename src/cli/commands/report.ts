@@ -29,11 +29,10 @@ import { statusLine, type StatusLine } from '../status-line.js';
 export const FORMATS = ['md', 'csv', 'tex', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** Extensions that name one of the report's formats: the format, unless --format says otherwise (then an error). */
 const EXTENSIONS: Record<string, Format> = {
   '.md': 'md',
   '.markdown': 'md',
-  // Markdown is plain text: a script's --out report.txt keeps the text it always had.
-  '.txt': 'md',
   '.csv': 'csv',
   '.tex': 'tex',
   '.html': 'html',
@@ -41,10 +40,42 @@ const EXTENSIONS: Record<string, Format> = {
 };
 
 /**
+ * Extensions of document and data formats the report does not write: Markdown under such a name
+ * (report.pdf) would be a file no program opens as named, so it needs --format. Any other name
+ * (report.txt, r.log, report-v1.2, a FIFO) is written Markdown, or the --format given, as always.
+ */
+const OTHER_FORMATS = new Set(
+  [
+    'pdf',
+    'doc',
+    'docx',
+    'odt',
+    'rtf',
+    'epub',
+    'ps',
+    'eps',
+    'json',
+    'jsonl',
+    'ndjson',
+    'xls',
+    'xlsx',
+    'ods',
+    'png',
+    'jpg',
+    'jpeg',
+    'svg',
+    'zip',
+    'gz',
+  ].map((e) => `.${e}`),
+);
+
+const EXTENSION_LIST = Object.keys(EXTENSIONS).join(' ');
+
+/**
  * The output format: --format when given (written to --out whatever its name, unless the name's
- * extension is another format's); otherwise the --out file's extension (.md .markdown .txt .csv .tex .html
- * .htm); otherwise (stdout, or a name with no extension such as /dev/stdout) md. Any other extension
- * without --format is an error: the report would be Markdown in a file named for something else.
+ * extension is another format's); otherwise the format of the --out file's extension (EXTENSIONS);
+ * otherwise md (stdout, or any other name), except for a name of a format the report does not write
+ * (OTHER_FORMATS), which needs --format.
  */
 export function resolveFormat(format: string | undefined, out: string | undefined): Format {
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
@@ -52,27 +83,30 @@ export function resolveFormat(format: string | undefined, out: string | undefine
   const ext = out !== undefined ? path.extname(out).toLowerCase() : '';
   const implied = EXTENSIONS[ext];
   if (format !== undefined && implied !== undefined && implied !== format) {
-    throw new UserError(`--format ${format} conflicts with --out ${out} (a .${implied} file): give one of them, or make them agree`);
-  }
-  if (format === undefined && implied === undefined && ext !== '')
     throw new UserError(
-      `--out ${out}: ${ext} is not a report format's extension (expected .md, .txt, .csv, .tex, .html or .htm); to write a format to this name, give --format md|csv|tex|html`,
+      `--format ${format} conflicts with --out ${out} (a ${ext} file): give one of them, or make them agree`,
+    );
+  }
+  if (format === undefined && OTHER_FORMATS.has(ext))
+    throw new UserError(
+      `--out ${out}: the report is not written as ${ext} (it writes md, csv, tex or html: ${EXTENSION_LIST}); give --format md|csv|tex|html to write one to this name`,
     );
   return (format as Format | undefined) ?? implied ?? 'md';
 }
 
 /**
  * `--trajectories` prints plain text, one format: a --format other than md (the default, which it
- * has always answered) or an --out named for another format (.csv .tex .html .htm) is an error, not
- * a text file under a misleading name. Any other name is written the text.
+ * has always answered) or an --out named for another format (a report format's or one it does not
+ * write) is an error, not a text file under a misleading name. Any other name is written the text.
  */
 export function checkTrajectoriesFormat(format: string | undefined, out: string | undefined): void {
   const browser = 'the HTML report has a trajectory browser: react-repro report RUN_DIR --out report.html';
   if (format !== undefined && format !== 'md')
     throw new UserError(`--format ${format}: not with --trajectories, which prints plain text (leave --format out; ${browser})`);
-  const implied = out !== undefined ? EXTENSIONS[path.extname(out).toLowerCase()] : undefined;
-  if (implied !== undefined && implied !== 'md')
-    throw new UserError(`--out ${out}: --trajectories prints plain text, not ${implied} (name a .txt or .md file; ${browser})`);
+  const ext = out !== undefined ? path.extname(out).toLowerCase() : '';
+  const implied = EXTENSIONS[ext];
+  if ((implied !== undefined && implied !== 'md') || OTHER_FORMATS.has(ext))
+    throw new UserError(`--out ${out}: --trajectories prints plain text, not ${implied ?? ext} (name a .txt or .md file; ${browser})`);
 }
 
 export function render(content: ReportContent, format: Format, opts: TexRenderOptions = {}): string {
@@ -163,8 +197,7 @@ export const reportCommand: CommandModule = {
       .option('format', {
         type: 'string',
         choices: [...FORMATS],
-        describe:
-          'Output format [default: from the --out extension (.md .txt .csv .tex .html .htm), else md; an --out with any other extension needs --format, and a --format that contradicts the extension is an error]',
+        describe: `Output format [default: from the --out extension (${EXTENSION_LIST}), else md; an --out named for a format the report does not write (.pdf, .docx, .json...) needs --format, and a --format that contradicts the extension is an error]`,
       })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout (its folder must exist)' })
       .option('labels', {
