@@ -218,8 +218,8 @@ export function runsTable(
   const withoutUsage = runs.some((r) => r.summary.usage_unknown_calls > 0);
   const columns: ReportColumn[] = [
     { key: 'run', label: 'Run' },
-    { key: 'split', label: 'Split' },
-    { key: 'model', label: 'Model' },
+    { key: 'split', label: 'Split', identifies: true },
+    { key: 'model', label: 'Model', identifies: true },
     { key: 'done', label: 'Done' },
     { key: 'errors', label: 'Errors' },
     ...(overWindow ? [{ key: 'context_exceeded', label: 'Over the window' }] : []),

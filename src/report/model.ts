@@ -61,6 +61,11 @@ export interface ReportColumn {
   group?: string;
   /** Numbers in this column are shown with one decimal. */
   numeric?: boolean;
+  /**
+   * The column tells rows apart with their label (a model, a split): where a table is set in several
+   * parts side by side (LaTeX's stacked tabulars), each part repeats it.
+   */
+  identifies?: boolean;
 }
 
 /**

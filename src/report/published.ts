@@ -34,8 +34,8 @@ export function publishedElsewhereTable(
     id: 'published-elsewhere',
     title: 'Published elsewhere',
     columns: [
-      { key: 'benchmark', label: 'Benchmark' },
-      { key: 'model', label: 'Model' },
+      { key: 'benchmark', label: 'Benchmark', identifies: true },
+      { key: 'model', label: 'Model', identifies: true },
       { key: 'metric', label: 'Metric' },
       { key: 'value', label: 'Value', numeric: true },
       { key: 'n', label: 'n' },

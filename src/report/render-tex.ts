@@ -40,7 +40,7 @@ export function renderTex(c: ReportContent, opts: TexRenderOptions = {}): string
   const note =
     floats > 12
       ? [
-          `% ${floats} floats: with more than 18 pending LaTeX stops ("Too many unprocessed floats"); \\extrafloats{100} in the preamble (LaTeX 2015 or later) or a \\clearpage between them helps.`,
+          `% ${floats} floats: with more than 18 pending LaTeX stops ("Too many unprocessed floats"); \\extrafloats{${Math.max(100, Math.ceil(floats / 50) * 50)}} in the preamble (LaTeX 2015 or later) or a \\clearpage between them helps.`,
         ]
       : [];
   const head = texHead(all, optsOf, figures.length ? [PGFPLOTS_PREAMBLE] : []);

@@ -596,16 +596,15 @@ function columnUnits(cols: ReportColumn[], split = false): ReportColumn[][] {
 
 /**
  * Columns too many for the page side by side, in the fewest tabulars that each fit across both columns
- * (one under the other, each with the row labels and the text columns before the first score), as even
- * as they can be; null when one column group (or one column) alone is too wide.
+ * (one under the other, each with the row labels and the columns that identify rows), as even as they
+ * can be; null when one column group (or one column) alone is too wide.
  */
 function chunkColumns(t: ReportTable, cols: ReportColumn[], opts: TexOptions, text: number): TexLayout | null {
   const lines: LineSpec = { columns: lineColumns(t, opts), maxPt: text };
-  // Text columns before the first score or column group (Table 1's Model) tell rows apart as the row
-  // labels do ("CoT" of model a and of model b): every part repeats them.
-  const firstScore = cols.findIndex((c) => c.numeric || c.group !== undefined);
-  const lead = firstScore > 0 ? cols.slice(0, firstScore) : [];
-  const rest = cols.slice(lead.length);
+  // Columns that tell rows apart with their labels (Table 1's Model: "CoT" of model a and of model b)
+  // come first in every part.
+  const lead = cols.filter((c) => c.identifies);
+  const rest = cols.filter((c) => !c.identifies);
   const fits = (part: ReportColumn[]) => fitColumns(t, part, opts, wideTries(text), text);
   const fitsAlone = (u: ReportColumn[]) => fits([...lead, ...u]);
   let units = columnUnits(rest);
@@ -631,8 +630,18 @@ function chunkColumns(t: ReportTable, cols: ReportColumn[], opts: TexOptions, te
     }
     return memo.get(key)!;
   };
+  // How far a part starting at unit i may reach: adding columns never narrows a part, so past the first
+  // span that does not fit none does (measured once, not for every pair of cuts).
+  const reach = units.map((_, i) => {
+    let j = i + 1;
+    while (j < m && span(i, j + 1)) j++;
+    return j;
+  });
+  // The fewest parts there can be: as many as filling each part as far as it reaches takes.
+  let fewest = 0;
+  for (let i = 0; i < m; i = reach[i]) fewest++;
   // best[p][j]: the least cost of setting the first j units in p parts (null: cannot).
-  for (let k = 2; k <= m; k++) {
+  for (let k = Math.max(2, fewest); k <= m; k++) {
     const best: (Cost | null)[][] = [[[0, 0, 0], ...Array<null>(m).fill(null)]];
     const from: number[][] = [[]];
     for (let p = 1; p <= k; p++) {
@@ -640,6 +649,7 @@ function chunkColumns(t: ReportTable, cols: ReportColumn[], opts: TexOptions, te
       from.push(Array<number>(m + 1).fill(-1));
       for (let j = p; j <= m; j++)
         for (let i = p - 1; i < j; i++) {
+          if (j > reach[i]) continue;
           const before = best[p - 1][i];
           const s = before && span(i, j);
           if (!before || !s) continue;
@@ -685,8 +695,20 @@ function chunkColumns(t: ReportTable, cols: ReportColumn[], opts: TexOptions, te
   return null;
 }
 
+/** Layouts chosen, by table and options: the preamble line and the float both ask (a wide table's takes seconds). */
+const layouts = new WeakMap<ReportTable, Map<string, TexLayout>>();
+
 /** The first layout that fits, narrowest float first; a 4% margin covers kerning and rounding. */
 export function chooseLayout(t: ReportTable, opts: TexOptions = {}): TexLayout {
+  let byOpts = layouts.get(t);
+  if (!byOpts) layouts.set(t, (byOpts = new Map()));
+  const key = JSON.stringify(opts);
+  let layout = byOpts.get(key);
+  if (!layout) byOpts.set(key, (layout = layoutOf(t, opts)));
+  return layout;
+}
+
+function layoutOf(t: ReportTable, opts: TexOptions): TexLayout {
   const cols = paperColumns(t, opts);
   const column = (opts.columnWidthPt ?? COLUMN_WIDTH_PT) * 0.96;
   const text = (opts.textWidthPt ?? TEXT_WIDTH_PT) * 0.96;
@@ -907,7 +929,7 @@ function notesHeightPt(notes: readonly string[], widthPt: number): number {
  * float's share); one part when the whole fits. A long table (every run, every number published
  * elsewhere) becomes "part 1 of 3"..., the notes under the last part.
  */
-export function splitRows(t: ReportTable, layout: TexLayout, opts: TexOptions = {}): ReportTable['rows'][] {
+export function splitRows(t: ReportTable, layout: TexLayout, opts: TexOptions = {}, reserveNotes = true): ReportTable['rows'][] {
   const cols = paperColumns(t, opts);
   const budget = (opts.textHeightPt ?? TEXT_HEIGHT_PT) * 0.68 - 3 * BASELINE[layout.size] - 30; // heading rows, caption, rules
   const width = layout.env === 'table' ? (opts.columnWidthPt ?? COLUMN_WIDTH_PT) : (opts.textWidthPt ?? TEXT_WIDTH_PT);
@@ -922,7 +944,9 @@ export function splitRows(t: ReportTable, layout: TexLayout, opts: TexOptions = 
     parts.at(-1)!.push(r);
     used += h;
   }
-  // The notes go under the last part: move rows on to a part of their own while they do not fit.
+  // The notes go under the last part: move rows on to a part of their own while they do not fit (a
+  // table in several tabulars makes room for them by whole tabulars instead: packUnits).
+  if (!reserveNotes) return parts;
   const notes = notesHeightPt(t.notes, width);
   const last = () => parts.at(-1)!.reduce((a, r) => a + rowHeightPt(t, r, layout, cols, opts), 0);
   while (last() + notes > budget && parts.at(-1)!.length > 1) {
@@ -957,7 +981,7 @@ function unitHeightPt(u: TexUnit, opts: TexOptions): number {
  * in that order, as many to a float as fit a top float's share of the page (the notes under the last).
  */
 function packUnits(t: ReportTable, layout: TexLayout, opts: TexOptions): { floats: TexUnit[][]; tall: boolean } {
-  const units = splitRows(t, layout, opts).flatMap((rows) =>
+  const units = splitRows(t, layout, opts, false).flatMap((rows) =>
     layout.parts!.map((p) => ({ table: { ...partTable(t, p.keys, opts), rows }, layout: p.layout })),
   );
   const page = opts.textHeightPt ?? TEXT_HEIGHT_PT;
@@ -1008,6 +1032,8 @@ export function texTable(t: ReportTable, opts: TexOptions = {}): string {
       return [
         `\\begin{${layout.env}}[${opts.placement ?? (floats.length > 1 || tall ? 'tp' : 't')}]`,
         '\\centering',
+        // A table in parts keeps one number: each continuation takes its first part's.
+        i > 0 ? '\\addtocounter{table}{-1}' : null,
         `\\caption{${texEscapeBreakable(caption)}}`,
         `\\label{tab:${label}${i ? `-part${i + 1}` : ''}}`,
         '\\smallskip',

@@ -156,7 +156,7 @@ describe('grouping', () => {
     writeRun(dir, { runId: 'cot-m2', method: 'cot', model: 'other-model', indices: idx, records: qaRecords(idx, 'rrww') });
     const c = buildReport(loadRuns([dir], quiet), benchmarks());
     const t1 = c.tables[0]!;
-    expect(t1.columns[0]).toEqual({ key: 'model', label: 'Model' });
+    expect(t1.columns[0]).toEqual({ key: 'model', label: 'Model', identifies: true });
     const ours = t1.rows.filter((r) => r.cells['0.ours'] !== null).map((r) => [r.label, r.cells.model, r.cells['0.ours']]);
     expect(ours).toEqual([
       ['CoT', 'other-model', 50],

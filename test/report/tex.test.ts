@@ -228,12 +228,12 @@ describe('columns too many for the page', () => {
     expect(s.split(texNotes(t.notes)!)).toHaveLength(2);
   });
 
-  it("text columns before the first score (Table 1's Model) are repeated in every tabular: rows of two models stay apart", () => {
+  it("a column that identifies rows (Table 1's Model) is repeated in every tabular: rows of two models stay apart", () => {
     const base = table1Shards(3);
     const models = ['model-a', 'model-b'];
     const t: ReportTable = {
       ...base,
-      columns: [{ key: 'model', label: 'Model' }, ...base.columns],
+      columns: [{ key: 'model', label: 'Model', identifies: true }, ...base.columns],
       rows: base.rows.flatMap((r) => models.map((m) => ({ ...r, cells: { ...r.cells, model: m } }))),
     };
     const l = chooseLayout(t);

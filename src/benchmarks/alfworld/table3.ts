@@ -210,7 +210,7 @@ function cellsOf(values: (number | null)[], extra: Record<string, Cell>): Record
 
 function columns(withSets: boolean): ReportColumn[] {
   return [
-    { key: 'model', label: 'Model' },
+    { key: 'model', label: 'Model', identifies: true },
     ...(withSets ? [{ key: 'sets', label: 'Prompt sets' }] : []),
     ...COLUMNS.map(([key, label]) => ({ key, label, numeric: true })),
     { key: 'n', label: 'n' },

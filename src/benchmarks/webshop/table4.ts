@@ -111,7 +111,7 @@ export function buildTable4(runs: RunView[]): ReportTable {
     id: 'table4',
     title: 'Table 4: WebShop score and success rate (%)',
     columns: [
-      { key: 'model', label: 'Model' },
+      { key: 'model', label: 'Model', identifies: true },
       { key: 'score', label: 'Score', numeric: true },
       { key: 'sr', label: 'SR', numeric: true },
       { key: 'n', label: 'n' },

@@ -344,7 +344,7 @@ function tableFor(runs: RunView[]): ReportTable {
   return {
     id: 'table1',
     title: `Table 1: HotpotQA and FEVER${models.length === 1 ? ` (model ${models[0]})` : ''}`,
-    columns: models.length > 1 ? [{ key: 'model', label: 'Model' }, ...columns] : columns,
+    columns: models.length > 1 ? [{ key: 'model', label: 'Model', identifies: true }, ...columns] : columns,
     rows,
     notes,
   };
