@@ -701,7 +701,7 @@ const layouts = new WeakMap<ReportTable, Map<string, TexLayout>>();
 /** The first layout that fits, narrowest float first; a 4% margin covers kerning and rounding. */
 export function chooseLayout(t: ReportTable, opts: TexOptions = {}): TexLayout {
   let byOpts = layouts.get(t);
-  if (!byOpts) layouts.set(t, (byOpts = new Map()));
+  if (!byOpts) layouts.set(t, (byOpts = new Map<string, TexLayout>()));
   const key = JSON.stringify(opts);
   let layout = byOpts.get(key);
   if (!layout) byOpts.set(key, (layout = layoutOf(t, opts)));
