@@ -266,6 +266,8 @@ export function costKnown(run: PricedRun, records: readonly Pick<EpisodeRecord, 
   if (records.some((r) => r.cost_unpriced === true)) return false;
   const sessions = run.sessions ?? [];
   if (sessions.some((s) => s.price === 'unknown' && s.spent !== undefined && s.spent.calls + s.spent.paid_unknown_calls > 0)) return false;
+  // Never a price at all (a run stopped before its first call): its $0 is no price either.
+  if (sessions.length > 0 && sessions.every((s) => s.price === 'unknown')) return false;
   return sessionsSayPrice(run) || priceStatus(run.modelDescription ?? {}) !== 'unknown' || costUsd > 0;
 }
 

@@ -32,6 +32,10 @@ describe('costKnown', () => {
     expect(costKnown(run, [{}, {}], 0.02)).toBe(false);
   });
 
+  it('a run whose sessions never had a price is unknown even with no call made (never a false $0)', () => {
+    expect(costKnown({ modelDescription: unpricedModel, sessions: [{ price: 'unknown', spent: noSpend() }] }, [], 0)).toBe(false);
+  });
+
   it('an unpriced session that called nothing (stopped at once) leaves a priced run known', () => {
     const run: PricedRun = {
       modelDescription: unpricedModel,
