@@ -83,9 +83,7 @@ export function resolveFormat(format: string | undefined, out: string | undefine
   const ext = out !== undefined ? path.extname(out).toLowerCase() : '';
   const implied = EXTENSIONS[ext];
   if (format !== undefined && implied !== undefined && implied !== format) {
-    throw new UserError(
-      `--format ${format} conflicts with --out ${out} (a ${ext} file): give one of them, or make them agree`,
-    );
+    throw new UserError(`--format ${format} conflicts with --out ${out} (a ${ext} file): give one of them, or make them agree`);
   }
   if (format === undefined && OTHER_FORMATS.has(ext))
     throw new UserError(
