@@ -215,11 +215,15 @@ function environmentSettings(task: string): Set<string> {
  * environment's flags, play.flags). Empty where the benchmark is not registered here, declares no
  * methodFlags or does not know the method: nothing is left out on a guess.
  */
-function unreadMethodSettings(task: string, method: string, environment: ReadonlySet<string>): Set<string> {
+function unreadMethodSettings(task: string, method: string, environment: ReadonlySet<string>, fromGivenRuns: boolean): Set<string> {
   const bench = hasBenchmark(task) ? getBenchmark(task) : undefined;
   const read = bench?.methodFlags?.(method);
   if (!bench || !read) return new Set();
-  const keep = new Set([...read.map(camelCase), ...environment]);
+  // A combination made from given runs (--from-runs) did not run its bases with these settings: the
+  // flags its base runs read are theirs, recorded in their own manifests, not in this one's.
+  const bases = fromGivenRuns ? (bench.derivedMethods?.[method]?.bases ?? []) : [];
+  const basesRead = new Set(bases.flatMap((b) => bench.methodFlags?.(b) ?? []));
+  const keep = new Set([...read.filter((f) => !basesRead.has(f)).map(camelCase), ...environment]);
   return new Set(
     Object.keys(bench.options)
       .map(camelCase)
@@ -234,15 +238,19 @@ function unreadMethodSettings(task: string, method: string, environment: Readonl
  * (Standard, CoT, CoT-SC) never read its benchmark's environment flags (--wiki, --clean-str-errors...),
  * so they are not its settings. Where the benchmark declares which of its flags each method reads
  * (Benchmark.methodFlags), the others are not its settings either (ReAct never reads CoT-SC's
- * --samples, CoT never reads --max-steps). Settings that are no flag of the benchmark (the model's,
- * the run's own) count whatever the method.
+ * --samples, CoT never reads --max-steps); nor, for a combination made from given runs (--from-runs),
+ * the flags its base runs read, which this invocation did not run them with. Settings that are no flag
+ * of the benchmark (the model's, the run's own) count whatever the method.
  */
 export function effectiveSettings(run: RunView): SettingValues {
   const out: SettingValues = {};
   const m = run.manifest;
   const environment = environmentSettings(m.task);
-  const unread = unreadMethodSettings(m.task, m.method, m.environment ? environment : new Set());
-  if (!m.environment) for (const k of environment) unread.add(k);
+  // A combination made from given runs (--from-runs): its environment was its base runs' too.
+  const fromGivenRuns = m.kind === 'combination' && m.settings?.fromRuns !== undefined;
+  const steppedEnv = m.environment && !fromGivenRuns;
+  const unread = unreadMethodSettings(m.task, m.method, steppedEnv ? environment : new Set(), fromGivenRuns);
+  if (!steppedEnv) for (const k of environment) unread.add(k);
   for (const [k, v] of Object.entries(m.settings ?? {}))
     if (!NOT_A_SETTING.test(k) && !unread.has(camelCase(k)) && isJsonValue(v)) out[k] = v;
   return out;

@@ -153,6 +153,25 @@ describe("a method's notes leave out the flags only other methods read", () => {
   });
 });
 
+describe('a combination made from given runs', () => {
+  it("its note leaves out the flags its base runs read (they ran with their own, not this invocation's defaults)", () => {
+    const dir = root();
+    for (const rule of ['paper', 'author'])
+      writeRun(dir, {
+        runId: `cot-sc-react-given-${rule}`,
+        method: 'cot-sc-react',
+        kind: 'combination',
+        indices: idx,
+        records: qaRecords(idx, rule === 'paper' ? 'rrwwww' : 'rrrwww'),
+        settings: { ...RECORDED, majorityRule: rule, fromRuns: ['results/cot-sc-x', 'results/react-y'] },
+        environment: SNAPSHOT,
+      });
+    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title);
+    expect(table!.title).toMatch(/^Ablation: majorityRule, /);
+    expect(listed(table!.notes[1])).toEqual(['model test-model']);
+  });
+});
+
 describe('where nothing says which flags a method reads', () => {
   const variants = (d: string) => new Map(groupRuns(loadRuns([d], quiet)).runs.map((r) => [r.manifest.runId, r.variant]));
 
