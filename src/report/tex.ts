@@ -508,7 +508,7 @@ function widestLinePt(t: ReportTable, lines: LineSpec, size: TexLayout['size'], 
     byKey.set(key, widths);
   }
   let best = 0;
-  for (const w of widths) if (w * k + 2 * tabcolsepPt <= lines.maxPt) best = w * k;
+  for (const w of widths) if (w * k + 2 * tabcolsepPt <= lines.maxPt) best = Math.max(best, w * k);
   return best;
 }
 

@@ -20,6 +20,7 @@ import {
   texNotes,
   texTable,
   texTabular,
+  textWidthPt,
   tokenPieces,
   type TexLayout,
 } from '../../src/report/tex.js';
@@ -308,6 +309,23 @@ describe('wrapped cells and lines under the rows', () => {
     expect(s).toContain('\\textit{Caveat:} Paper Table 5 says 30.8');
     expect(s.match(/\\textit\{Caveat:\}/g)).toHaveLength(3);
     expect(s).not.toMatch(/& Source &|& Caveat &/);
+  });
+
+  it('a tabular is at least as wide as its widest identifier line, whichever row it is under', () => {
+    const row = (label: string, id: string): ReportTable['rows'][number] => ({ label, source: 'ours', cells: { n: 1, runId: id } });
+    const t: ReportTable = {
+      id: 'ids',
+      title: 'Ids',
+      columns: [
+        { key: 'n', label: 'n', numeric: true },
+        { key: 'runId', label: 'Run' },
+      ],
+      rows: [row('A', 'hotpotqa-react-offline500-a-very-long-model-name-3f9c2a1b7e'), row('B', 'x')],
+      notes: [],
+    };
+    const lines = { columns: [t.columns[1]], maxPt: TEXT_WIDTH_PT * 0.96 };
+    const long = textWidthPt('Run: hotpotqa-react-offline500-a-very-long-model-name-3f9c2a1b7e') * 1.005;
+    expect(estimateWidthPt(t, [t.columns[0]], 'normalsize', 6, {}, lines)).toBeGreaterThan(long);
   });
 
   it('the Runs table: its row header and every run id, whole, on a line under its row', () => {
