@@ -217,7 +217,7 @@ export function runsTable(
   const unknownBilling = runs.some((r) => r.summary.paid_unknown_calls > 0);
   const withoutUsage = runs.some((r) => r.summary.usage_unknown_calls > 0);
   const columns: ReportColumn[] = [
-    { key: 'run', label: 'Run' },
+    { key: 'run', label: 'Run', underRow: true },
     { key: 'split', label: 'Split', identifies: true },
     { key: 'model', label: 'Model', identifies: true },
     { key: 'done', label: 'Done' },

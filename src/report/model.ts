@@ -66,6 +66,11 @@ export interface ReportColumn {
    * parts side by side (LaTeX's stacked tabulars), each part repeats it.
    */
   identifies?: boolean;
+  /**
+   * LaTeX sets it on a line of its own under the row ("Run: <run id>", "Source: ..."), not as a column:
+   * a long identifier kept whole, a long text a paragraph as wide as the table (TexOptions.lineColumns).
+   */
+  underRow?: boolean;
 }
 
 /**

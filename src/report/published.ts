@@ -41,8 +41,8 @@ export function publishedElsewhereTable(
       { key: 'n', label: 'n' },
       { key: 'items', label: 'Items' },
       { key: 'class', label: 'Class' },
-      { key: 'source', label: 'Source' },
-      { key: 'caveat', label: 'Caveat' },
+      { key: 'source', label: 'Source', underRow: true },
+      { key: 'caveat', label: 'Caveat', underRow: true },
     ],
     rows: anchors.map((a) => ({
       label: methodLabel(a.method),

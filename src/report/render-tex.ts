@@ -20,18 +20,18 @@ export function renderTex(c: ReportContent, opts: TexRenderOptions = {}): string
   // A figure's table heads its row labels with the x axis, as the Markdown report does.
   const figureTabs = opts.figureTables ? c.figures.map((f) => expandIntervals({ ...figureTable(f), rowHeader: f.xLabel })) : [];
   const first = c.tables.map(expandIntervals);
-  const runs = expandIntervals(c.runsTable);
-  const rest = [...c.sections.flatMap((s) => s.tables).map(expandIntervals), runs];
-  // The Runs table shows each run's id as the other formats do, on a line of its own under the run's
-  // row; a number published elsewhere has its source and caveat on lines under its row (long texts
-  // with paths and URLs that squeezed into narrow columns broke inside their words).
-  const optsOf = (t: ReportTable): TexOptions =>
-    t === runs ? { lineColumns: ['run'] } : t.id === 'published-elsewhere' ? { lineColumns: ['source', 'caveat'] } : {};
+  const rest = [...c.sections.flatMap((s) => s.tables), c.runsTable].map(expandIntervals);
+  // Columns the table says go under the row (ReportColumn.underRow: the Runs table's run id, a published
+  // number's source and caveat, long texts that broke inside their words in narrow columns).
+  const optsOf = (t: ReportTable): TexOptions => {
+    const lineColumns = t.columns.filter((c) => c.underRow).map((c) => c.key);
+    return lineColumns.length ? { lineColumns } : {};
+  };
   const all = [...first, ...figureTabs, ...rest];
   const body = [
-    ...first.map((t) => texTable(t)),
+    ...first.map((t) => texTable(t, optsOf(t))),
     ...figures,
-    ...figureTabs.map((t) => texTable(t)),
+    ...figureTabs.map((t) => texTable(t, optsOf(t))),
     ...rest.map((t) => texTable(t, optsOf(t))),
   ];
   // (A table in parts is a float per part.)

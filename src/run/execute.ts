@@ -545,7 +545,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         errorCauses: errorCauses(ordered),
         limitLines: limitLinesOf(runId, ordered),
         spent: session.spent,
-        price: priceStatus(modelDesc),
+        price: session.price,
         ...(res.fatal ? { fatal: res.fatal } : {}),
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(res.budget ? { budgetStop: res.budget } : {}),

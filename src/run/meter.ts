@@ -234,7 +234,7 @@ export function settleEarlierSessions(dir: string, sessions: SessionInfo[]): boo
  * What the whole run (or merge) spent: the sum of its sessions' spend, when every session recorded one
  * (runs made by this version); null otherwise (older runs: spend is summed from their episode records).
  */
-export function runSpend(manifest: { sessions?: { spent?: Spend }[]; kind?: string }): Spend | null {
+export function runSpend(manifest: { sessions?: readonly { spent?: Spend }[]; kind?: string }): Spend | null {
   const sessions = manifest.sessions ?? [];
   const kind = manifest.kind ?? 'run';
   // A merge carries its shards' sessions: its spend is theirs. A combination makes no calls.

@@ -9,8 +9,7 @@ import { isContextExceeded } from './limit-outcomes.js';
 import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { isScored, metricScore } from '../util/numbers.js';
 import { spentOf, usageUnknownCalls } from '../runlog/schema.js';
-import type { Spend } from '../runlog/schema.js';
-import { costKnown, runSpend, type PriceStatus } from './meter.js';
+import { costKnown, runSpend, type PricedRun } from './meter.js';
 import { dollars } from '../util/money.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
@@ -33,7 +32,7 @@ export function summarize(
   records: Map<number, EpisodeRecord>,
   planned: number[],
   metricKeys: readonly string[],
-  run: { sessions?: { spent?: Spend; price?: PriceStatus }[]; kind?: string; modelDescription?: Record<string, unknown> } = {},
+  run: PricedRun & { kind?: string } = {},
 ): RunSummary {
   const spent = run.sessions ? runSpend({ kind: run.kind, sessions: run.sessions }) : null;
   const recs = orderedRecords(records, planned);
@@ -129,9 +128,7 @@ export function summarizeRun(
     indices: number[];
     metrics?: { key: string }[];
     kind?: string;
-    sessions?: { spent?: Spend; price?: PriceStatus }[];
-    modelDescription?: Record<string, unknown>;
-  },
+  } & PricedRun,
   records: Map<number, EpisodeRecord>,
 ): RunSummary {
   const { runId, task, method, split, model, shard } = manifest;

@@ -282,9 +282,11 @@ export function replaceFileAtomic(file: string, content: Uint8Array | string | I
  * Where an output file the user named (--out FILE) is written, its symbolic links followed:
  * - `replace`: a regular file, a new path, or a symbolic link's target (also a dangling link's: the
  *   path it names): replaced atomically (replaceFileAtomic), so the link stays a link;
- * - `stream`: a character device or a named pipe (/dev/null, /dev/stdout, a FIFO): written straight,
- *   no temp file and no rename ("whole or absent" cannot apply to a device, and a rename would put a
- *   regular file in its place).
+ * - `stream`: a character device or a named pipe (/dev/null, a FIFO): written straight, no temp file
+ *   and no rename ("whole or absent" cannot apply to a device, and a rename would put a regular file
+ *   in its place);
+ * - `fd`: one of this process's own descriptors (/dev/stdout, /dev/fd/N: ownDescriptor), written
+ *   through it, never closed.
  */
 export type OutputTarget = { kind: 'replace'; path: string } | { kind: 'stream'; path: string } | { kind: 'fd'; fd: number; path: string };
 
