@@ -39,6 +39,19 @@ function exemplarRun(dir: string, method: 'react' | 'cot', k: number, pattern: s
   writeRun(dir, { runId: `${method}-k${k}`, method, indices: idx, records: qaRecords(idx, pattern), settings, environment });
 }
 
+/** A ReAct run on the snapshot with 3 exemplars, beside exemplarRun's 3-exemplar run on --wiki live. */
+function snapshotReactRun(dir: string) {
+  const settings = { ...WIKI, maxSteps: 'code', exemplars: 3 };
+  writeRun(dir, {
+    runId: 'react-snapshot',
+    method: 'react',
+    indices: idx,
+    records: qaRecords(idx, 'rrrwww'),
+    settings,
+    environment: SNAPSHOT,
+  });
+}
+
 describe('ablation notes', () => {
   it("CoT's note leaves out the Wikipedia flags it never read; ReAct's keeps them", () => {
     const dir = root();
@@ -239,14 +252,7 @@ describe('ablation families', () => {
   it('the environment flags still make a ReAct family', () => {
     const dir = root();
     exemplarRun(dir, 'react', 3, 'rwwwww', { wiki: 'live' });
-    writeRun(dir, {
-      runId: 'react-snapshot',
-      method: 'react',
-      indices: idx,
-      records: qaRecords(idx, 'rrrwww'),
-      settings: { ...WIKI, maxSteps: 'code', exemplars: 3 },
-      environment: SNAPSHOT,
-    });
+    snapshotReactRun(dir);
     const fams = ablationFamilies(loadRuns([dir], quiet));
     expect(fams.map((f) => [f.axis, f.method, f.values])).toEqual([['wiki', 'react', ['live', 'snapshot']]]);
   });
@@ -290,14 +296,7 @@ describe('variant labels', () => {
 
     const react = root();
     exemplarRun(react, 'react', 3, 'rwwwww', { wiki: 'live' });
-    writeRun(react, {
-      runId: 'react-snapshot',
-      method: 'react',
-      indices: idx,
-      records: qaRecords(idx, 'rrrwww'),
-      settings: { ...WIKI, maxSteps: 'code', exemplars: 3 },
-      environment: SNAPSHOT,
-    });
+    snapshotReactRun(react);
     expect(variants(react)).toEqual(
       new Map([
         ['react-k3', 'wiki live'],
