@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
-import { isProcessAlive, removeStaleTempFiles, tempPathFor, forgetTempPath, writeAll } from '../util/durable.js';
+import { isProcessAlive, removeStaleTempFiles, tempPathFor, forgetTempPath, toDiskError, writeAll, type Retry } from '../util/durable.js';
 
 export const LOCK_FILE = '.lock';
 
@@ -135,16 +135,17 @@ function removeStale(file: string, ino: number): void {
 }
 
 /** Writes a temp file holding `content` in `dir` (fsync'ed) and returns its path. */
-function writeTemp(lockPath: string, content: string): string {
+function writeTemp(lockPath: string, content: string, retry: Retry): string {
   const tmp = tempPathFor(lockPath);
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
-    writeAll(fd, content, { path: tmp });
+    writeAll(fd, content);
     fs.fsyncSync(fd);
   } catch (e) {
     fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
-    throw e;
+    // the lock's own path, not the temp's: the one the user can see
+    throw toDiskError(e, lockPath, 'writing the run lock', retry);
   }
   fs.closeSync(fd);
   return tmp;
@@ -182,9 +183,11 @@ function tryCreate(lockPath: string, tmp: string, content: string): boolean {
 
 /**
  * Takes the run lock of `dir` (which must exist). Throws a UserError naming the folder and the holder
- * when another live process (or this one) holds it.
+ * when another live process (or this one) holds it; a DiskError when the lock cannot be written, whose
+ * advice is `retry` (a run resumes; `merge` writes its folder again).
  */
-export function acquireRunLock(dir: string, name = LOCK_FILE): RunLock {
+export function acquireRunLock(dir: string, retry: Retry = 'resume'): RunLock {
+  const name = LOCK_FILE;
   const lockPath = path.join(dir, name);
   const here = { host: os.hostname(), boot: bootId() };
   const me: LockHolder = {
@@ -199,7 +202,7 @@ export function acquireRunLock(dir: string, name = LOCK_FILE): RunLock {
   removeStaleTempFiles(dir, `${name}.tmp-`); // left by acquirers killed mid-way
   let tmp: string;
   try {
-    tmp = writeTemp(lockPath, content);
+    tmp = writeTemp(lockPath, content, retry);
   } catch (e) {
     const code = errorCode(e);
     if (e instanceof UserError) throw e;

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import {
+  holdsUnfinishedRunFiles,
   isRunFolder,
   makeRunFolder,
   manifestText,
@@ -18,6 +19,7 @@ import {
   writeManifest,
   writeRecording,
   writeSummary,
+  withdrawManifest,
   MANIFEST_FILE,
 } from '../runlog/store.js';
 import { firstDifference } from './manifest.js';
@@ -27,7 +29,7 @@ import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { limitCounts, manifestLimits } from './limit-outcomes.js';
 import { settleEarlierSessions } from './meter.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
-import { acquireRunLock, LOCK_FILE } from './lock.js';
+import { acquireRunLock } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
 import { isScored } from '../util/numbers.js';
 import type { RunManifest, RunSummary, EpisodeRecord, SessionInfo } from '../runlog/schema.js';
@@ -79,9 +81,9 @@ function sessionKey(s: SessionInfo): string {
  */
 function checkMergeTarget(dir: string, label: string, runId: string, shardSessions: readonly SessionInfo[]): boolean {
   if (!isRunFolder(dir)) {
-    // The run lock (ours, or a killed merge's) is not content.
-    if (fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f !== LOCK_FILE))
-      throw new UserError(`merge: ${label} is not empty; choose an empty folder`);
+    // The run lock and the files of a merge that stopped before its manifest (a full disk, a kill) are
+    // not content: the same merge writes them again.
+    if (fs.existsSync(dir) && !holdsUnfinishedRunFiles(dir)) throw new UserError(`merge: ${label} is not empty; choose an empty folder`);
     return false;
   }
   const m = readManifest(dir);
@@ -149,8 +151,8 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
   // Checked before anything is written, then again under the run lock: a resume of the merged run
   // holds that lock from before it adds its session until it ends.
   checkMergeTarget(outDir, `--out ${out}`, runId, sessions);
-  makeRunFolder(outDir, 'creating the merged run folder');
-  const lock = acquireRunLock(outDir);
+  makeRunFolder(outDir, 'creating the merged run folder', 'rebuild');
+  const lock = acquireRunLock(outDir, 'rebuild');
   try {
     const remerged = checkMergeTarget(outDir, `--out ${out}`, runId, sessions);
     return { ...writeMerged(outDir, runId, runs, records, from, sessions, overlapping), remerged };
@@ -172,12 +174,15 @@ function writeMerged(
   const ref = withoutShard(first.manifest);
   const { selection, identity } = ref;
   const ordered = orderedRecords(records, selection);
-  // Each file is replaced atomically (temp + fsync + rename): a full disk leaves no torn file.
+  // Whole or absent: each file is replaced atomically (temp + fsync + rename), and the manifest goes
+  // first and comes back last, so a merge stopped between files (a full disk) leaves a folder that
+  // reads as no run, never an earlier merge's manifest over these episodes; the same command writes
+  // it again ('rebuild' in the disk advice).
+  withdrawManifest(outDir);
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
-  writeEpisodes(outDir, lines, 'the merged episodes');
+  writeEpisodes(outDir, lines, 'the merged episodes', 'rebuild');
   // The kept episodes' recorded attempts travel with the merged run, so `bundle` can pack it (merge-dedupe.ts).
-  const recording = mergedRecording(runs, selection, from);
-  if (recording !== null) writeRecording(outDir, recording);
+  writeRecording(outDir, mergedRecording(runs, selection, from), 'rebuild');
   // The bill of every shard session (a killed one settled from its recording) stays the merged run's
   // spend, also for records the de-duplication dropped (src/run/meter.ts).
   for (const r of runs) settleEarlierSessions(r.dir, r.manifest.sessions);
@@ -203,9 +208,9 @@ function writeMerged(
         }
       : {}),
   };
-  writeManifest(outDir, manifestText(manifest));
   const summary = summarizeRun(manifest, records);
-  writeSummary(outDir, summaryCsv([summary]));
+  writeSummary(outDir, summaryCsv([summary]), 'rebuild');
+  writeManifest(outDir, manifestText(manifest), 'rebuild');
   const errorRecords = ordered.filter((r) => !isScored(r));
   return { runId, dir: outDir, summary, overlapping, errorRecords };
 }

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
-import { removeStaleTempFiles, replaceFileAtomic, toDiskError, truncateTornTail } from '../util/durable.js';
+import { removeStaleTempFiles, replaceFileAtomic, toDiskError, truncateTornTail, isTempFileName, type Retry } from '../util/durable.js';
 import { GroupCommitLog } from '../util/group-commit.js';
 import { forEachLine } from './episode-lines.js';
 import { slimRecord } from './slim-record.js';
@@ -27,9 +27,13 @@ export const EPISODES_FILE = 'episodes.jsonl';
 export const SUMMARY_FILE = 'summary.csv';
 export const RECORDING_FILE = 'recording.jsonl';
 
-/** Writes a file so that readers see either the old or the new content, never half of it. */
-export function writeFileAtomic(file: string, content: string, what = 'the file'): void {
-  replaceFileAtomic(file, content, { what });
+/**
+ * Writes a file so that readers see either the old or the new content, never half of it. `retry`: what
+ * running the command again does after a failed write, for its disk advice (default: a run's file, it
+ * resumes; a folder `merge` derives from its shards, 'rebuild').
+ */
+export function writeFileAtomic(file: string, content: string, what = 'the file', retry?: Retry): void {
+  replaceFileAtomic(file, content, { what, retry });
 }
 
 export function readJsonFile(file: string): unknown {
@@ -47,11 +51,11 @@ export function readJsonFile(file: string): unknown {
 }
 
 /** Creates a run folder a derived run (a combination, a merge) is written into; `doing` names it in a disk error. */
-export function makeRunFolder(dir: string, doing = 'creating the run folder'): void {
+export function makeRunFolder(dir: string, doing = 'creating the run folder', retry?: Retry): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
   } catch (e) {
-    throw toDiskError(e, dir, doing);
+    throw toDiskError(e, dir, doing, retry);
   }
 }
 
@@ -77,18 +81,42 @@ export function manifestText(manifest: object): string {
 }
 
 /** Replaces a run folder's manifest.json (text from manifestText, checked for secrets by the caller). */
-export function writeManifest(dir: string, text: string): void {
-  writeFileAtomic(path.join(dir, MANIFEST_FILE), text, 'the manifest');
+export function writeManifest(dir: string, text: string, retry?: Retry): void {
+  writeFileAtomic(path.join(dir, MANIFEST_FILE), text, 'the manifest', retry);
+}
+
+/**
+ * Removes a run folder's manifest.json before a command writes the whole folder again (`merge` over its
+ * earlier merge): until the new manifest is written last, the folder reads as no run, never as the old
+ * manifest over new episodes.
+ */
+export function withdrawManifest(dir: string): void {
+  const file = path.join(dir, MANIFEST_FILE);
+  try {
+    fs.rmSync(file, { force: true });
+  } catch (e) {
+    throw toDiskError(e, file, 'removing the earlier manifest', 'rebuild');
+  }
+}
+
+/**
+ * Whether `dir` holds nothing but what writing a derived run folder leaves before its manifest (a
+ * `merge` stopped by a full disk or a kill): its files, the run lock, temp files. Such a folder is no
+ * run (isRunFolder) and the same command may write it again.
+ */
+export function holdsUnfinishedRunFiles(dir: string): boolean {
+  const own = new Set([EPISODES_FILE, RECORDING_FILE, SUMMARY_FILE, LOCK_FILE]);
+  return fs.readdirSync(dir).every((f) => own.has(f) || isTempFileName(f));
 }
 
 /** Replaces a run folder's summary.csv. */
-export function writeSummary(dir: string, csv: string): void {
-  writeFileAtomic(path.join(dir, SUMMARY_FILE), csv, 'the summary');
+export function writeSummary(dir: string, csv: string, retry?: Retry): void {
+  writeFileAtomic(path.join(dir, SUMMARY_FILE), csv, 'the summary', retry);
 }
 
 /** Writes a derived run's episodes.jsonl whole (a combination, a merge); `what` names it in a disk error. */
-export function writeEpisodes(dir: string, lines: string, what: string): void {
-  writeFileAtomic(path.join(dir, EPISODES_FILE), lines, what);
+export function writeEpisodes(dir: string, lines: string, what: string, retry?: Retry): void {
+  writeFileAtomic(path.join(dir, EPISODES_FILE), lines, what, retry);
 }
 
 /** A run folder's episodes.jsonl as written (every line, replaced ones included). */
@@ -147,16 +175,25 @@ export function readRecording(dir: string): ParsedRecording {
   return parseRecording(text, recordingFile(dir));
 }
 
-/** Replaces a derived run's recording.jsonl (a merge: the kept episodes' attempts). */
-export function writeRecording(dir: string, text: string): void {
-  writeFileAtomic(recordingFile(dir), text, 'the merged recording');
+/**
+ * Replaces a derived run's recording.jsonl (a merge: the kept episodes' attempts), or removes an earlier
+ * one when the run has none (`text` null), so no recording of other episodes stays beside it.
+ */
+export function writeRecording(dir: string, text: string | null, retry?: Retry): void {
+  const file = recordingFile(dir);
+  if (text !== null) return writeFileAtomic(file, text, 'the merged recording', retry);
+  try {
+    fs.rmSync(file, { force: true });
+  } catch (e) {
+    throw toDiskError(e, file, 'removing the earlier recording', retry);
+  }
 }
 
 /** The files of a run folder as a bundle packs them, by name: not the lock, not a killed writer's temp file. */
 export function runFolderFiles(dir: string): { name: string; data: Buffer }[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isFile() && d.name !== LOCK_FILE && !/\.tmp-\d+-/.test(d.name))
+    .filter((d) => d.isFile() && d.name !== LOCK_FILE && !isTempFileName(d.name))
     .map((d) => d.name)
     .sort()
     .map((name) => ({ name, data: fs.readFileSync(path.join(dir, name)) }));

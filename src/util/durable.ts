@@ -29,15 +29,18 @@ export const DISK_EXIT_CODE = 74;
  * - `rewrite`: an output file the user named (`report --out`, `export --out`, `bundle --out`, the label
  *   sheet), replaced atomically: the failed attempt left it untouched and the same command writes it
  *   whole; nothing resumes;
+ * - `rebuild`: a run folder a command derives whole from other runs (`merge`): the failed attempt left
+ *   no manifest in it (so nothing reads it as a run), and the same command writes every file again;
  * - `none`: a device, a named pipe or the shell's descriptor (/dev/full, /dev/stdout, a FIFO), written
  *   straight: part of the output reached it and no command takes it up again.
  * writeOutputFile picks `rewrite` or `none` by what it writes to; everything else is a run's.
  */
-export type Retry = 'resume' | 'rewrite' | 'none';
+export type Retry = 'resume' | 'rewrite' | 'rebuild' | 'none';
 
 const AGAIN: Record<Exclude<Retry, 'none'>, string> = {
   resume: 'then run the same command again (it resumes)',
   rewrite: 'then run the same command again (it writes the file whole; this attempt left it untouched)',
+  rebuild: 'then run the same command again (it writes the whole folder again from its inputs)',
 };
 
 const STRAIGHT = 'the output is incomplete (written straight to a device, a pipe or a shell redirect, which no command resumes)';
@@ -497,6 +500,11 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 const TEMP_NAME = /\.tmp-(\d+)-[0-9a-z]{1,16}(?:-[a-z]+)*$/;
+
+/** Whether a file name is a writer's temp file (tempPathFor's shape, SQLite's suffixes included). */
+export function isTempFileName(name: string): boolean {
+  return TEMP_NAME.test(name);
+}
 
 /**
  * Removes the temp files in `dir` left by writers that are gone: names `<prefix>...tmp-<pid>-<token>`
