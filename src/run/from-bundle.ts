@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Benchmark, Item } from '../benchmarks/types.js';
-import { getBenchmark as registryBenchmark } from '../benchmarks/registry.js';
+import { benchmarkOptions, getBenchmark as registryBenchmark } from '../benchmarks/registry.js';
 import { FatalRunError, UserError, errorMessage } from '../errors.js';
 import { cacheKey } from '../llm/cache.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
@@ -351,8 +351,7 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
       secrets: () => [],
     };
     // The repo files the run read (prompts, data): a changed one makes the re-run diverge; say which first.
-    const realBench = getBench(stored.task);
-    const { inputs } = inputShas(realBench.inputFiles(stored.method, settings));
+    const { inputs } = inputShas(bundledRunInputFiles(getBench(stored.task), stored.method, settings));
     for (const [file, sha] of Object.entries(inputs)) {
       const was = stored.inputs?.[file];
       if (sha && was && sha !== was)
@@ -387,4 +386,13 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
     out.push({ runId: res.runId, dir: res.dir, status: res.status, summary: res.summary, compared: stored.indices.length, spent });
   }
   return out;
+}
+
+/**
+ * The repo files (prompts, data) a bundled run read, as its own run listed them for its manifest
+ * (execute.ts): the benchmark's list for the method and the run's options parsed from its settings, as
+ * every hook of a benchmark takes them (a raw setting is not an option: QA's split and Wikipedia).
+ */
+export function bundledRunInputFiles(bench: Benchmark, method: string, settings: Settings): string[] {
+  return bench.inputFiles(method, benchmarkOptions(bench, settings));
 }
