@@ -270,7 +270,7 @@ export interface PairedValues {
   droppedB: number;
 }
 
-/** The items scored in both sets (the intersection the issue asks tables to compare on, and to say so). */
+/** The items scored in both sets (the intersection tables compare on, and say so: README "Reports"). */
 export function pairByItem(a: readonly PairableRecord[], b: readonly PairableRecord[], metric: string): PairedValues {
   const ok = (r: PairableRecord) => !r.error && typeof r.metrics[metric] === 'number' && Number.isFinite(r.metrics[metric]);
   const bByIdx = new Map<number, number>();

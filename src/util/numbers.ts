@@ -1,6 +1,6 @@
 // Scores as every view shows them (progress line, summary, md, csv, tex, html): computed once from a
-// sum and a count, and rounded once, to one decimal, half away from zero on the exact value (issue
-// 10: 15/19 showed 78.9 in the progress line and 79.0 in the report because it was rounded twice).
+// sum and a count, and rounded once, to one decimal, half away from zero on the exact value (rounded
+// twice, 15/19 once showed 78.9 in the progress line and 79.0 in the report).
 // Nothing here returns NaN: an empty set of episodes has no score (null, shown as "—").
 
 /** Shown wherever a score does not exist (no scored episodes). */

@@ -1,4 +1,4 @@
-// Issue 11: bad inputs to `run` are one line on stderr, a non-zero exit, no stack trace, and nothing
+// Bad input (README "Hostile input"): bad inputs to `run` are one line on stderr, a non-zero exit, no stack trace, and nothing
 // half-written (no results folder, no run folder, no model request).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

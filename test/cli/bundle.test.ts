@@ -1,4 +1,4 @@
-// End-to-end (issue 10, "Publishable runs"): a ReAct run on live Wikipedia (the test wiki site) and
+// End-to-end (README "Publishable runs and exports"): a ReAct run on live Wikipedia (the test wiki site) and
 // the test OpenAI server is bundled; with both servers stopped, `run --from-bundle` re-runs it into
 // another results folder and its episodes are identical to the bundled ones (latency_ms aside).
 // A tampered recording is a one-line divergence naming the episode and the step; an altered bundle

@@ -1,4 +1,4 @@
-// Issue 11 acceptance: a full disk (a small tmpfs, which root can mount; skipped with the reason
+// A full disk (README "Reliability") (a small tmpfs, which root can mount; skipped with the reason
 // otherwise). A run whose disk fills up stops with a one-line error naming the path (exit 74), never
 // leaves an unreadable run (manifest whole, every episode line whole, no temp files), and resuming
 // after space is freed finishes identical to an uninterrupted run. A full cache disk only costs the

@@ -1,4 +1,4 @@
-// Issue 11 through the real CLI: outcomes that tell the truth. A dead model endpoint stops the run
+// Reliability through the real CLI: outcomes that tell the truth. A dead model endpoint stops the run
 // within seconds (circuit breaker) naming the endpoint; a model that dies mid-run too; a run that
 // ends with error episodes exits 3 and prints their causes and the exact command that retries them,
 // and that command (settings from the manifest, key from the environment) finishes the run; --max-cost

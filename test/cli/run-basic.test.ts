@@ -213,7 +213,7 @@ describe('run (single-completion methods)', () => {
         results,
       ];
       const r1 = await runCli([...base, '--base-url', down.baseURL, '--max-retries', '0'], { cwd: tmp, env });
-      expect(r1.code).toBe(3); // finished with error episodes (issue 11: never exit 0 with errors)
+      expect(r1.code).toBe(3); // finished with error episodes (never exit 0 with errors)
       const [dir] = runDirs(results);
       const eps1 = readLines(path.join(results, dir, 'episodes.jsonl'));
       expect(eps1).toHaveLength(3);

@@ -1,4 +1,4 @@
-// Issue 11, secrets: a key never reaches a file the run writes (manifest, episodes, summary, lock,
+// Secrets (README "Reliability"): a key never reaches a file the run writes (manifest, episodes, summary, lock,
 // completion cache), stdout/stderr, or a report -- whether it sits in the environment (--api-key-env),
 // in --wiki-url's userinfo (sent as Basic auth, recorded as ***@), or in --base-url's userinfo (refused
 // at once with a one-line error saying to use the environment variable).

@@ -1,4 +1,4 @@
-// Issue 11 acceptance: live-Wikipedia faults at 25% (5xx, 429 with Retry-After, garbage 200, empty
+// Live-Wikipedia faults (README "Reliability") at 25% (5xx, 429 with Retry-After, garbage 200, empty
 // 200, dropped connections, bodies cut mid-way), injected by test/servers/fault-proxy.ts in front of
 // test/servers/wiki-server.ts, through `react-repro run --wiki live`: every scored episode is identical
 // to the fault-free run's, and the progress line counts the retries as they happen.
@@ -80,7 +80,7 @@ describe('live Wikipedia behind a 25% fault proxy', () => {
     const faulty = await run(proxy.url, path.join(tmp, 'faulty'));
     expect(faulty.code).toBe(0);
     const injected = Object.values(proxy.injected).reduce((a, b) => a + b, 0);
-    // Seed 12 draws each of the issue's kinds within the first 42 requests (this run sends 48 or more);
+    // Seed 12 draws each of these kinds within the first 42 requests (this run sends 48 or more);
     // a 'cut' drawn for a bodiless 302 is forwarded whole, so cuts are not required.
     for (const k of ['5xx', '429', 'garbage', 'empty', 'drop'] as const) expect(proxy.injected[k]).toBeGreaterThan(0);
     const [a] = runDirs(path.join(tmp, 'clean'));

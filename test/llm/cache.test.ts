@@ -341,7 +341,7 @@ describe('unusable cache file', () => {
   });
 });
 
-describe('usage of cache hits (issue 10: a replayed run is not "0 tokens")', () => {
+describe('usage of cache hits (a replayed run is not "0 tokens")', () => {
   type Accounted = { total?: { usage: { promptTokens: number; completionTokens: number; totalTokens: number }; costUsd: number } };
 
   it('a hit spends nothing but reports what the call used when it was made, at the run prices; replay too', async () => {

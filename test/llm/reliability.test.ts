@@ -1,4 +1,4 @@
-// Issue 11 in the model layer: a key inside --base-url is refused with a one-line error that does not
+// Reliability (README "Reliability") in the model layer: a key inside --base-url is refused with a one-line error that does not
 // echo it, a port fetch never connects to is named at once, and a cache that cannot be written (a full
 // disk) warns once while the run goes on uncached -- a paid completion is never lost to it.
 import path from 'node:path';

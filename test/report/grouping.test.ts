@@ -1,4 +1,4 @@
-// The grouping rules on crafted run folders (issue 10): a cell holds one comparable set of episodes
+// The grouping rules on crafted run folders (README "Reports"): a cell holds one comparable set of episodes
 // (benchmark, split, item set, model); a merge supersedes its shards; reruns of one run id count once;
 // methods are compared on the items scored in all of them (and the tables say so, with split and n).
 import fs from 'node:fs';

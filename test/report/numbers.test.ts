@@ -38,7 +38,7 @@ describe('percent', () => {
   });
 
   it('gets right what rounding twice got wrong', () => {
-    // The old summary: Math.round(x · 10000) / 100, then toFixed(1) in the report (issue 10: 15/19 → 79.0).
+    // The old summary: Math.round(x · 10000) / 100, then toFixed(1) in the report (15/19 → 79.0).
     const twice = (s: number, n: number) => (Math.round((s / n) * 10000) / 100).toFixed(1);
     expect(twice(15, 19)).toBe('79.0');
     const found = fixture.rounding_counts.filter((c) => twice(c.sum, c.n) !== c.expected);

@@ -1,4 +1,4 @@
-// The run lock (src/run/lock.ts, issue 11): exactly one of two processes racing for a fresh (or a
+// The run lock (src/run/lock.ts): exactly one of two processes racing for a fresh (or a
 // stale) lock wins, 100 times out of 100; a lock left by a kill -9'd process is taken over; a lock
 // whose PID is alive but belongs to another process (start time differs, as PID 1 of a restarted
 // container) is stale; a lock from another host or a live process is not; and, where root can use

@@ -1,4 +1,4 @@
-// Issue 11 in the runner, with doubles: the circuit breaker, the --max-cost budget, disk errors,
+// Reliability (README "Reliability") in the runner, with doubles: the circuit breaker, the --max-cost budget, disk errors,
 // errors per cause, the resume note, the results-folder checks and the progress line.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// A fault-injecting HTTP proxy for reliability tests (issue 11), on 127.0.0.1 only: it forwards each
+// A fault-injecting HTTP proxy for reliability tests, on 127.0.0.1 only: it forwards each
 // request to an upstream test server (e.g. test/servers/wiki-server.ts) unchanged, except that, at a
 // configurable rate drawn from a seeded RNG, it answers itself with one of the faults a real site or
 // CDN produces: a 5xx, a 429 with Retry-After, a garbage 200 (an error page with <p> text, or random

@@ -1,4 +1,4 @@
-// Durable writes (src/util/durable.ts, issue 11): short writes are completed, a failed append leaves
+// Durable writes (src/util/durable.ts, README "Reliability"): short writes are completed, a failed append leaves
 // the file as it was, an atomic replace leaves the old or the new content and no temp file, disk
 // errors are one-line DiskErrors naming the path; and, where root can mount one, the same on a real
 // 64 KiB tmpfs filled to the last byte.

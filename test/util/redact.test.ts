@@ -1,4 +1,4 @@
-// Secrets in URLs (src/util/redact.ts, issue 11): the userinfo of a URL is replaced by "***" and the
+// Secrets in URLs (src/util/redact.ts, README "Reliability"): the userinfo of a URL is replaced by "***" and the
 // rest kept byte for byte; a key given inside --base-url (http://user:KEY@127.0.0.1:port/v1) or
 // --wiki-url never shows in describe() output (what the manifest records) or in error messages.
 import { inspect } from 'node:util';
@@ -49,7 +49,7 @@ describe('a key inside --base-url', () => {
   const withKey = () => server.baseURL.replace('http://', `http://user:${KEY}@`);
 
   it('is refused in one line that names the key variable and never shows the key', () => {
-    // Node's fetch cannot send credentials in a URL: the key belongs in the environment (issue 11).
+    // Node's fetch cannot send credentials in a URL: the key belongs in the environment (README "Reliability").
     let msg = '';
     try {
       resolveModelConfig({ model: 'test-model', baseUrl: [withKey()], cache: 'off' }, {});

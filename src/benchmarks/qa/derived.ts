@@ -10,6 +10,8 @@ import { parseMajorityRule, parseMaxSteps, resolveMaxSteps } from './methods/opt
 import type { CombinationName, Task, TaskName } from './types.js';
 import { qaRecordFields } from './record-fields.js';
 
+// Part of a combination's identity (its run id): worded as first released, "issue 8" being
+// ysymyth/ReAct's (docs/protocol.md §5).
 const MEANING = {
   paper: 'use ReAct when the CoT-SC majority has fewer than n/2 votes',
   author: 'use CoT-SC only when its majority has more than n/2 votes (issue 8)',

@@ -1,4 +1,4 @@
-// FEVER on the offline Wikipedia (issue 11): the `offline` split (claims whose evidence pages are all
+// FEVER on the offline Wikipedia: the `offline` split (claims whose evidence pages are all
 // in the shipped 2017 HotpotQA pages) and the notice a FEVER run on the snapshot prints otherwise.
 import { describe, expect, it } from 'vitest';
 import '../../../src/benchmarks/builtin.js';

@@ -1,4 +1,4 @@
-// Live and API Wikipedia behind a fault-injecting proxy (issue 11 acceptance): with 25% of the
+// Live and API Wikipedia behind a fault-injecting proxy (README "Reliability"): with 25% of the
 // requests answered by a 5xx, a 429 with Retry-After, a garbage or empty 200, a dropped connection or
 // a body cut in the middle, every observation of a fixed action script is identical to the fault-free
 // run; with every request faulty, each kind of fault ends in an InfraError, never an observation.

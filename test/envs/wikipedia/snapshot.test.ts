@@ -187,7 +187,7 @@ describe('the two-thread build (worker shard merged into the database)', () => {
   });
 });
 
-describe('temp files of killed builds (issue 11)', () => {
+describe('temp files of killed builds', () => {
   it('a build killed with -9 leaves <out>.tmp-<pid>-*; the next build removes them (and keeps a live one\'s)', async () => {
     const dir = mkdtempSync(path.join(tmp, 'killed-'));
     const out = path.join(dir, 'k.sqlite');

@@ -146,7 +146,7 @@ export const combinationCliOptions = {
     choices: ['paper', 'author'],
     default: 'paper',
     describe:
-      'CoT-SC→ReAct: paper = use ReAct when the majority has fewer than n/2 votes; author (issue 8) = use CoT-SC only when it has more than n/2 votes',
+      'CoT-SC→ReAct: paper = use ReAct when the majority has fewer than n/2 votes; author (ysymyth/ReAct issue 8) = use CoT-SC only when it has more than n/2 votes',
   },
 } satisfies OptionTable;
 
