@@ -16,6 +16,12 @@ export interface OptionSpec {
    * experiment file, a manifest's settings or a bundle.
    */
   session?: true;
+  /**
+   * Says where or how the run reached its servers and guarded against them (an address, a key,
+   * retries, timeouts, rates, limits on an answer, the completion cache, prices, the folder it wrote
+   * to), not what it computed: a report does not tell runs apart by it (src/report/grouping.ts).
+   */
+  operational?: true;
 }
 
 export type OptionTable = Record<string, OptionSpec>;

@@ -21,7 +21,9 @@ import { isJsonValue, JsonFields, type JsonValue } from '../util/json-fields.js'
 import type { RunManifest, EpisodeRecord } from '../runlog/schema.js';
 import { sharedArray } from './slim-record.js';
 import { getBenchmark, hasBenchmark } from '../benchmarks/registry.js';
-import { camelCase } from '../run/options.js';
+import { camelCase, runOptions } from '../run/options.js';
+import { llmCliOptions } from '../llm/config.js';
+import { responseLimitOptions } from '../run/response-limits.js';
 
 export interface Selection {
   runs: RunView[];
@@ -191,9 +193,43 @@ export function restrictRun(run: RunView, indices: readonly number[]): RunView {
 
 // ---- settings: what sets runs of one method apart ----
 
-/** Settings that say where or how fast a run ran, not what it computed, or that the cohort already fixes. */
-const NOT_A_SETTING =
-  /^(task|split|method|indices|limit|shard|model|llm|concurrency|resultsDir|resume|retryErrors|fromRuns|maxCost|dryRun|fromBundle)$|cache|rpm$|tpm$|retr|timeout|price|balanc|endpoint|url$|apiKey|path$|inFlight|threads/i;
+/** Settings the cohort already fixes (task, split, method, items, model) or that steered one invocation. */
+const NOT_COMPARED = new Set([
+  'task',
+  'split',
+  'method',
+  'indices',
+  'limit',
+  'shard',
+  'model',
+  'llm',
+  'fromRuns',
+  'maxCost',
+  'dryRun',
+  'fromBundle',
+]);
+
+/** A setting no current flag declares (a run of an older version) is judged by its name, as it was then. */
+const OPERATIONAL_BY_NAME = /cache|rpm$|tpm$|retr|timeout|price|balanc|endpoint|url$|apiKey|path$|inFlight|threads/i;
+
+/**
+ * The flags of a run of `task` by camelCase name, each with whether it says what the run computed: not
+ * when the flag is declared operational (OptionSpec.operational: where or how it reached its servers)
+ * or steers one invocation (session). The run's, the model's, the response limits' and the benchmark's.
+ */
+function flagRoles(task: string): Map<string, boolean> {
+  const tables = [runOptions, llmCliOptions, responseLimitOptions, hasBenchmark(task) ? getBenchmark(task).options : {}];
+  const out = new Map<string, boolean>();
+  for (const table of tables)
+    for (const [flag, spec] of Object.entries(table)) out.set(camelCase(flag), !spec.operational && !spec.session);
+  return out;
+}
+
+/** Whether a recorded setting can make a run's results differ from another run's (before the method's own rule). */
+function isComparedSetting(key: string, roles: ReadonlyMap<string, boolean>): boolean {
+  if (NOT_COMPARED.has(key)) return false;
+  return roles.get(key) ?? !OPERATIONAL_BY_NAME.test(key);
+}
 
 /** A run's settings by name, each as manifest.json stores it (a JSON value). */
 export type SettingValues = Record<string, JsonValue>;
@@ -251,8 +287,9 @@ export function effectiveSettings(run: RunView): SettingValues {
   const steppedEnv = m.environment && !fromGivenRuns;
   const unread = unreadMethodSettings(m.task, m.method, steppedEnv ? environment : new Set(), fromGivenRuns);
   if (!steppedEnv) for (const k of environment) unread.add(k);
+  const roles = flagRoles(m.task);
   for (const [k, v] of Object.entries(m.settings ?? {}))
-    if (!NOT_A_SETTING.test(k) && !unread.has(camelCase(k)) && isJsonValue(v)) out[k] = v;
+    if (isComparedSetting(k, roles) && !unread.has(camelCase(k)) && isJsonValue(v)) out[k] = v;
   return out;
 }
 

@@ -12,6 +12,7 @@ export const runOptions: OptionTable = {
   indices: { type: 'string', describe: 'Run exactly these item indices (comma list, e.g. 12,40,77) instead of a split' },
   limit: { type: 'number', describe: 'Run only the first N items of the split' },
   'env-url': {
+    operational: true,
     type: 'string',
     describe:
       "The benchmark's environment server (an env server or web site; for Wikipedia benchmarks a Wikipedia site, as --wiki live --wiki-url URL); several, comma-separated, make a pool with failover (docs/cluster.md)",
@@ -21,8 +22,8 @@ export const runOptions: OptionTable = {
     describe:
       'Run shard K of N (K/N): split positions p with p % N == K-1; auto: the Slurm array task (SLURM_ARRAY_TASK_ID/MIN/COUNT); auto/N: a Kubernetes Indexed Job of N completions (JOB_COMPLETION_INDEX) (docs/cluster.md)',
   },
-  concurrency: { type: 'number', default: 8, describe: 'Episodes run at once' },
-  'results-dir': { type: 'string', describe: 'Folder for run folders (default ./results)' },
+  concurrency: { operational: true, type: 'number', default: 8, describe: 'Episodes run at once' },
+  'results-dir': { operational: true, type: 'string', describe: 'Folder for run folders (default ./results)' },
   resume: { type: 'string', session: true, describe: 'Resume this run id (its manifest supplies the settings you do not give)' },
   'retry-errors': { type: 'boolean', session: true, describe: 'Re-run only the episodes recorded with an infrastructure error' },
   'context-overflow': {

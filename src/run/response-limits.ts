@@ -8,10 +8,12 @@ import { JsonFields } from '../util/json-fields.js';
 
 export const responseLimitOptions: OptionTable = {
   'env-deadline': {
+    operational: true,
     type: 'number',
     describe: `Total seconds one environment answer may take, however the server trickles it (the per-benchmark timeouts measure silence) [default: ${DEFAULT_RESPONSE_LIMITS.deadlineMs / 1000}]`,
   },
   'env-max-bytes': {
+    operational: true,
     type: 'number',
     describe: `Largest environment answer accepted, bytes; a larger one is that episode's environment error [default: ${DEFAULT_RESPONSE_LIMITS.maxBytes} (32 MB)]`,
   },

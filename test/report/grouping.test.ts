@@ -9,7 +9,7 @@ import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
 import { loadRuns } from '../../src/report/load.js';
-import { groupRuns } from '../../src/report/grouping.js';
+import { effectiveSettings, groupRuns } from '../../src/report/grouping.js';
 import { renderMarkdown } from '../../src/report/render-md.js';
 import { qaRecords, writeRun } from './run-folders.js';
 
@@ -172,6 +172,34 @@ describe('grouping', () => {
       ['maxSteps 3', 25, null],
       ['maxSteps code', 75, 50],
     ]);
+  });
+
+  it('settings a flag declares operational (limits on answers, timeouts, addresses) never set runs apart; an old run’s unknown ones are judged by name', () => {
+    const dir = root();
+    const idx = range(0, 4);
+    const env = { kind: 'snapshot' };
+    writeRun(dir, {
+      runId: 'react-a',
+      method: 'react',
+      indices: idx,
+      records: qaRecords(idx, 'rrww'),
+      environment: env,
+      settings: { envDeadline: 60, envMaxBytes: 1e6, llmMaxBytes: 1e6, wikiTimeout: 5 },
+    });
+    writeRun(dir, {
+      runId: 'react-b',
+      method: 'react',
+      indices: idx,
+      records: qaRecords(idx, 'rrww'),
+      environment: env,
+      settings: { envDeadline: 90, envMaxBytes: 2e6, llmMaxBytes: 2e6, wikiTimeout: 9, someOldTimeout: 3 },
+    });
+    const g = groupRuns(loadRuns([dir], quiet));
+    expect(g.aligned.map((r) => r.variant ?? '')).not.toContain('envDeadline 60');
+    expect(effectiveSettings(g.runs[0]!)).toEqual({});
+    expect(effectiveSettings(g.runs[1]!)).toEqual({});
+    const c = buildReport(loadRuns([dir], quiet), benchmarks());
+    expect(c.sections.find((s) => s.id === 'ablations')?.tables ?? []).toHaveLength(0);
   });
 
   it('keeps one array where restricting leaves a run as it was, and one plan for runs that plan the same items', () => {

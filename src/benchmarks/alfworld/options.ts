@@ -15,6 +15,7 @@ export const DEFAULT_ENV_TIMEOUT_S = 120;
 // directly by the library API or tests).
 export const alfworldOptions = {
   'env-url': {
+    operational: true,
     type: 'string',
     describe:
       "ALFWorld server speaking the agentenv-alfworld protocol (envs/alfworld/server.py, or AgentGym's agentenv-alfworld), e.g. http://127.0.0.1:36001 (required); several, comma-separated, make a pool (docs/cluster.md)",
@@ -36,6 +37,7 @@ export const alfworldOptions = {
   // A generic name other benchmarks may declare too (the CLI lists the first declaration once, and
   // each run gets its own benchmark's default): ALFWorld's applies in code when the flag is absent.
   'env-timeout': {
+    operational: true,
     type: 'number',
     describe: `Seconds per environment-server request before it counts as failed (ALFWorld: a reset loads a game, allow time) [ALFWorld default: ${DEFAULT_ENV_TIMEOUT_S}]`,
   },

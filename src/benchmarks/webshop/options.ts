@@ -15,6 +15,7 @@ export type ServerErrorMode = (typeof SERVER_ERROR_MODES)[number];
 
 export const webshopOptions = {
   'env-url': {
+    operational: true,
     type: 'string',
     describe:
       "The WebShop site (princeton-nlp/WebShop web_agent_site/app.py; the notebook's WEBSHOP_URL), e.g. http://127.0.0.1:3000 (required; see envs/webshop/README.md); several, comma-separated, make a pool (docs/cluster.md)",
@@ -34,6 +35,7 @@ export const webshopOptions = {
       'A page the site answers with HTTP 500 three times (its app raised on that URL, e.g. a query starting with "["): observe (default, the notebook: its text is the observation) or fail (the episode is an environment error)',
   },
   'webshop-timeout': {
+    operational: true,
     type: 'number',
     default: DEFAULT_ENV_TIMEOUT_S,
     describe: `Seconds per WebShop site request before it counts as failed and is retried [default: ${DEFAULT_ENV_TIMEOUT_S}]`,

@@ -82,9 +82,9 @@ export const wikiCliOptions = {
     default: 'snapshot',
     describe: `Wikipedia backend: ${SPECS} (snapshot = offline 2017 pages; live = the paper's index.php scraping)`,
   },
-  'wiki-url': { type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL}); several, comma-separated, make a pool of mirrors for live and api (docs/cluster.md)` },
+  'wiki-url': { operational: true, type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL}); several, comma-separated, make a pool of mirrors for live and api (docs/cluster.md)` },
   'wiki-snapshot': { type: 'string', describe: 'Snapshot database for --wiki snapshot (default: the shipped 2017 pages, built on first use)' },
-  'wiki-timeout': { type: 'number', default: 30, describe: 'Seconds per Wikipedia request before it is retried (up to 10 attempts)' },
+  'wiki-timeout': { operational: true, type: 'number', default: 30, describe: 'Seconds per Wikipedia request before it is retried (up to 10 attempts)' },
   'wiki-query': {
     type: 'string',
     choices: ['notebook-url', 'verbatim'],
