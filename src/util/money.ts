@@ -4,6 +4,9 @@
 // plain number of dollars, four decimals); summary.csv's six decimals (dollars). An amount that is not
 // zero never shows as zero: one under half a hundredth of a cent, which four decimals would round to
 // 0.0000, shows two significant digits ("$0.000017"), so a cheap run does not look like a free one.
+// Every figure is rounded the one way, half away from zero on the decimal the amount is (fixedHalfAway):
+// 3,655 tokens at $10 per million are $0.03655, shown $0.0366 everywhere, though the nearest double is a
+// hair under it (toFixed would say 0.0365, Intl 0.0366: the progress line and the bill once disagreed).
 
 /** Below this many decimals a tiny amount is written in exponent notation ("1.2e-25"): no money is that small. */
 const MAX_DECIMALS = 20;
@@ -17,8 +20,38 @@ function nonZero(x: number, fixed: string): string {
   let decimals = Math.max(5, 1 - Math.floor(Math.log10(Math.abs(x))));
   if (decimals > MAX_DECIMALS) return x.toPrecision(2);
   // rounding may carry into a third digit (0.00000999 to 0.0000100): one decimal less then
-  if (significant(x.toFixed(decimals)) > 2) decimals--;
-  return x.toFixed(decimals);
+  if (significant(fixedHalfAway(x, decimals)) > 2) decimals--;
+  return fixedHalfAway(x, decimals);
+}
+
+/**
+ * `x` to `decimals` places, rounded half away from zero on the decimal `x` stands for (the shortest
+ * one that reads back as it, as String(x) prints it), not on its binary value: 0.03655 gives "0.0366"
+ * where toFixed gives "0.0365".
+ */
+export function fixedHalfAway(x: number, decimals: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  // |x| = digits × 10^scale exactly, in the shortest decimal digits that name it
+  const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
+  const digits = BigInt(mantissa.replace('.', ''));
+  const scale = Number(exponent) - (mantissa.replace('.', '').length - 1);
+  const shift = scale + decimals;
+  let n: bigint;
+  if (shift >= 0) n = digits * 10n ** BigInt(shift);
+  else {
+    const unit = 10n ** BigInt(-shift);
+    n = (digits + unit / 2n) / unit;
+  }
+  const text = n.toString().padStart(decimals + 1, '0');
+  const fixed = decimals > 0 ? `${text.slice(0, -decimals)}.${text.slice(-decimals)}` : text;
+  return x < 0 && n !== 0n ? `-${fixed}` : fixed;
+}
+
+/** "1234567.50" as "1,234,567.50". */
+function withThousands(fixed: string): string {
+  const [whole, fraction] = fixed.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
 /** The significant digits of a fixed-point figure: "0.0000100" has 3. */
@@ -45,7 +78,7 @@ export function dollars(x: number): number {
 export function usd(raw: number): string {
   const x = snap(raw);
   const digits = x < 1 ? 4 : 2;
-  return `$${nonZero(x, x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }))}`;
+  return `$${nonZero(x, withThousands(fixedHalfAway(x, digits)))}`;
 }
 
 /** The bill as the closing lines state it: "$1.7503" (four decimals, no separators; "$0.000017" under $0.00005). */
@@ -56,5 +89,5 @@ export function usdExact(x: number): string {
 /** Dollars as a report's cost column holds them: "0.1229" (four decimals, no sign, no separators; "0.000017" under 0.00005). */
 export function usdFigure(raw: number): string {
   const x = snap(raw);
-  return nonZero(x, x.toFixed(4));
+  return nonZero(x, fixedHalfAway(x, 4));
 }

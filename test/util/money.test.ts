@@ -2,7 +2,7 @@
 // decimals give "$0.0000" (a free model's figure), two significant digits are shown ("$0.000017").
 // Every other amount prints as it always did (many tests and READMEs quote those strings).
 import { describe, expect, it } from 'vitest';
-import { usd, usdExact, usdFigure } from '../../src/util/money.js';
+import { fixedHalfAway, usd, usdExact, usdFigure } from '../../src/util/money.js';
 
 describe('money', () => {
   it('a non-zero amount that four decimals would round to zero shows two significant digits', () => {
@@ -33,5 +33,32 @@ describe('money', () => {
     expect(usdExact(1.75031)).toBe('$1.7503');
     expect(usdExact(1234.5)).toBe('$1234.5000');
     expect(usdFigure(0.02)).toBe('0.0200');
+  });
+
+  it('rounds half away from zero on the decimal an amount is, not on its binary value', () => {
+    // 3,655 tokens at $10 per million: the nearest double is a hair under 0.03655
+    expect(fixedHalfAway(0.03655, 4)).toBe('0.0366');
+    expect(fixedHalfAway(0.00015, 4)).toBe('0.0002');
+    expect(fixedHalfAway(2.675, 2)).toBe('2.68');
+    expect(fixedHalfAway(-0.03655, 4)).toBe('-0.0366');
+    expect(fixedHalfAway(-0.00001, 4)).toBe('0.0000');
+    expect(fixedHalfAway(9.5, 0)).toBe('10');
+    expect(fixedHalfAway(1e-7, 4)).toBe('0.0000');
+    expect(fixedHalfAway(123456789.125, 2)).toBe('123456789.13');
+    expect(fixedHalfAway(0.1 + 0.2, 2)).toBe('0.30');
+  });
+
+  it('the progress line, the bill and the reports show one figure for one amount', () => {
+    // every bill of 1..20,000 tokens at a few per-million prices
+    for (const perM of [0.5, 1.5, 2, 10, 30]) {
+      for (let tokens = 1; tokens <= 20_000; tokens += 7) {
+        const x = (tokens * perM) / 1e6;
+        expect(usd(x)).toBe(usdExact(x));
+        expect(usdExact(x)).toBe(`$${usdFigure(x)}`);
+      }
+    }
+    expect(usd(0.03655)).toBe('$0.0366');
+    expect(usdExact(0.03655)).toBe('$0.0366');
+    expect(usd(1234.565)).toBe('$1,234.57');
   });
 });
