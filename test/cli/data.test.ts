@@ -114,7 +114,9 @@ describe('react-repro data', () => {
 
   it('bad task, split, limit or index: one line, non-zero exit, no stack', async () => {
     const cases: [string[], RegExp][] = [
-      [['data', 'sample', 'squad', 'dev'], /unknown benchmark "squad" \(expected one of hotpotqa, fever/],
+      [['data', 'sample', 'squad', 'dev'], /^react-repro: data sample: unknown benchmark "squad" \(expected one of hotpotqa, fever/],
+      [['data', 'splits', 'squad'], /^react-repro: data splits: unknown benchmark "squad" \(expected one of hotpotqa, fever/],
+      [['data', 'show', 'squad', '3'], /^react-repro: data show: unknown benchmark "squad" \(expected one of hotpotqa, fever/],
       [['data', 'sample', 'hotpotqa', 'test'], /unknown split "test" for task hotpotqa; known splits: dev, react500, offline, offline500/],
       [['data', 'sample', 'hotpotqa', 'react500', '--limit', '0'], /--limit: expected a positive integer, got "0"/],
       [['data', 'sample', 'fever', 'react500', '--limit', '-3'], /--limit: expected a positive integer, got "-3"/],

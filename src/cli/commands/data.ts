@@ -4,8 +4,15 @@ import type { CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
 import { manifestPathIn, readManifest, verifyVendored } from '../../data/manifest.js';
 import { repoRoot } from '../../paths.js';
-import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
+import { benchmarkNames, getBenchmark, hasBenchmark } from '../../benchmarks/registry.js';
+import type { Benchmark } from '../../benchmarks/types.js';
 import { parseLimit } from '../../options.js';
+
+/** The benchmark a data command names as its argument (not the --task flag of `run`). */
+function benchmarkArg(name: string, command: string): Benchmark {
+  if (!hasBenchmark(name)) throw new UserError(`${command}: unknown benchmark "${name}" (expected one of ${benchmarkNames().join(', ')})`);
+  return getBenchmark(name);
+}
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -68,7 +75,7 @@ const sampleCommand: CommandModule<object, SampleArgs> = {
       .example('$0 data sample hotpotqa react500 --limit 10', "the paper's first ten questions"),
   handler: (args) => {
     const limit = parseLimit(args.limit);
-    const split = getBenchmark(args.task).split(args.split, { limit });
+    const split = benchmarkArg(args.task, 'data sample').split(args.split, { limit });
     process.stdout.write(split.indices.map((i) => `${i}\n`).join(''));
   },
 };
@@ -87,7 +94,7 @@ const splitsCommand: CommandModule<object, SplitsArgs> = {
     }),
   handler: (args) => {
     const names = args.task === undefined ? benchmarkNames() : [args.task];
-    const tasks = names.map((n) => getBenchmark(n)); // unknown benchmark: error before any output
+    const tasks = names.map((n) => benchmarkArg(n, 'data splits')); // unknown benchmark: error before any output
     for (const task of tasks) {
       out(`${task.name} (${task.size()} items: ${task.describe}; default split ${task.defaultSplit})`);
       for (const name of task.splitNames()) {
@@ -112,7 +119,7 @@ const showCommand: CommandModule<object, ShowArgs> = {
       .positional('index', { type: 'string', describe: 'Item index (HotpotQA/FEVER: question_idx)', demandOption: true })
       .example('$0 data show hotpotqa 3687', "the paper sample's first question"),
   handler: (args) => {
-    const bench = getBenchmark(args.task);
+    const bench = benchmarkArg(args.task, 'data show');
     out(JSON.stringify(bench.item(parseIndex(args.index)), null, 2));
   },
 };
