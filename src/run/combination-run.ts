@@ -17,6 +17,7 @@ import {
   type RunResult,
 } from './execute.js';
 import { assertNoSecrets, softwareInfo } from './manifest.js';
+import { camelCase } from './options.js';
 import {
   isRunFolder,
   makeRunFolder,
@@ -47,6 +48,25 @@ interface BaseRun {
 function readBase(dir: string): BaseRun {
   if (!isRunFolder(dir)) throw new UserError(`--from-runs: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
   return readRun(dir);
+}
+
+/**
+ * The settings a combination's manifest records. Made from given runs (--from-runs), its environment is
+ * the one a base run stepped (manifest.environment, below): that environment's flags are recorded as
+ * that run ran with them, not as this invocation's defaults, so a reader of the manifest (the report's
+ * evidence rule) sees the Wikipedia the episodes searched.
+ */
+function recordedSettings(bench: Benchmark, settings: Settings, given: readonly BaseRun[]): Settings {
+  const out = recordableSettings(settings);
+  const stepped = given.find((b) => b.manifest.environment);
+  if (!stepped) return out;
+  for (const flag of bench.play?.flags ?? []) {
+    const key = camelCase(flag);
+    const v = stepped.manifest.settings?.[key];
+    if (v === undefined) delete out[key];
+    else out[key] = v;
+  }
+  return out;
 }
 
 /** The derived method a run names, or null when --method names an ordinary method. */
@@ -186,7 +206,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     model,
     indices: m0.indices,
     identity,
-    settings: recordableSettings(settings),
+    settings: recordedSettings(bench, settings, cfg.fromRuns !== undefined ? bases : []),
     fidelity: { ...description, bases: Object.fromEntries(bases.map((b) => [b.manifest.method, b.manifest.fidelity])) },
     inputs: Object.assign({}, ...bases.map((b) => b.manifest.inputs)),
     modelDescription: bases[bases.length - 1].manifest.modelDescription,
