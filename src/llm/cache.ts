@@ -19,7 +19,7 @@ import { sha256 } from '../util/hash.js';
 import { checkWritableDir } from '../util/safe-path.js';
 import type { CompletionChoice, CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from './types.js';
 import { LlmAccumulator } from './stats.js';
-import { costUsd, ZERO_USAGE } from './pricing.js';
+import { costUsd, pricesOfModel, ZERO_USAGE } from './pricing.js';
 import { abortReason } from '../util/clock.js';
 import type { ModelLayer } from './layer.js';
 import { ContextLengthError, contextLimitFromJson, type ContextLimit } from './context-limit.js';
@@ -735,11 +735,9 @@ export class CacheStore {
   }
 }
 
-/** Cost of tokens at the backend's configured prices (USD per 1M, from its description; none → 0). */
+/** Cost of tokens at the backend's prices (none stated: nothing). */
 function costAtRunPrices(inner: CompletionModel, usage: TokenUsage): number {
-  const p = (inner.describe() as { pricesUsdPer1M?: { prompt?: unknown; completion?: unknown } }).pricesUsdPer1M;
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  return p ? costUsd(usage, { promptPerM: num(p.prompt), completionPerM: num(p.completion) }) : 0;
+  return costUsd(usage, pricesOfModel(inner));
 }
 
 /**
@@ -753,6 +751,9 @@ export function cacheLayer(store: CacheStore): ModelLayer {
       return inner.model;
     },
     cacheApi: store.api,
+    get prices() {
+      return inner.prices;
+    },
     describe: () => ({ ...inner.describe(), cache: store.describe() }),
     identity: () => inner.identity?.() ?? inner.describe(),
     complete: (req, opts) => store.complete(inner, req, opts),

@@ -8,7 +8,7 @@ export type ModelLayer = (inner: CompletionModel) => CompletionModel;
 
 export type { CompleteOptions };
 
-/** `inner` with its own complete(): the name, description and cache api are the inner model's. */
+/** `inner` with its own complete(): the name, description, cache api and prices are the inner model's. */
 export function around(
   inner: CompletionModel,
   complete: (req: CompletionRequest, opts?: CompleteOptions) => Promise<CompletionResult>,
@@ -19,6 +19,9 @@ export function around(
     },
     get cacheApi() {
       return inner.cacheApi;
+    },
+    get prices() {
+      return inner.prices;
     },
     describe: () => inner.describe(),
     complete,

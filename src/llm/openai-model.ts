@@ -16,7 +16,7 @@ import {
 import { systemClock, type Clock } from '../util/clock.js';
 import { EndpointPool, safeEndpointLabel, type BalancePolicy, type Endpoint } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
-import { costUsd, type Prices } from './pricing.js';
+import { costUsd, modelPricesOf, type ModelPrices, type Prices } from './pricing.js';
 import { MalformedResponseError, withRetry, type ErrorContext } from './retry.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 import { redact, Secret } from './secret.js';
@@ -68,6 +68,7 @@ interface RawResult {
 
 export class OpenAICompatibleModel implements CompletionModel {
   readonly model: string;
+  readonly prices: ModelPrices;
   readonly accumulator: LlmAccumulator;
   private readonly pool: EndpointPool<ModelHttp>;
   private readonly limiter: ConcurrencyLimiter;
@@ -77,6 +78,7 @@ export class OpenAICompatibleModel implements CompletionModel {
 
   constructor(private readonly o: OpenAIModelOptions) {
     this.model = o.model;
+    this.prices = modelPricesOf(o.prices);
     this.accumulator = o.accumulator ?? new LlmAccumulator();
     this.retry = o.retry ?? DEFAULT_RETRY;
     this.clock = o.clock ?? systemClock;
@@ -150,7 +152,7 @@ export class OpenAICompatibleModel implements CompletionModel {
       if (opts.signal?.aborted && !billing.maybe) throw new AbortedUnsentError(opts.signal.reason);
       throw e;
     }
-    const cost = costUsd(usage, this.o.prices);
+    const cost = costUsd(usage, this.prices);
     this.accumulator.add({ freshChoices: choices.length });
     return {
       choices,

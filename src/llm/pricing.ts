@@ -1,10 +1,27 @@
-// Token prices and cost per call. Prices are USD per 1M tokens (prompt, completion).
-import type { TokenUsage } from './types.js';
+// The price rule, in one place: where a model's prices come from (flags, OpenAI's list price on its own
+// endpoint, or none), whether its costs are money (README "Reliability": known, unknown, free), and
+// the one dollar formula behind every cost figure (a call's bill, what a cache hit stands for,
+// --max-cost's estimate, the dry run's range). Prices are USD per 1M tokens (prompt, completion).
+import type { CompletionModel, TokenUsage } from './types.js';
+import type { PriceStatus } from '../runlog/schema.js';
+
+export type { PriceStatus };
 
 export interface Prices {
   promptPerM: number;
   completionPerM: number;
 }
+
+/** A model's prices as a run reads them: what its calls cost, and whether that is money. */
+export interface ModelPrices extends Prices {
+  readonly status: PriceStatus;
+}
+
+/** A run's prices as its settings alone give them (dry run, --max-cost's check; `source` for people), or why they are unknown. */
+export type PriceInfo = (ModelPrices & { source: string; model: string | null }) | { error: string };
+
+/** Where resolvePrices found a price ('none': nowhere). */
+export type PriceSource = 'flags' | 'builtin' | 'none';
 
 /** OpenAI's list prices for the completion models the suite targets (USD / 1M tokens). */
 export const BUILTIN_PRICES: Readonly<Record<string, Prices>> = {
@@ -14,13 +31,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, Prices>> = {
   'babbage-002': { promptPerM: 0.4, completionPerM: 0.4 },
 };
 
-/** How a price resolution names a model billed at a rate we do not know (no flags, not in the list). */
-export const NO_PRICE_SOURCE = 'no price known for this model (0)';
-
-/** Whether resolved prices are a stand-in 0 for an unknown rate (not a known price, not a free local model). */
-export function isUnpriced(p: { source: string } | { error: string } | null): boolean {
-  return p !== null && 'source' in p && p.source === NO_PRICE_SOURCE;
-}
+const NO_PRICE_SOURCE = 'no price known for this model (0)';
 
 /**
  * Prices for a model: explicit flags win; otherwise the built-in table, but only for OpenAI's own
@@ -29,7 +40,7 @@ export function isUnpriced(p: { source: string } | { error: string } | null): bo
 export function resolvePrices(
   model: string,
   opts: { pricePrompt?: number; priceCompletion?: number; officialOpenAI: boolean },
-): Prices & { source: 'flags' | 'builtin' | 'none' } {
+): Prices & { source: PriceSource } {
   const table = opts.officialOpenAI ? BUILTIN_PRICES[model] : undefined;
   if (opts.pricePrompt !== undefined || opts.priceCompletion !== undefined) {
     return {
@@ -42,7 +53,52 @@ export function resolvePrices(
   return { promptPerM: 0, completionPerM: 0, source: 'none' };
 }
 
-export function costUsd(usage: TokenUsage, prices: Prices): number {
+/** The one test of "no known price": a resolution that found none ('unknown': as older manifests say it). */
+export function isNoPriceSource(source: unknown): boolean {
+  return source === 'none' || source === 'unknown';
+}
+
+/** The typed prices of a resolution (a backend given prices with no source was given them by flags). */
+export function modelPricesOf(p: Prices & { source?: string }): ModelPrices {
+  return { promptPerM: p.promptPerM, completionPerM: p.completionPerM, status: isNoPriceSource(p.source) ? 'unknown' : 'known' };
+}
+
+/** A resolution as people read it (dry run, --max-cost's refusal). */
+export function priceInfoOf(p: Prices & { source: PriceSource }, model: string | null): PriceInfo {
+  const source =
+    p.source === 'builtin' ? `list price of ${model}` : p.source === 'flags' ? '--price-prompt/--price-completion' : NO_PRICE_SOURCE;
+  return { ...modelPricesOf(p), source, model };
+}
+
+/** Whether settings' prices are a stand-in 0 for an unknown rate (not a known price, not a free local model). */
+export function isUnpriced(p: PriceInfo | null): boolean {
+  return p !== null && 'status' in p && p.status === 'unknown';
+}
+
+/**
+ * The prices a model description states (CompletionModel.describe(), a manifest's modelDescription):
+ * an in-process model (llama.cpp) or a backend that states none sends no bill; a rate that is not a
+ * finite number costs nothing.
+ */
+export function pricesOfDescription(desc: Record<string, unknown>): ModelPrices {
+  const p = desc.pricesUsdPer1M;
+  if (!p || typeof p !== 'object') return { promptPerM: 0, completionPerM: 0, status: 'free' };
+  const { source, prompt, completion } = p as { source?: unknown; prompt?: unknown; completion?: unknown };
+  const rate = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const stated = typeof prompt === 'number' && typeof completion === 'number' && !isNoPriceSource(source);
+  return {
+    promptPerM: rate(prompt),
+    completionPerM: rate(completion),
+    status: desc.backend === 'llama.cpp' ? 'free' : stated ? 'known' : 'unknown',
+  };
+}
+
+/** A model's prices: its own (src/llm/openai-model.ts), else as its description states them (a library user's model, a bundle's answers). */
+export function pricesOfModel(m: Pick<CompletionModel, 'prices' | 'describe'>): ModelPrices {
+  return m.prices ?? pricesOfDescription(m.describe());
+}
+
+export function costUsd(usage: Pick<TokenUsage, 'promptTokens' | 'completionTokens'>, prices: Prices): number {
   return (usage.promptTokens * prices.promptPerM + usage.completionTokens * prices.completionPerM) / 1e6;
 }
 

@@ -1,5 +1,6 @@
 // The completion interface every backend (OpenAI-compatible HTTP, chat-carried, embedded llama.cpp,
 // cache) implements. ReAct is text completion with stop sequences (docs/protocol.md §3).
+import type { ModelPrices } from './pricing.js';
 
 export interface CompletionRequest {
   prompt: string;
@@ -103,6 +104,8 @@ export interface CompletionModel {
    * another server or cache is the same run. Absent: the whole description.
    */
   identity?(): Record<string, unknown>;
+  /** What its calls cost and whether that is money (src/llm/pricing.ts); absent: as describe() states them. */
+  readonly prices?: ModelPrices;
   complete(req: CompletionRequest, opts?: CompleteOptions): Promise<CompletionResult>;
   close?(): Promise<void>;
   /** The api part of this model's completion-cache keys, when it is cached (src/llm/cache.ts). */

@@ -9,25 +9,10 @@
 // and the same command resumes.
 import { estimateTokens } from '../llm/limits.js';
 import { RunStop, UserError } from '../errors.js';
-import { isUnpriced } from '../llm/pricing.js';
+import { costUsd, isUnpriced, type PriceInfo, type Prices } from '../llm/pricing.js';
 import type { CompletionRequest } from '../llm/types.js';
-import type { PriceInfo } from './execute.js';
 import { SpendMeter } from './meter.js';
 import { usd } from '../util/money.js';
-
-export interface UsdPrices {
-  /** USD per 1M prompt tokens. */
-  promptPerM: number;
-  /** USD per 1M completion tokens. */
-  completionPerM: number;
-}
-
-/** The prices a model's description states (OpenAI-compatible backends: pricesUsdPer1M), or null. */
-export function pricesOf(desc: Record<string, unknown>): UsdPrices | null {
-  const p = desc.pricesUsdPer1M as { prompt?: unknown; completion?: unknown } | undefined;
-  if (!p || typeof p.prompt !== 'number' || typeof p.completion !== 'number') return null;
-  return { promptPerM: p.prompt, completionPerM: p.completion };
-}
 
 /** Prompt tokens of a text by the chars/4 rule (the same estimate the rate limiter uses). */
 export function estimatePromptTokens(prompt: string): number {
@@ -35,9 +20,9 @@ export function estimatePromptTokens(prompt: string): number {
 }
 
 /** Upper-bound cost of one call: chars/4 prompt tokens, max_tokens for each of the n samples. */
-export function estimateCallUsd(req: Pick<CompletionRequest, 'prompt' | 'maxTokens' | 'n'>, prices: UsdPrices | null): number {
+export function estimateCallUsd(req: Pick<CompletionRequest, 'prompt' | 'maxTokens' | 'n'>, prices: Prices | null): number {
   if (!prices) return 0;
-  return (estimatePromptTokens(req.prompt) * prices.promptPerM + req.maxTokens * req.n * prices.completionPerM) / 1e6;
+  return costUsd({ promptTokens: estimatePromptTokens(req.prompt), completionTokens: req.maxTokens * req.n }, prices);
 }
 
 /** Thrown into an episode whose next call would pass the budget (the runner drops that episode). */

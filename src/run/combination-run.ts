@@ -37,7 +37,8 @@ import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
 import { IdentityMemo } from '../util/identity-memo.js';
-import { priceStatus, type PriceStatus } from './meter.js';
+import type { PriceStatus } from './meter.js';
+import { pricesOfDescription } from '../llm/pricing.js';
 
 interface BaseRun {
   dir: string;
@@ -250,7 +251,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     ),
     ...(retryRuns.length ? { retryRuns } : {}),
     // Its models' price, for the result line's advice: unknown when a base run's model had none.
-    price: combinedPrice(bases.map((b) => priceStatus(b.manifest.modelDescription ?? {}))),
+    price: combinedPrice(bases.map((b) => pricesOfDescription(b.manifest.modelDescription ?? {}).status)),
   };
 }
 

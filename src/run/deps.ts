@@ -3,13 +3,13 @@
 import { UserError } from '../errors.js';
 import { openModel, llmCliOptions } from '../llm/index.js';
 import { modelConfigOf, tryResolveModelConfig, type ModelResolution } from '../llm/config.js';
-import { NO_PRICE_SOURCE, resolvePrices } from '../llm/pricing.js';
+import { priceInfoOf, resolvePrices, type PriceInfo } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
 import { mergeBenchmarkFlags } from '../benchmarks/registry.js';
 import type { OptionTable } from '../options.js';
-import type { PriceInfo, RunDeps } from './execute.js';
+import type { RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 import { responseLimitOptions } from './response-limits.js';
@@ -83,16 +83,14 @@ export function pricesFromSettings(settings: Settings, env: NodeJS.ProcessEnv = 
 export function pricesOf(model: ModelResolution): PriceInfo {
   try {
     const cfg = modelConfigOf(model);
-    if (cfg.kind === 'llama') return { promptPerM: 0, completionPerM: 0, source: 'local model', model: cfg.modelPath };
+    if (cfg.kind === 'llama') return { promptPerM: 0, completionPerM: 0, status: 'free', source: 'local model', model: cfg.modelPath };
     const official = cfg.baseURLs.every(isOfficialOpenAI);
     const p = resolvePrices(cfg.model ?? '', {
       pricePrompt: cfg.prices.promptPerM,
       priceCompletion: cfg.prices.completionPerM,
       officialOpenAI: official,
     });
-    const source =
-      p.source === 'builtin' ? `list price of ${cfg.model}` : p.source === 'flags' ? '--price-prompt/--price-completion' : NO_PRICE_SOURCE;
-    return { promptPerM: p.promptPerM, completionPerM: p.completionPerM, source, model: cfg.model ?? null };
+    return priceInfoOf(p, cfg.model ?? null);
   } catch (e) {
     if (e instanceof UserError) return { error: e.message };
     throw e;

@@ -6,10 +6,9 @@
 // no calls; and a total over the runs of an experiment.
 import { JsonFields } from '../util/json-fields.js';
 import { thousands as num } from '../util/numbers.js';
-import { BUILTIN_PRICES, isUnpriced } from '../llm/pricing.js';
+import { costUsd, isUnpriced, priceInfoOf, resolvePrices, type PriceInfo } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
 import { usd as formatUsd } from '../util/money.js';
-import type { PriceInfo } from './execute.js';
 import type { Settings } from './experiment.js';
 
 export interface TokenCounter {
@@ -118,12 +117,12 @@ const officialOnly = (settings: Settings): boolean => {
  */
 export function dryRunPrices(settings: Settings, resolved: PriceInfo | null, env: NodeJS.ProcessEnv = process.env): PriceInfo | null {
   const model = modelNameOf(settings);
-  const listed = model ? BUILTIN_PRICES[model] : undefined;
   const unresolved = !resolved || 'error' in resolved || isUnpriced(resolved);
-  if (listed && unresolved && officialOnly(settings) && (JsonFields.orEmpty(settings).has('baseUrl') || !env.OPENAI_BASE_URL?.trim())) {
-    return { promptPerM: listed.promptPerM, completionPerM: listed.completionPerM, source: `list price of ${model}`, model };
-  }
-  return resolved;
+  if (!model || !unresolved) return resolved;
+  // OPENAI_BASE_URL names the endpoint when no --base-url does (src/llm/config.ts).
+  const official = officialOnly(settings) && (JsonFields.orEmpty(settings).has('baseUrl') || !env.OPENAI_BASE_URL?.trim());
+  const listed = resolvePrices(model, { officialOpenAI: official });
+  return listed.source === 'builtin' ? priceInfoOf(listed, model) : resolved;
 }
 
 /** What a run's dry run adds to the experiment's total. */
@@ -171,8 +170,8 @@ export function runCost(p: CostInput): DryRunCost {
   const price = p.prices && !('error' in p.prices) ? p.prices : null;
   const usd = price
     ? {
-        min: (prompt.min * price.promptPerM + p.firstCompletionTokensMax * price.completionPerM) / 1e6,
-        max: (prompt.max * price.promptPerM + completionMax * price.completionPerM) / 1e6,
+        min: costUsd({ promptTokens: prompt.min, completionTokens: p.firstCompletionTokensMax }, price),
+        max: costUsd({ promptTokens: prompt.max, completionTokens: completionMax }, price),
       }
     : null;
   return {

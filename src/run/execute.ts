@@ -27,11 +27,12 @@ import { IdentityMemo } from '../util/identity-memo.js';
 import { assertNoSecrets, assertSameRun, inputShas, softwareInfo } from './manifest.js';
 import { isSessionOnly } from './options.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
-import { pricesOf, unpricedBudget, type Budget, type BudgetStop } from './budget.js';
+import { unpricedBudget, type Budget, type BudgetStop } from './budget.js';
+import { pricesOfModel, type PriceInfo } from '../llm/pricing.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
 import { limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
-import { priceStatus, settleEarlierSessions, SpendMeter, type Spend } from './meter.js';
+import { settleEarlierSessions, SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
@@ -44,9 +45,6 @@ export interface ModelHooks {
   /** Before each backoff sleep of a model request (the progress line counts retries). */
   onRetry?: (info: { attempt: number; reason: string; delayMs: number; endpoint: string }) => void;
 }
-
-/** A model's prices as the settings alone give them (no model is created), or why they are unknown. */
-export type PriceInfo = { promptPerM: number; completionPerM: number; source: string; model: string | null } | { error: string };
 
 /**
  * The run's model: the backend, and the cache store every episode's chain puts over it
@@ -352,7 +350,8 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     }
     const methodDesc = method.describe();
     const modelDesc = model.describe();
-    if (io.budget && priceStatus(modelDesc) === 'unknown') throw unpricedBudget(model.model);
+    const prices = pricesOfModel(model);
+    if (io.budget && prices.status === 'unknown') throw unpricedBudget(model.model);
     const envDesc = env?.describe() ?? null;
     const identity: Record<string, unknown> = {
       task: taskName,
@@ -447,7 +446,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       const session: SessionInfo = {
         startedAt: now,
         status: 'running',
-        price: priceStatus(modelDesc),
+        price: prices.status,
         ...(cfg.retryErrors ? { retryErrors: true } : {}),
         ...(maxFailures !== undefined ? { maxConsecutiveFailures: maxFailures } : {}),
       };
@@ -477,7 +476,6 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         io.progress,
         io.signal,
       );
-      const prices = pricesOf(modelDesc);
       // What this session pays for: counted by every episode's meter, added to the invocation's (the budget's).
       const spend = new SpendMeter(io.budget?.meter, session.price === 'unknown');
       const res = await executeEpisodes({

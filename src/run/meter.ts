@@ -17,6 +17,7 @@ import type { PromptObservation } from '../llm/context-limit.js';
 import { recordingText } from '../runlog/store.js';
 import type { EpisodeRecord, PriceStatus, SessionInfo, Spend } from '../runlog/schema.js';
 import { usdExact } from '../util/money.js';
+import { pricesOfDescription } from '../llm/pricing.js';
 
 export type { Spend } from '../runlog/schema.js';
 
@@ -244,16 +245,6 @@ export function runSpend(manifest: { sessions?: readonly { spent?: Spend }[]; ki
 
 export type { PriceStatus } from '../runlog/schema.js';
 
-/** Whether a model's description gives a price: 'unknown' when no price is known for a priced API. */
-export function priceStatus(modelDesc: Record<string, unknown>): PriceStatus {
-  const p = modelDesc.pricesUsdPer1M;
-  // An in-process model (llama.cpp) or a backend that states no prices at all: no bill.
-  if (modelDesc.backend === 'llama.cpp' || !p || typeof p !== 'object') return 'free';
-  const { source, prompt, completion } = p as { source?: unknown; prompt?: unknown; completion?: unknown };
-  if (source === 'none' || source === 'unknown' || typeof prompt !== 'number' || typeof completion !== 'number') return 'unknown';
-  return 'known';
-}
-
 /**
  * Whether a run's cost figures mean money, the one rule of summary.csv, the result line and the reports.
  * Not when one of its episodes was metered with no known price (its record says cost_unpriced), nor when
@@ -268,7 +259,7 @@ export function costKnown(run: PricedRun, records: readonly Pick<EpisodeRecord, 
   if (sessions.some((s) => s.price === 'unknown' && s.spent !== undefined && s.spent.calls + s.spent.paid_unknown_calls > 0)) return false;
   // Never a price at all (a run stopped before its first call): its $0 is no price either.
   if (sessions.length > 0 && sessions.every((s) => s.price === 'unknown')) return false;
-  return sessionsSayPrice(run) || priceStatus(run.modelDescription ?? {}) !== 'unknown' || costUsd > 0;
+  return sessionsSayPrice(run) || pricesOfDescription(run.modelDescription ?? {}).status !== 'unknown' || costUsd > 0;
 }
 
 /**

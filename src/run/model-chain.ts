@@ -13,7 +13,8 @@ import { around, chain, type ModelLayer } from '../llm/layer.js';
 import { cacheLayer, ConversationKeyer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
 import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
-import { BudgetStop, estimateCallUsd, type Budget, type UsdPrices } from './budget.js';
+import type { Prices } from '../llm/pricing.js';
+import { BudgetStop, estimateCallUsd, type Budget } from './budget.js';
 import { isInFlightAbort, type EpisodeMeter } from './meter.js';
 import type { CallSink } from './run-recording.js';
 
@@ -26,7 +27,7 @@ export interface EpisodeChain {
   /** Where the attempt's calls are recorded (absent: not recorded). */
   recording?: CallSink;
   /** --max-cost: the invocation's budget and the model's prices; onStop runs when it refuses a call. */
-  budget?: { budget: Budget; prices: UsdPrices | null; onStop: (stop: BudgetStop) => void };
+  budget?: { budget: Budget; prices: Prices | null; onStop: (stop: BudgetStop) => void };
 }
 
 /** The model a method gets for one attempt of an episode. */
@@ -96,7 +97,7 @@ export function recordingLayer(t: CallSink): ModelLayer {
  * run). The admission is held here, above the metering layer, until the call has returned and the
  * meter counted what it really cost, so the budget never sees a paid call as neither in flight nor spent.
  */
-export function budgetLayer(budget: Budget, prices: UsdPrices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
+export function budgetLayer(budget: Budget, prices: Prices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
   return (inner) =>
     around(inner, async (req, opts) => {
       const releases: Array<(unreported?: boolean) => void> = [];

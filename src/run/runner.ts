@@ -23,7 +23,8 @@ import { isEnvRestart } from '../envs/pool.js';
 import { errorRecord, recordFromResult } from './record.js';
 import type { RunStore } from '../runlog/store.js';
 import type { CircuitBreaker } from './breaker.js';
-import { BudgetStop, type Budget, type UsdPrices } from './budget.js';
+import type { Prices } from '../llm/pricing.js';
+import { BudgetStop, type Budget } from './budget.js';
 import { ContextLengthError } from '../llm/context-limit.js';
 import type { ContextOverflow } from '../methods/types.js';
 import { isContextExceeded, overflowResult, watchFields } from './limit-outcomes.js';
@@ -58,7 +59,7 @@ export interface ExecuteOptions {
   /** Stops the run when one side keeps failing (absent: never). */
   breaker?: CircuitBreaker;
   /** --max-cost: the model's calls are admitted by it, at these prices. */
-  budget?: { budget: Budget; prices: UsdPrices | null };
+  budget?: { budget: Budget; prices: Prices | null };
   /** What the session spent: every episode's meter adds to it (src/run/meter.ts). */
   meter?: SpendMeter;
   /** Records every attempt's model and environment calls (recording.jsonl). */

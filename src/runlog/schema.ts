@@ -319,7 +319,7 @@ export interface SessionInfo {
   recording?: string;
   /** What this invocation paid for (src/run/meter.ts); filled from the recording after a kill. */
   spent?: Spend;
-  /** Whether this invocation's model had a known price (src/run/meter.ts priceStatus); absent in older runs. */
+  /** Whether this invocation's model had a known price (src/llm/pricing.ts); absent in older runs. */
   price?: PriceStatus;
   /** --max-consecutive-failures as given to this invocation (a resume keeps it). */
   maxConsecutiveFailures?: number;

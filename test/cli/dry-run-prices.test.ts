@@ -139,12 +139,18 @@ describe('dry-run estimate pieces', () => {
     expect(dryRunPrices({ model: 'gpt-3.5-turbo-instruct', baseUrl: ['http://127.0.0.1:8000/v1'] }, noKey, {})).toBe(noKey);
     expect(dryRunPrices({ model: 'gpt-3.5-turbo-instruct' }, noKey, { OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1' })).toBe(noKey);
     expect(dryRunPrices({ model: 'some-local-model' }, noKey, {})).toBe(noKey);
-    const flags = { promptPerM: 3, completionPerM: 4, source: '--price-prompt/--price-completion', model: 'gpt-3.5-turbo-instruct' };
+    const flags = {
+      promptPerM: 3,
+      completionPerM: 4,
+      status: 'known' as const,
+      source: '--price-prompt/--price-completion',
+      model: 'gpt-3.5-turbo-instruct',
+    };
     expect(dryRunPrices({ model: 'gpt-3.5-turbo-instruct' }, flags, {})).toBe(flags);
   });
 
   it('ranges from one call per episode to the turn limit, and totals the runs', () => {
-    const prices = { promptPerM: 1, completionPerM: 2, source: 'x', model: 'm' };
+    const prices = { promptPerM: 1, completionPerM: 2, status: 'known' as const, source: 'x', model: 'm' };
     const c = runCost({
       derived: false,
       toRun: 10,

@@ -15,7 +15,8 @@ import {
 } from '../../src/run/execute.js';
 import { loadEpisodes } from '../../src/runlog/store.js';
 import { CircuitBreaker, CircuitOpenError } from '../../src/run/breaker.js';
-import { Budget, BudgetStop, estimateCallUsd, pricesOf } from '../../src/run/budget.js';
+import { Budget, BudgetStop, estimateCallUsd } from '../../src/run/budget.js';
+import { pricesOfDescription } from '../../src/llm/pricing.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
 import { episodeModel } from '../../src/run/model-chain.js';
 import { errorsText, Progress, progressLine } from '../../src/run/progress.js';
@@ -144,8 +145,12 @@ describe('--max-cost', () => {
     const req = { prompt: 'x'.repeat(4001), maxTokens: 100, n: 3 };
     expect(estimateCallUsd(req, { promptPerM: 1, completionPerM: 2 })).toBeCloseTo((1001 * 1 + 300 * 2) / 1e6, 12);
     expect(estimateCallUsd(req, null)).toBe(0);
-    expect(pricesOf({ pricesUsdPer1M: { prompt: 1.5, completion: 2, source: 'builtin' } })).toEqual({ promptPerM: 1.5, completionPerM: 2 });
-    expect(pricesOf({ backend: 'llama' })).toBeNull();
+    expect(pricesOfDescription({ pricesUsdPer1M: { prompt: 1.5, completion: 2, source: 'builtin' } })).toEqual({
+      promptPerM: 1.5,
+      completionPerM: 2,
+      status: 'known',
+    });
+    expect(pricesOfDescription({ backend: 'llama' })).toEqual({ promptPerM: 0, completionPerM: 0, status: 'free' });
   });
 
   it('refuses the call that could pass the budget, counting calls in flight', async () => {
