@@ -81,10 +81,10 @@ export async function runExperiment(
   const { experiment, resume, retryErrors, ...rest } = defined;
   // The same checks an experiment file gets (unknown fields, types, choices), naming this function.
   const given = validateSettings('runExperiment()', '', rest, allRunOptions());
-  const runs = resolveRunConfigs({ ...given, resume, retryErrors, experiment });
   const { deps: over, ...ioGiven } = options;
   const deps: RunDeps = { ...realDeps, ...over };
   const io: RunIO = { progress: { write: () => {}, isTTY: false }, log: () => {}, ...ioGiven };
+  const runs = resolveRunConfigs({ ...given, resume, retryErrors, experiment }, (l) => io.log(l));
   // A budget over a model of unknown price is refused before any run spends (a model of your own says
   // its prices itself: executeRun checks those before its run folder is made).
   if (io.budget && !over?.createModel) requireKnownPrices(runs.map((r) => pricesOf(r.model)));

@@ -13,8 +13,24 @@ import type { CompletionModel, CompletionRequest } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
 import { derivedMethodOf } from './combination-run.js';
-import { readRecords } from '../runlog/store.js';
-import { planEpisodes, resumeDir, type RunDeps } from './execute.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isRunFolder, manifestIfAny, readRecords } from '../runlog/store.js';
+import { llmCliOptions } from '../llm/config.js';
+import type { Benchmark } from '../benchmarks/types.js';
+import type { OptionSpec } from '../options.js';
+import { canonicalJson } from './run-id.js';
+import { camelCase } from './options.js';
+import {
+  planEpisodes,
+  recordableSettings,
+  resultsDirOf,
+  runFolder,
+  runIdentity,
+  type Plan,
+  type RunDeps,
+  type RunParts,
+} from './execute.js';
 import type { PriceInfo } from '../llm/pricing.js';
 import type { Settings } from './experiment.js';
 import { runConfigOf, type RunConfig } from './config.js';
@@ -28,7 +44,7 @@ export interface DryRunPlan {
   splitDescription: string;
   /** Episodes the run covers. */
   planned: number;
-  /** With --resume: episodes already recorded (and, of those, recorded as errors). */
+  /** Episodes already recorded in the folder the run would resume (and, of those, recorded as errors); null: none. */
   recorded: { done: number; errors: number } | null;
   /** Dataset indices that would run now. */
   toRun: number[];
@@ -94,6 +110,50 @@ export function turnLimitOf(desc: unknown): number | null {
   return best;
 }
 
+/**
+ * The settings that make a run's model and environment (the parts of its identity known only once they
+ * are opened): the model's flags and the environment's (Benchmark.play.flags), operational ones aside.
+ */
+function modelAndEnvSettings(settings: Settings, bench: Benchmark): string {
+  const flags: [string, OptionSpec | undefined][] = [
+    ...Object.entries(llmCliOptions),
+    ...(bench.play?.flags ?? []).map((f): [string, OptionSpec | undefined] => [f, bench.options[f]]),
+  ];
+  const keys = flags.filter(([, spec]) => !spec?.operational).map(([f]) => camelCase(f));
+  const recorded = recordableSettings(settings);
+  return canonicalJson(Object.fromEntries(keys.map((k) => [k, recorded[k]])));
+}
+
+/**
+ * The folder the same command without --dry-run would resume (execute.ts runFolder: --resume's, else
+ * the run id's), or null when it holds no run yet. The run id hashes the model's and environment's
+ * identity, which a dry run does not open (a model load, a snapshot build, a server check): a folder
+ * of this task and method supplies its recorded ones when it recorded the same model and environment
+ * settings, and is this run's when the id they make with everything else planned here is its name.
+ */
+function recordedFolder(cfg: RunConfig, plan: Plan, parts: Omit<RunParts, 'model' | 'environment'>): string | null {
+  if (cfg.resume !== undefined) return runFolder(cfg, cfg.resume);
+  const root = resultsDirOf(cfg);
+  const prefix = `${plan.benchmark.name}-${parts.methodName}-`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(root).filter((n) => n.startsWith(prefix));
+  } catch {
+    return null; // no results folder yet
+  }
+  const mine = modelAndEnvSettings(cfg.settings, plan.benchmark);
+  for (const name of names.sort()) {
+    const dir = path.join(root, name);
+    const m = isRunFolder(dir) ? manifestIfAny(dir) : null;
+    if (!m || modelAndEnvSettings(m.settings ?? {}, plan.benchmark) !== mine) continue;
+    const identity = JsonFields.orEmpty(m.identity);
+    const model = { name: m.model, identity: identity.get('model') };
+    const { runId } = runIdentity(cfg, plan, { ...parts, model, environment: identity.get('environment') });
+    if (runFolder(cfg, runId) === dir) return dir;
+  }
+  return null;
+}
+
 export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Promise<DryRunPlan> {
   const cfg = runConfigOf(run);
   const settings = cfg.settings;
@@ -128,9 +188,10 @@ export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Prom
 
   let toRun = plan.indices;
   let recorded: DryRunPlan['recorded'] = null;
-  if (cfg.resume !== undefined) {
+  const runIdTag = bench.runIdTag?.(methodName, plan.options);
+  const dir = recordedFolder(cfg, plan, { methodName, methodDesc: method.describe(), runIdTag });
+  if (dir !== null) {
     // Read-only: the run's log is loaded without repairing it (nothing is written).
-    const dir = resumeDir(cfg);
     const records = readRecords(dir);
     const done = plan.indices.filter((i) => records.has(i));
     const errors = done.filter((i) => records.get(i)?.error);

@@ -306,6 +306,56 @@ export function resumeDir(cfg: Pick<RunConfig, 'resume' | 'resultsDir'>): string
   return dir;
 }
 
+/**
+ * The folder a run writes and resumes: --resume's (which must hold a run), else <results folder>/<run id>,
+ * so re-running a command resumes its run (README "Reliability"). The dry run plans the same folder.
+ */
+export function runFolder(cfg: Pick<RunConfig, 'resume' | 'resultsDir'>, runId: string): string {
+  return cfg.resume !== undefined ? resumeDir(cfg) : path.join(resultsDirOf(cfg), runId);
+}
+
+/** What a run is made of besides its plan: its method, and its model's and environment's identity (identityOf). */
+export interface RunParts {
+  methodName: string;
+  methodDesc: Record<string, unknown>;
+  runIdTag?: string;
+  model: { name: string; identity: unknown };
+  environment: unknown;
+}
+
+/** A run's identity (manifest.json's `identity`) and the run id hashed from it (run-id.ts). */
+export function runIdentity(
+  cfg: Pick<RunConfig, 'indices' | 'limit' | 'contextOverflow'>,
+  plan: Pick<Plan, 'benchmark' | 'split' | 'selection' | 'shard'>,
+  parts: RunParts,
+): { identity: Record<string, unknown>; runId: string } {
+  const identity: Record<string, unknown> = {
+    task: plan.benchmark.name,
+    method: parts.methodName,
+    split: plan.split,
+    selection: cfg.indices !== undefined ? plan.selection : undefined,
+    limit: cfg.limit,
+    shard: plan.shard ? formatShard(plan.shard) : undefined,
+    model: parts.model.identity,
+    methodOptions: parts.methodDesc,
+    environment: parts.environment,
+    // Only the deviation names itself: runs with the default keep their ids.
+    contextOverflow: cfg.contextOverflow === 'truncate' ? cfg.contextOverflow : undefined,
+  };
+  const runId = makeRunId(
+    {
+      task: plan.benchmark.name,
+      method: parts.methodName,
+      split: plan.split,
+      model: parts.model.name,
+      shard: plan.shard,
+      tag: parts.runIdTag,
+    },
+    identity,
+  );
+  return { identity, runId };
+}
+
 /** One run: its settings are parsed here unless the caller handed over a parsed RunConfig. */
 export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: RunIO): Promise<RunResult> {
   let cfg = runConfigOf(run);
@@ -353,36 +403,22 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     const prices = pricesOfModel(model);
     if (io.budget && prices.status === 'unknown') throw unpricedBudget(model.model);
     const envDesc = env?.describe() ?? null;
-    const identity: Record<string, unknown> = {
-      task: taskName,
-      method: methodName,
-      split: plan.split,
-      selection: cfg.indices !== undefined ? plan.selection : undefined,
-      limit: cfg.limit,
-      shard: plan.shard ? formatShard(plan.shard) : undefined,
-      model: identityOf(model),
-      methodOptions: methodDesc,
-      environment: env ? identityOf(env) : undefined,
-      // Only the deviation names itself: runs with the default keep their ids.
-      contextOverflow: contextOverflow === 'truncate' ? contextOverflow : undefined,
-    };
     const runIdTag = bench.runIdTag?.(methodName, options);
-    const runId = makeRunId(
-      { task: taskName, method: methodName, split: plan.split, model: model.model, shard: plan.shard, tag: runIdTag },
-      identity,
-    );
+    const { identity, runId } = runIdentity(cfg, plan, {
+      methodName,
+      methodDesc,
+      runIdTag,
+      model: { name: model.model, identity: identityOf(model) },
+      environment: env ? identityOf(env) : undefined,
+    });
     const { inputs, changed } = inputShas(bench.inputFiles(methodName, options));
     for (const f of changed)
       io.log(`warning: ${f} differs from the vendored file (data/manifest.json sha256); the run records the bytes it read`);
-    let dir = path.join(resultsDirOf(cfg), runId);
-    if (cfg.resume !== undefined) {
-      const rdir = resumeDir(cfg);
-      if (path.basename(rdir) !== runId) {
-        checkResumeSettings(readManifest(rdir).settings, settings, cfg.resume);
-        assertSameRun(readManifest(rdir), { identity, inputs, indices: plan.indices }, rdir);
-        throw new UserError(`--resume ${cfg.resume}: these settings name run ${runId}, not ${cfg.resume}`);
-      }
-      dir = rdir;
+    const dir = runFolder(cfg, runId);
+    if (cfg.resume !== undefined && path.basename(dir) !== runId) {
+      checkResumeSettings(readManifest(dir).settings, settings, cfg.resume);
+      assertSameRun(readManifest(dir), { identity, inputs, indices: plan.indices }, dir);
+      throw new UserError(`--resume ${cfg.resume}: these settings name run ${runId}, not ${cfg.resume}`);
     }
 
     ensureResultsDir(cfg);

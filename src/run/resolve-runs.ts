@@ -8,7 +8,9 @@ import { allRunOptions, runDefaults } from './deps.js';
 import { resumeDir, redactedSettingKeys } from './execute.js';
 import { manifestIfAny } from '../runlog/store.js';
 import { loadExperiment, type Settings } from './experiment.js';
-import { givenFlags, kebabCase, layerSettings } from './options.js';
+import { camelCase, givenFlags, kebabCase, layerSettings } from './options.js';
+import { canonicalJson } from './run-id.js';
+import { defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
 import { checkGivenFlags } from './input-checks.js';
 import { parseRunConfig, type RunConfig } from './config.js';
 import { JsonFields } from '../util/json-fields.js';
@@ -23,7 +25,7 @@ export function resolveExperimentPath(p: string): string {
 }
 
 /** The settings of each run: option defaults < (stored manifest for --resume) < experiment file < flags. */
-export function resolveRuns(argv: Record<string, unknown>): Settings[] {
+export function resolveRuns(argv: Record<string, unknown>, notify: (line: string) => void = () => {}): Settings[] {
   const table = allRunOptions();
   const given = givenFlags(argv, table);
   checkGivenFlags(given);
@@ -35,8 +37,10 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
   if (experiment !== undefined) {
     if (resume !== undefined)
       throw new UserError('--resume: give a run id without an experiment file (re-running the experiment resumes its runs)');
-    const exp = loadExperiment(resolveExperimentPath(experiment), table);
-    return exp.runs.map((r) => withDefaults(layerSettings(r, given)));
+    const file = resolveExperimentPath(experiment);
+    const exp = loadExperiment(file, table);
+    const runs = exp.runs.map((r) => withDefaults(layerSettings(r, given)));
+    return oneOfEachRun(runs, exp.runs, given, path.basename(file, '.json'), notify);
   }
   if (resume !== undefined) {
     const stored = manifestIfAny(resumeDir(parseRunConfig(withDefaults(given))))?.settings ?? {};
@@ -52,7 +56,47 @@ export function resolveRuns(argv: Record<string, unknown>): Settings[] {
   return [withDefaults(given)];
 }
 
+/**
+ * What makes a run what it is, as a comparable text: its settings after flags and defaults, its method
+ * named even when it is the benchmark's default, without the benchmark's flags the method never reads
+ * (Benchmark.methodFlags; its environment's, play.flags, always count). Two runs with the same key
+ * are one run: one run id and results folder (--results-dir counts), so running both would resume the
+ * first's folder again.
+ */
+function runKey(s: Settings): string {
+  const f = JsonFields.orEmpty(s);
+  const bench = getBenchmark(f.str('task') ?? defaultBenchmarkName());
+  const method = f.str('method') ?? bench.defaultMethod;
+  const read = bench.methodFlags?.(method);
+  const unread = read ? Object.keys(bench.options).filter((k) => !read.includes(k) && !(bench.play?.flags ?? []).includes(k)) : [];
+  const skip = new Set(unread.map(camelCase));
+  return canonicalJson({ ...Object.fromEntries(Object.entries(s).filter(([k]) => !skip.has(k))), method });
+}
+
+/**
+ * An experiment's runs, each once: flags given on the command line can make several runs of a file one
+ * run (--method cot over Table 1's methods), which then runs once, with one line naming the flags.
+ */
+function oneOfEachRun(runs: Settings[], fileRuns: Settings[], given: Settings, name: string, notify: (line: string) => void): Settings[] {
+  const groups = new Map<string, number[]>();
+  runs.forEach((s, i) => {
+    const k = runKey(s);
+    groups.set(k, [...(groups.get(k) ?? []), i]);
+  });
+  for (const idx of groups.values()) {
+    if (idx.length < 2) continue;
+    // The flags that override a field these runs of the file set differently.
+    const differs = (k: string) => new Set(idx.map((i) => canonicalJson(fileRuns[i][k]))).size > 1;
+    const flags = Object.keys(given)
+      .filter(differs)
+      .map((k) => (given[k] === true ? `--${kebabCase(k)}` : `--${kebabCase(k)} ${String(given[k])}`));
+    const which = idx.length === runs.length ? `the ${runs.length} runs` : `runs ${idx.map((i) => i + 1).join(', ')}`;
+    notify(`${flags.length ? `${flags.join(' ')} makes ` : ''}${which} of ${name} ${flags.length ? '' : 'are '}one run: running it once`);
+  }
+  return [...groups.values()].map((idx) => runs[idx[0]]);
+}
+
 /** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */
-export function resolveRunConfigs(argv: Record<string, unknown>): RunConfig[] {
-  return resolveRuns(argv).map((s) => parseRunConfig(s));
+export function resolveRunConfigs(argv: Record<string, unknown>, notify?: (line: string) => void): RunConfig[] {
+  return resolveRuns(argv, notify).map((s) => parseRunConfig(s));
 }

@@ -56,6 +56,26 @@ describe('experiment files', () => {
     expect(resolveRuns({ experiment: file, wiki: 'live' })[0].wiki).toBe('live');
   });
 
+  it('runs that flags make one run (the same settings their methods read) are run once, with one line naming the flags', () => {
+    const file = path.join(repo, 'experiments/table1-hotpotqa-offline.json');
+    const lines: string[] = [];
+    // cot-sc's samples and scTemperature are settings CoT never reads (Benchmark.methodFlags).
+    const runs = resolveRuns({ experiment: file, method: 'cot', limit: 3 }, (l) => lines.push(l));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ method: 'cot', limit: 3 });
+    expect(lines).toEqual(['--method cot makes the 7 runs of table1-hotpotqa-offline one run: running it once']);
+    // The file's cot-sc run gives samples and sc-temperature at their defaults: it is the same run too.
+    lines.length = 0;
+    const sc = resolveRuns({ experiment: file, method: 'cot-sc', samples: undefined, scTemperature: 0.5 }, (l) => lines.push(l));
+    expect(sc).toHaveLength(1);
+    const own = resolveRuns({ experiment: file, method: 'cot-sc', limit: 3 }, (l) => lines.push(l));
+    expect(own).toHaveLength(1);
+    expect(lines).toEqual([
+      '--method cot-sc --sc-temperature 0.5 makes the 7 runs of table1-hotpotqa-offline one run: running it once',
+      '--method cot-sc makes the 7 runs of table1-hotpotqa-offline one run: running it once',
+    ]);
+  });
+
   it("--indices on the command line replaces the file's --split (and a run's split replaces the defaults' indices)", () => {
     const file = path.join(repo, 'experiments/table1-hotpotqa-offline.json');
     const [r] = resolveRuns({ experiment: file, indices: '3,4' });

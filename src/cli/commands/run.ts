@@ -337,7 +337,7 @@ export const runCommand: CommandModule = {
     checkRepeatedFlags(process.argv.slice(2), { ...allRunOptions(), ...sessionOptions });
     checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });
     const session = sessionFlags(raw);
-    const runs = resolveRunConfigs(raw);
+    const runs = resolveRunConfigs(raw, (l) => process.stderr.write(`react-repro: ${l}\n`));
     if (session.maxCost !== undefined) requireKnownPrices(runs.map((r) => pricesOf(r.model)));
     if (session.dryRun) {
       const plans = [];
