@@ -167,7 +167,8 @@ export function runCost(p: CostInput): DryRunCost {
   const promptMax = p.firstPromptTokens * T + Math.round(calls * perCallCompletion * ((T * (T - 1)) / 2));
   const prompt = { min: p.firstPromptTokens, max: promptMax };
   const completionMax = p.firstCompletionTokensMax * T;
-  const price = p.prices && !('error' in p.prices) ? p.prices : null;
+  // An unknown rate is no price (its stand-in 0 would read as a free run: README "Reliability").
+  const price = p.prices && !('error' in p.prices) && !isUnpriced(p.prices) ? p.prices : null;
   const usd = price
     ? {
         min: costUsd({ promptTokens: prompt.min, completionTokens: p.firstCompletionTokensMax }, price),
@@ -192,6 +193,10 @@ export function costLine(p: CostInput, maxCostUsd?: number): string[] {
   if (p.derived) return ['  cost: none of its own (a combination makes no model calls)'];
   if (!p.prices) return ['  cost: unknown (no price information)'];
   if ('error' in p.prices) return [`  cost: unknown (${p.prices.error})`];
+  if (isUnpriced(p.prices))
+    return [
+      `  cost: unknown (no price known for ${p.prices.model ?? 'this model'}: give --price-prompt and --price-completion, USD per 1M tokens)`,
+    ];
   const c = runCost(p);
   const out = [
     `  cost at $${p.prices.promptPerM}/$${p.prices.completionPerM} per 1M prompt/completion tokens (${p.prices.source}): ` +

@@ -16,6 +16,7 @@ import {
   tokenCounterFor,
   totalLines,
 } from '../../src/run/dry-run-estimate.js';
+import { priceInfoOf } from '../../src/llm/pricing.js';
 
 let tmp: string;
 beforeAll(() => {
@@ -95,7 +96,11 @@ describe('run table1-hotpotqa --model gpt-3.5-turbo-instruct --dry-run, no API k
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/prompt [\d,]+ tokens \(chars\/4 \(estimate\), of the real first prompts/);
-    expect(r.stdout).toMatch(/no price known for this model \(0\)/);
+    // An unknown rate is an unknown cost, never "$0.0000" (README "Reliability").
+    expect(r.stdout).toContain(
+      '  cost: unknown (no price known for local-model: give --price-prompt and --price-completion, USD per 1M tokens)\n',
+    );
+    expect(r.stdout).not.toContain('$0');
     expect(r.stdout).not.toMatch(/^total:/m);
   });
 });
@@ -183,6 +188,17 @@ describe('dry-run estimate pieces', () => {
       turnLimit: null,
       prices: null,
     });
+    const unpriced = runCost({
+      derived: false,
+      toRun: 5,
+      unbuilt: 0,
+      firstPromptTokens: 500,
+      firstCompletionTokensMax: 50,
+      turnLimit: 7,
+      prices: priceInfoOf({ promptPerM: 0, completionPerM: 0, source: 'none' }, 'local-model'),
+    });
+    expect(unpriced.usd).toBeNull();
+    expect(totalLines([c, unpriced], 't')[0]).toMatch(/; cost \$[\d.]+\.\.\$[\d.]+ for the 1 priced run \(1 without a price\)$/);
     expect(totalLines([c], 't')).toEqual([]);
     expect(totalLines([c, combo, single], 't')[0]).toBe(
       'total: 3 runs (1 combination, no calls of their own): 15..35 model calls, 1,500..3,800 prompt tokens (t), completions at most 350 tokens; cost $0.0012..$0.0039 for the 2 priced runs (1 without a price)',
