@@ -24,7 +24,7 @@ import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
 import { costText } from './cost.js';
-import { runStatus } from './run-status.js';
+import { RECORDS_MISSING, runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
 
 export interface ReportOptions {
@@ -270,7 +270,7 @@ export function runsTable(
         ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls } : {}),
         spent_cost: costText(s.spent_cost_usd, known),
         ...(unknownBilling ? { paid_unknown: s.paid_unknown_calls } : {}),
-        status: runStatus(m, r.dir),
+        status: runStatus(m, r.dir, undefined, r.recordLines),
       },
       ci,
     };
@@ -304,6 +304,11 @@ export function runsTable(
           ]
         : []),
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",
+      ...(rows.some((row) => String(row.cells.status).startsWith(RECORDS_MISSING))
+        ? [
+            `"${RECORDS_MISSING}": the run's episodes.jsonl holds fewer records than its sessions wrote (cut short, or a partial copy); its scores, Done and tokens (total) count only the records held, while tokens and cost spent are its sessions' (the manifest).`,
+          ]
+        : []),
     ],
   };
 }

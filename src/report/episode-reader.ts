@@ -1,7 +1,7 @@
 // A run's episodes as the report reads them (load.ts), in memory independent of how many there are
 // beyond what the tables keep: one chunked pass over episodes.jsonl, by the run store's reading rules
-// (runlog/store.ts loadEpisodes: the latest line per index wins, a torn or unreadable last line is
-// dropped, any other line that is no record is an error), keeps the slim records
+// (runlog/store.ts loadEpisodes: the latest line per index wins, a torn last line, one without its
+// newline, is dropped, any whole line that is no record is an error), keeps the slim records
 // (runlog/episode-source.ts reportSlim) and where each latest line starts, as two typed arrays sorted
 // by index (8 bytes an episode, 16 where a number does not fit 32 bits; not a Map entry). The file
 // is read through one reused chunk buffer and the full records read back one at a time into
@@ -135,28 +135,24 @@ function forEachLineText(file: string, visit: (text: string, offset: number) => 
 export function readReportEpisodes(file: string): SlimEpisodes {
   const records = new Map<number, EpisodeRecord>();
   const latest = new Map<number, number>();
+  let count = 0;
   if (fs.existsSync(file)) {
-    // A line that is no record is an error only when another line follows it (else a torn last write).
-    let bad: { line: number; error: unknown } | null = null;
+    // Every visited line is newline-terminated, so one that is no record is an error, the last one too.
     let line = 0;
     forEachLineText(file, (text, offset) => {
-      if (bad)
-        throw new UserError(
-          `${file}: line ${bad.line} is not an episode record (${errorMessage(bad.error)}); the file was edited or corrupted`,
-        );
       line++;
       if (text.trim() === '') return;
       let rec: EpisodeRecord;
       try {
         rec = upgradeRecord(JSON.parse(text));
       } catch (e) {
-        bad = { line, error: e };
-        return;
+        throw new UserError(`${file}: line ${line} is not an episode record (${errorMessage(e)}); the file was edited or corrupted`);
       }
       latest.set(rec.idx, offset);
       records.delete(rec.idx); // insertion order = order of the latest line
       records.set(rec.idx, reportSlim(rec));
+      count++;
     });
   }
-  return { records, source: fileSource(file, lineIndex(latest)) };
+  return { records, source: fileSource(file, lineIndex(latest)), lines: count };
 }

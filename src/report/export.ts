@@ -34,7 +34,7 @@ export function loadRunsForExport(
   warn: (line: string) => void = warnLine,
 ): Selection & { skipped: number } {
   let skipped = 0;
-  const runs = loadRuns(args, { command, warn: (line) => (skipped++, warn(line)) });
+  const runs = loadRuns(args, { command, warn: (line, about) => (about === 'skipped' && skipped++, warn(line)) });
   return { ...selectRuns(runs), skipped };
 }
 

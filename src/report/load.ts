@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError, errorMessage, errorCode } from '../errors.js';
-import { episodesFile, isRunFolder, readManifest, readRecords, MANIFEST_FILE } from '../runlog/store.js';
+import { episodesFile, isRunFolder, loadEpisodes, readManifest, MANIFEST_FILE } from '../runlog/store.js';
 import type { EpisodeRecord } from '../runlog/schema.js';
 import { orderedRecords, summarizeRun } from '../run/summary.js';
 import type { RunView } from './model.js';
@@ -14,6 +14,7 @@ import { readReportEpisodes } from './episode-reader.js';
 import { forTerminal } from '../util/terminal-text.js';
 import { countOf } from '../util/numbers.js';
 import { compactSlim, SharedPlans, SharedTexts } from './slim-record.js';
+import { missingRecords, missingRecordsWarning } from './run-status.js';
 
 export interface LoadRunOptions {
   /**
@@ -40,17 +41,17 @@ function readRun(dir: string, opts: LoadRunOptions, shared: Shared = { texts: ne
   const read = readManifest(dir);
   const manifest = opts.slim ? { ...read, indices: shared.plans.share(read.indices) } : read;
   const slim = opts.slim ? readReportEpisodes(episodesFile(dir)) : undefined;
-  const records = slim ? slim.records : readRecords(dir);
+  const { records, lines: recordLines } = slim ?? loadEpisodes(episodesFile(dir));
   let summary;
   try {
     summary = summarizeRun(manifest, records);
   } catch (e) {
     throw new UserError(`${episodesFile(dir)}: ${errorMessage(e)}`);
   }
-  if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary };
+  if (!slim) return { dir, manifest, records: orderedRecords(records, manifest.indices), summary, recordLines };
   const lean = new Map<number, EpisodeRecord>();
   for (const [idx, r] of records) lean.set(idx, compactSlim(withoutAccounting(r), shared.texts));
-  return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source };
+  return { dir, manifest, records: orderedRecords(lean, manifest.indices), summary, source: slim.source, recordLines };
 }
 
 /** What a command reading runs expects to be given, for its messages. */
@@ -82,10 +83,11 @@ export interface LoadOptions extends LoadRunOptions {
   /** The command named in messages (default: report). */
   command?: string;
   /**
-   * Where the one-line warning about a skipped folder goes (default: stderr, warnLine). Held back until
-   * a folder is read: when none is, the error says it in one line instead.
+   * Where the one-line warnings go (default: stderr, warnLine), each with what it is about: a skipped
+   * folder, or a run read with records missing (run-status.ts missingRecords). A skipped folder's is
+   * held back until a folder is read: when none is, the error says it in one line instead.
    */
-  warn?: (line: string) => void;
+  warn?: (line: string, about: 'skipped' | 'records-missing') => void;
   /** After each folder (read or skipped): how many of how many, and the episodes read so far. */
   onFolder?: (done: number, of: number, episodes: number) => void;
 }
@@ -111,15 +113,18 @@ export function loadRuns(args: string[], opts: LoadOptions = {}): RunView[] {
   for (const [i, dir] of dirs.entries()) {
     try {
       const run = readRun(dir, opts, shared);
-      if (runs.length === 0) for (const f of failed) warn(skipping(command, f));
+      if (runs.length === 0) for (const f of failed) warn(skipping(command, f), 'skipped');
       runs.push(run);
+      // Read, but with fewer records than its sessions wrote: its Runs-table status says so too.
+      const miss = missingRecords(run.manifest, run.recordLines ?? 0);
+      if (miss) warn(`react-repro: ${command}: ${missingRecordsWarning(episodesFile(dir), miss)}`, 'records-missing');
       episodes += run.records.length;
     } catch (e) {
       // Bad content (UserError) or a file the system refuses to read (EACCES, EISDIR...): skip it.
       if (!(e instanceof UserError) && typeof errorCode(e) !== 'string') throw e;
       const f = { dir, why: errorMessage(e).split('\n')[0] };
       failed.push(f);
-      if (runs.length > 0) warn(skipping(command, f));
+      if (runs.length > 0) warn(skipping(command, f), 'skipped');
     }
     opts.onFolder?.(i + 1, dirs.length, episodes);
   }

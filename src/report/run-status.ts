@@ -2,6 +2,8 @@
 // (complete, partial, failed, interrupted by a signal, stopped at --max-cost) and, for a session that
 // never closed (status still "running"), its lock: it is running only while the process holding the
 // lock is alive. A run killed with -9 leaves "running" and a lock whose process is gone: interrupted.
+// And from its episodes.jsonl: a run whose file holds fewer record lines than its sessions wrote (a
+// cut or partial copy) is "records missing" whatever its sessions say (README "Reports").
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,13 +32,52 @@ export function lockState(dir: string): LockState {
   return judgeHolder(h).stale ? { held: 'none' } : { held: 'alive', pid: h.pid };
 }
 
+/** Record lines a run's episodes.jsonl lacks: what its sessions say they wrote and what the file holds. */
+export interface MissingRecords {
+  written: number;
+  held: number;
+}
+
+/**
+ * Whether episodes.jsonl holds fewer record lines (`lines`: every line that is a record, replaced ones
+ * included) than the run's sessions wrote (sessions[].written: one appended line each; a killed
+ * session wrote none it counted). A merge is not judged: its sessions are its shards', whose lines it
+ * de-duplicated. Null when nothing is missing.
+ */
+export function missingRecords(m: Pick<RunManifest, 'kind' | 'sessions'>, lines: number): MissingRecords | null {
+  if (m.kind === 'merge') return null;
+  const written = (m.sessions ?? []).reduce((n, s) => n + (typeof s.written === 'number' && s.written > 0 ? s.written : 0), 0);
+  return lines < written ? { written, held: lines } : null;
+}
+
+/** How the Runs table's status of a run with records missing begins. */
+export const RECORDS_MISSING = 'records missing';
+
+/** The Runs table's status of a run with records missing. */
+export function missingRecordsStatus(miss: MissingRecords): string {
+  return `${RECORDS_MISSING} (${miss.held} of ${miss.written} written in episodes.jsonl)`;
+}
+
+/** The one-line warning when a run with records missing is read (`file`: its episodes.jsonl). */
+export function missingRecordsWarning(file: string, miss: MissingRecords): string {
+  return `${file} holds ${miss.held} of the ${miss.written} episode records its manifest's sessions wrote (${miss.written - miss.held} missing: cut short, or a partial copy?); only those are read`;
+}
+
 /**
  * "complete", "partial", "failed", "interrupted (SIGINT)", "stopped (max-cost)", "running",
  * "interrupted (process gone)"...: the last session's outcome. Combinations and merges say what they are.
+ * Given `lines` (the record lines episodes.jsonl holds), a run with records missing says so instead.
  */
-export function runStatus(m: Pick<RunManifest, 'kind' | 'sessions'>, dir: string, lock: (dir: string) => LockState = lockState): string {
+export function runStatus(
+  m: Pick<RunManifest, 'kind' | 'sessions'>,
+  dir: string,
+  lock: (dir: string) => LockState = lockState,
+  lines?: number,
+): string {
   const last = m.sessions?.at(-1);
   const kind = m.kind && m.kind !== 'run' ? ` (${m.kind})` : '';
+  const miss = lines === undefined ? null : missingRecords(m, lines);
+  if (miss) return `${missingRecordsStatus(miss)}${kind}`;
   if (!last?.status) return m.kind && m.kind !== 'run' ? m.kind : 'unknown';
   switch (last.status) {
     case 'running': {

@@ -1,7 +1,7 @@
 // Reads episodes.jsonl line by line in fixed-size chunks, so that opening a run's log for resume
 // holds one chunk and the records kept, never the whole file (a long run's log is hundreds of MB).
-// The rules are loadEpisodes' (store.ts): a last line without its newline, or a last line that is
-// not JSON, is a torn write (dropped; cut off with `repair`); any other unreadable line is an error.
+// The rules are loadEpisodes' (store.ts): a last line without its newline is a torn write (dropped;
+// cut off with `repair`); a whole line that is no record, the last one too, is an error.
 import fs from 'node:fs';
 
 const CHUNK = 1 << 20;

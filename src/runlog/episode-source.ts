@@ -92,4 +92,6 @@ export interface SlimEpisodes {
   /** Latest record per index, slim (reportSlim), in file order of their latest line. */
   records: Map<number, EpisodeRecord>;
   source: EpisodeSource;
+  /** Lines that are records, replaced ones included (LoadResult.lines). */
+  lines: number;
 }

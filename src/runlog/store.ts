@@ -5,7 +5,8 @@
 // episodes.jsonl is append-only: each finished episode is one line, written whole and fsync'ed (in
 // groups, off the event loop) before it counts as written, and the latest line per idx wins (so
 // --retry-errors appends a replacement rather than rewriting the file). A kill -9 can leave at most a
-// partial last line: opening the store drops it. Schema-1 records are upgraded on read
+// partial last line, one without its newline: opening the store drops it. A whole line that is no
+// record (the last one too) is an edit or corruption: every reader refuses the file, naming the line. Schema-1 records are upgraded on read
 // (upgradeRecord), so old runs still report (a schema-1 run cannot be resumed: its identity names the
 // environment differently; start it again, its completions come from the cache).
 // The other files are written whole (replaced atomically) or appended line by line (the recording).
@@ -202,7 +203,7 @@ export function runFolderFiles(dir: string): { name: string; data: Buffer }[] {
 export interface LoadResult {
   /** Latest record per question_idx, in file order of their latest line. */
   records: Map<number, EpisodeRecord>;
-  /** Bytes of a partial or unreadable last line that were dropped (0 when the file was clean). */
+  /** Bytes of a partial last line (no newline) that were dropped (0 when the file was clean). */
   droppedBytes: number;
   lines: number;
 }
@@ -210,9 +211,11 @@ export interface LoadResult {
 /**
  * Reads episodes.jsonl, keeping the latest record per question_idx (as `keep` maps it, given the byte
  * offset its line starts at: the run store keeps slim records, src/runlog/slim-record.ts; the report,
- * src/runlog/episode-source.ts, where to read each full record back). With `repair`, a partial last line (no newline, or not
- * JSON) is truncated away so that appends continue on a clean line boundary. The file is read in
- * chunks (src/runlog/episode-lines.ts): memory holds the records kept, not the file.
+ * src/runlog/episode-source.ts, where to read each full record back). A partial last line (no
+ * newline: a kill -9 mid-append) is dropped, and with `repair` truncated away so that appends continue
+ * on a clean line boundary; any whole line that is no record, the last one included, is a UserError
+ * naming the file and line. The file is read in chunks (src/runlog/episode-lines.ts): memory holds
+ * the records kept, not the file.
  */
 export function loadEpisodes(
   file: string,
@@ -221,19 +224,15 @@ export function loadEpisodes(
   const records = new Map<number, EpisodeRecord>();
   if (!fs.existsSync(file)) return { records, droppedBytes: 0, lines: 0 };
   let count = 0;
-  let badLast: number | null = null;
-  const { complete, size } = forEachLine(file, (bytes, offset, i, last) => {
+  const { complete, size } = forEachLine(file, (bytes, offset, i) => {
     const line = bytes.toString('utf8');
     if (line.trim() === '') return;
     let rec: EpisodeRecord;
     try {
       rec = upgradeRecord(JSON.parse(line));
     } catch (e) {
-      if (last) {
-        // A last line that is not a record: treat it like a partial write.
-        badLast = offset;
-        return;
-      }
+      // A line with its newline was written whole (appendRecord writes the newline last), so a bad
+      // one is an edit or corruption wherever it is, the last line too: never dropped.
       throw new UserError(`${file}: line ${i + 1} is not an episode record (${errorMessage(e)}); the file was edited or corrupted`);
     }
     if (opts.keep) rec = opts.keep(rec, offset);
@@ -241,10 +240,9 @@ export function loadEpisodes(
     records.set(rec.idx, rec);
     count++;
   });
-  // The tail after the last newline is an episode whose write was cut off.
-  const goodEnd = badLast ?? complete;
-  const dropped = size - goodEnd;
-  if (dropped > 0 && opts.repair) fs.truncateSync(file, goodEnd);
+  // The tail after the last newline is an episode whose write was cut off (a kill -9).
+  const dropped = size - complete;
+  if (dropped > 0 && opts.repair) fs.truncateSync(file, complete);
   return { records, droppedBytes: dropped, lines: count };
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from '../servers/openai-server.js';
 import { runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
-import { lockState, runStatus } from '../../src/report/run-status.js';
+import { lockState, missingRecords, runStatus } from '../../src/report/run-status.js';
 import { processStartTime } from '../../src/run/lock.js';
 import { qaRecords, writeRun } from './run-folders.js';
 
@@ -56,6 +56,24 @@ describe('run status from the run record', () => {
     );
     expect(runStatus({ kind: 'run', sessions: [session('complete')] as never }, dir)).toBe('complete');
     expect(runStatus({ kind: 'combination', sessions: [session('partial')] as never }, dir)).toBe('partial (combination)');
+  });
+
+  it('records missing: fewer record lines than the sessions wrote, whatever the last session says; a merge is not judged', () => {
+    const dir = path.join(tmp, 'no-such-run');
+    const sessions = [session('interrupted', { stoppedBy: 'SIGINT', written: 6 }), session('running'), session('complete', { written: 4 })];
+    const m = { kind: 'run' as const, sessions: sessions as never };
+    expect(missingRecords(m, 10)).toBeNull();
+    // A --retry-errors replacement is a line of its own: lines, not items, are compared.
+    expect(missingRecords(m, 12)).toBeNull();
+    expect(missingRecords(m, 7)).toEqual({ written: 10, held: 7 });
+    expect(runStatus(m, dir, undefined, 7)).toBe('records missing (7 of 10 written in episodes.jsonl)');
+    expect(runStatus(m, dir, undefined, 10)).toBe('complete');
+    expect(runStatus(m, dir)).toBe('complete');
+    expect(runStatus({ kind: 'combination', sessions: [session('complete', { written: 3 })] as never }, dir, undefined, 2)).toBe(
+      'records missing (2 of 3 written in episodes.jsonl) (combination)',
+    );
+    // A merge carries its shards' sessions, whose overlapping and replaced lines it de-duplicated.
+    expect(missingRecords({ kind: 'merge', sessions: sessions as never }, 3)).toBeNull();
   });
 
   it('a run killed with -9 through the CLI shows interrupted in the report, never running', async () => {

@@ -78,13 +78,19 @@ describe('RunStore resume with slim records', () => {
     expect(loadEpisodes(file).records.get(30)!.traj).toBe(trajOf(30));
   });
 
-  it('a last line that is not JSON is a torn write; an unreadable line before it is an error', () => {
+  it('a last line without its newline is a torn write; a whole line that is no record is an error, the last one too', () => {
     const file = path.join(dir, 'episodes.jsonl');
-    fs.writeFileSync(file, `${JSON.stringify(rec(1))}\n{"idx": 2, "metr\n`);
+    fs.writeFileSync(file, `${JSON.stringify(rec(1))}\n{"idx": 2, "metr`);
     const s = RunStore.open(dir);
     expect([...s.records.keys()]).toEqual([1]);
-    expect(s.recoveredBytes).toBe('{"idx": 2, "metr\n'.length);
+    expect(s.recoveredBytes).toBe('{"idx": 2, "metr'.length);
     s.close();
+    // Newline-terminated, so written whole: an edit or corruption, refused (the file left as it is).
+    const whole = `${JSON.stringify(rec(1))}\n{"idx": 2, "metr\n`;
+    fs.writeFileSync(file, whole);
+    expect(() => RunStore.open(dir)).toThrow(/episodes\.jsonl: line 2 is not an episode record/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(whole);
+    expect(fs.existsSync(path.join(dir, '.lock'))).toBe(false);
     fs.writeFileSync(file, `not json\n${JSON.stringify(rec(1))}\n`);
     expect(() => loadEpisodes(file)).toThrow(/line 1 is not an episode record/);
   });

@@ -54,12 +54,12 @@ describe('RunStore', () => {
     expect(lines.map((l) => JSON.parse(l).idx)).toEqual([1, 2, 3]);
   });
 
-  it('treats an unparsable final line as partial but refuses corruption in the middle', () => {
+  it('refuses a whole line that is no record, the last one as one in the middle, and repairs nothing then', () => {
     const file = path.join(dir, 'episodes.jsonl');
-    fs.writeFileSync(file, JSON.stringify(rec(1)) + '\n{"question_idx": 2, "em"\n');
-    const r = loadEpisodes(file, { repair: true });
-    expect([...r.records.keys()]).toEqual([1]);
-    expect(fs.readFileSync(file, 'utf8')).toBe(JSON.stringify(rec(1)) + '\n');
+    const text = JSON.stringify(rec(1)) + '\n{"question_idx": 2, "em"\n';
+    fs.writeFileSync(file, text);
+    expect(() => loadEpisodes(file, { repair: true })).toThrow(/episodes\.jsonl: line 2 is not an episode record/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
     fs.writeFileSync(file, 'garbage\n' + JSON.stringify(rec(1)) + '\n');
     expect(() => loadEpisodes(file)).toThrow(/line 1 is not an episode record/);
   });
