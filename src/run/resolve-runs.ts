@@ -8,9 +8,12 @@ import { allRunOptions, runDefaults } from './deps.js';
 import { resumeDir, redactedSettingKeys } from './execute.js';
 import { manifestIfAny } from '../runlog/store.js';
 import { loadExperiment, type Settings } from './experiment.js';
-import { camelCase, givenFlags, kebabCase, layerSettings } from './options.js';
+import { camelCase, givenFlags, kebabCase, layerSettings, runOptions } from './options.js';
 import { canonicalJson } from './run-id.js';
-import { defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
+import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
+import type { Benchmark } from '../benchmarks/types.js';
+import { llmCliOptions } from '../llm/config.js';
+import { responseLimitOptions } from './response-limits.js';
 import { checkGivenFlags } from './input-checks.js';
 import { parseRunConfig, type RunConfig } from './config.js';
 import { JsonFields } from '../util/json-fields.js';
@@ -26,6 +29,12 @@ export function resolveExperimentPath(p: string): string {
 
 /** The settings of each run: option defaults < (stored manifest for --resume) < experiment file < flags. */
 export function resolveRuns(argv: Record<string, unknown>, notify: (line: string) => void = () => {}): Settings[] {
+  const runs = settingsOfRuns(argv, notify);
+  checkFlagsRead(runs, givenFlags(argv, allRunOptions()), JsonFields.orEmpty(argv).str('experiment'), notify);
+  return runs;
+}
+
+function settingsOfRuns(argv: Record<string, unknown>, notify: (line: string) => void): Settings[] {
   const table = allRunOptions();
   const given = givenFlags(argv, table);
   checkGivenFlags(given);
@@ -94,6 +103,46 @@ function oneOfEachRun(runs: Settings[], fileRuns: Settings[], given: Settings, n
     notify(`${flags.length ? `${flags.join(' ')} makes ` : ''}${which} of ${name} ${flags.length ? '' : 'are '}one run: running it once`);
   }
   return [...groups.values()].map((idx) => runs[idx[0]]);
+}
+
+/** The flags of `run` itself, the model's and the response limits': every run reads them. */
+const CORE_FLAGS = new Set([...Object.keys(runOptions), ...Object.keys(llmCliOptions), ...Object.keys(responseLimitOptions)]);
+
+/**
+ * A benchmark's flag given on the command line that no run of the invocation has (--games with
+ * HotpotQA) is refused with one line: it would be ignored, yet recorded in the manifest. One the runs'
+ * benchmark has but their method never reads (Benchmark.methodFlags: --samples with ReAct) is noted in
+ * one line, not refused: a loop over methods passes the same flags to each.
+ */
+function checkFlagsRead(runs: readonly Settings[], given: Settings, experiment: string | undefined, notify: (line: string) => void): void {
+  const benchOf = (s: Settings): Benchmark => getBenchmark(JsonFields.orEmpty(s).str('task') ?? defaultBenchmarkName());
+  for (const key of Object.keys(given)) {
+    const flag = kebabCase(key);
+    if (CORE_FLAGS.has(flag)) continue;
+    const owners = benchmarkNames().filter((n) => flag in getBenchmark(n).options);
+    if (owners.length === 0) continue; // the command's own (--dry-run, --max-cost...)
+    const having = runs.filter((s) => flag in benchOf(s).options);
+    if (having.length === 0) {
+      const runsText =
+        experiment !== undefined
+          ? `no run of ${path.basename(experiment, '.json')} is of a benchmark that has it`
+          : `${benchOf(runs[0] ?? {}).name} has no such flag`;
+      throw new UserError(`--${flag}: ${runsText} (it is ${owners.join(' and ')}'s); leave it out`);
+    }
+    const reads = (s: Settings) => {
+      const bench = benchOf(s);
+      const read = bench.methodFlags?.(JsonFields.orEmpty(s).str('method') ?? bench.defaultMethod);
+      return !read || read.includes(flag) || (bench.play?.flags ?? []).includes(flag);
+    };
+    if (!having.some(reads)) {
+      const methods = [
+        ...new Set(having.map((s) => `${benchOf(s).name} ${JsonFields.orEmpty(s).str('method') ?? benchOf(s).defaultMethod}`)),
+      ];
+      notify(
+        `note: --${flag} is not read by ${methods.join(', ')}: it has no effect on ${having.length === 1 ? 'this run' : 'these runs'}`,
+      );
+    }
+  }
 }
 
 /** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */

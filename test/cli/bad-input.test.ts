@@ -112,6 +112,38 @@ describe('run: bad input', () => {
     expect(fs.existsSync(results)).toBe(false);
   });
 
+  it("another benchmark's flag is refused (it would be ignored yet recorded); one only other methods read is noted", async () => {
+    const results = path.join(tmp, 'r-foreign');
+    expect(
+      await refused([
+        '--task',
+        'hotpotqa',
+        '--method',
+        'react',
+        '--limit',
+        '1',
+        '--games',
+        '/nonexist.json',
+        ...model(),
+        '--results-dir',
+        results,
+      ]),
+    ).toBe("react-repro: --games: hotpotqa has no such flag (it is alfworld's); leave it out");
+    expect(await refused(['table1-hotpotqa-offline', '--prompt-set', '2,1', '--limit', '1', ...model(), '--results-dir', results])).toBe(
+      "react-repro: --prompt-set: no run of table1-hotpotqa-offline is of a benchmark that has it (it is alfworld's); leave it out",
+    );
+    expect(fs.existsSync(results)).toBe(false);
+    const r = await runCli(
+      ['run', '--task', 'hotpotqa', '--method', 'cot', '--limit', '1', '--samples', '5', ...model(), '--results-dir', results],
+      {
+        cwd: tmp,
+        env: cleanEnv({}, path.join(tmp, 'cache')),
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[0]).toBe('react-repro: note: --samples is not read by hotpotqa cot: it has no effect on this run');
+  });
+
   it('session flags: --max-cost and --max-consecutive-failures', async () => {
     const results = path.join(tmp, 'r-session');
     expect(await refused(['--method', 'cot', '--limit', '1', ...model(), '--results-dir', results, '--max-cost', '-1'])).toBe(
