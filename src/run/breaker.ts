@@ -2,7 +2,8 @@
 // in a row, every further episode would fail the same way (a dead endpoint ground through 50 questions
 // at ~20 s each, then exited 0). The runner asks the breaker after each episode; once it trips, the
 // run stops at once (in-flight episodes are aborted and not written), naming the failing side and the
-// cause, and a re-run resumes.
+// cause, and a re-run resumes. Tripped by the last episodes with every one written, it stopped nothing:
+// the run finished with errors (src/run/runner.ts).
 // What counts: episodes that end with an InfraError of one source ('llm' or 'env'), with no episode
 // between them that finished normally. A prompt that does not fit the model's context window is an
 // InfraError('llm') too, but it is about that one episode, not the endpoint: it neither counts nor

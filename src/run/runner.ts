@@ -3,7 +3,8 @@
 // - an interrupt (SIGINT, SIGTERM) aborts in-flight episodes, which are then not written;
 // - a FatalRunError (bad key, unknown model) stops the whole run the same way;
 // - the circuit breaker (breaker.ts) stops it when one side fails N episodes in a row: the failures
-//   that tripped it are recorded as errors, the episodes still in flight are aborted and not written;
+//   that tripped it are recorded as errors, the episodes still in flight are aborted and not written
+//   (tripped by the last episodes with every one written, it stopped nothing: the run finished);
 // - the budget (--max-cost, budget.ts) stops it before a call that could pass it: no episode starts
 //   after that, calls already admitted finish and are paid for (src/run/meter.ts), an episode that
 //   asks for another call is dropped, one that finishes without is written;
@@ -22,7 +23,7 @@ import { DiskError } from '../util/durable.js';
 import { isEnvRestart } from '../envs/pool.js';
 import { errorRecord, recordFromResult } from './record.js';
 import type { RunStore } from '../runlog/store.js';
-import type { CircuitBreaker } from './breaker.js';
+import { CircuitOpenError, type CircuitBreaker } from './breaker.js';
 import type { Prices } from '../llm/pricing.js';
 import { BudgetStop, type Budget } from './budget.js';
 import { ContextLengthError } from '../llm/context-limit.js';
@@ -75,7 +76,7 @@ export interface ExecuteResult {
   written: number;
   /** Stopped by the caller's signal. */
   interrupted: boolean;
-  /** Stopped by a FatalRunError, or by the circuit breaker (a CircuitOpenError). */
+  /** Stopped by a FatalRunError, or by the circuit breaker (a CircuitOpenError) when that left an episode unwritten. */
   fatal: FatalRunError | null;
   /** Stopped by the budget. */
   budget: BudgetStop | null;
@@ -234,6 +235,11 @@ export async function executeEpisodes(o: ExecuteOptions): Promise<ExecuteResult>
   // Set by the workers (closures), so the compiler cannot narrow it here.
   // eslint-disable-next-line @typescript-eslint/only-throw-error
   if (diskError) throw diskError;
-  const interrupted = Boolean(o.signal?.aborted) && !fatal && !budgetStop;
-  return { written, interrupted, fatal, budget: budgetStop };
+  // The one rule for a breaker that trips on the last episodes: with every episode written, nothing was
+  // left to run and nothing in flight was dropped, so nothing was stopped. The run finished with its
+  // errors (README "Reliability": exit 3 and --retry-errors), as with the breaker off.
+  let stopped = fatal as FatalRunError | null; // set by the workers, like diskError
+  if (stopped instanceof CircuitOpenError && written === o.items.length) stopped = null;
+  const interrupted = Boolean(o.signal?.aborted) && !stopped && !budgetStop;
+  return { written, interrupted, fatal: stopped, budget: budgetStop };
 }

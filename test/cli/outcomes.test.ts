@@ -1,8 +1,9 @@
 // Reliability through the real CLI: outcomes that tell the truth. A dead model endpoint stops the run
 // within seconds (circuit breaker) naming the endpoint; a model that dies mid-run too; a run that
-// ends with error episodes exits 3 and prints their causes and the exact command that retries them,
-// and that command (settings from the manifest, key from the environment) finishes the run; --max-cost
-// stops cleanly and resumably; --dry-run calls nothing and writes nothing.
+// ends with error episodes (also when they tripped the breaker as its last ones) exits 3 and prints
+// their causes and the exact command that retries them, and that command (settings from the manifest,
+// key from the environment) finishes the run; --max-cost stops cleanly and resumably; --dry-run calls
+// nothing and writes nothing.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -192,6 +193,85 @@ describe('a dead model endpoint', () => {
       await dying.close();
     }
   }, 60_000);
+});
+
+describe('the circuit breaker on the last episodes', () => {
+  /** cot (one call an episode) over 6 questions, one at a time, breaker at 2; the server fails these calls (by arrival). */
+  async function runFailing(name: string, failing: Set<number>) {
+    let n = 0;
+    const flaky = await startOpenAIServer({
+      respond: scriptedRespond,
+      fault: (req) => (req.path.endsWith('/completions') && failing.has(n++) ? { kind: 'status', status: 500 } : undefined),
+    });
+    try {
+      const results = path.join(tmp, name);
+      const r = await runCli(
+        [
+          'run',
+          '--task',
+          'hotpotqa',
+          '--method',
+          'cot',
+          '--split',
+          'dev',
+          '--limit',
+          '6',
+          '--concurrency',
+          '1',
+          '--base-url',
+          flaky.baseURL,
+          '--model',
+          'test-model',
+          '--max-retries',
+          '0',
+          '--max-consecutive-failures',
+          '2',
+          '--cache',
+          'off',
+          '--results-dir',
+          results,
+        ],
+        { cwd: tmp, env: cleanEnv() },
+      );
+      const [dir] = runDirs(results);
+      const manifest = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
+      return { r, dir, results, manifest, recs: readLines(path.join(results, dir, 'episodes.jsonl')), url: flaky.baseURL };
+    } finally {
+      await flaky.close();
+    }
+  }
+
+  it('tripped by the last two episodes, every episode recorded and none dropped: finished with errors (exit 3), not stopped', async () => {
+    const { r, dir, results, manifest, recs, url } = await runFailing('breaker-last', new Set([4, 5]));
+    expect(r.code, r.stderr).toBe(3);
+    expect(recs).toHaveLength(6);
+    expect(recs.filter((e) => e.error).map((e) => e.error.source)).toEqual(['llm', 'llm']);
+    expect(r.stdout).toMatch(/: 6\/6 episodes, .*errors 2, .*\[complete\]/);
+    expect(manifest.sessions.at(-1).status).toBe('complete');
+    expect(lastLines(r.stderr, 3)).toEqual([
+      `react-repro: ${dir}: 2 episodes are recorded as errors:`,
+      `react-repro:   llm 2 (first: model "test-model" at ${url} failed after 1 attempt: HTTP 500)`,
+      `react-repro: re-run the error episodes with: react-repro run --resume ${dir} --retry-errors --results-dir ${results}`,
+    ]);
+    expect(r.stderr).not.toContain('dropped');
+    expect(r.stderr).not.toContain('stopped:');
+    expect(r.stdout).not.toContain('[failed]');
+  }, 30_000);
+
+  it('tripped with episodes left to run: stopped (exit 1), naming the endpoint, with the resume advice', async () => {
+    const { r, dir, results, manifest, recs } = await runFailing('breaker-mid', new Set([2, 3]));
+    expect(r.code, r.stderr).toBe(1);
+    expect(recs).toHaveLength(4);
+    expect(r.stdout).toMatch(/: 4\/6 episodes, .*errors 2, .*\[failed\]/);
+    expect(manifest.sessions.at(-1).status).toBe('failed');
+    expect(r.stderr).toContain('stopped: 2 episodes in a row failed on the model endpoint');
+    expect(r.stderr).toContain(
+      'fix the model endpoint, then resume (the episodes in flight were dropped; the failed ones are recorded as errors)',
+    );
+    expect(lastLines(r.stderr, 1)).toEqual([
+      `react-repro: resume with: react-repro run --resume ${dir} --retry-errors --results-dir ${results}`,
+    ]);
+  }, 30_000);
 });
 
 describe('a run that ends with error episodes', () => {

@@ -81,6 +81,25 @@ describe('executeRun with the circuit breaker', () => {
     expect(lines).toContain('re-running the 4 episodes of this run recorded as errors (--retry-errors)');
   });
 
+  it('tripped by the last episodes with every one written, it stopped nothing: the run is complete with its errors', async () => {
+    const { io } = quietIO();
+    let n = 0;
+    const deps = fakeDeps({ fail: () => (n++ >= 18 ? llmDown() : undefined) });
+    const r = await executeRun({ ...base() }, deps, { ...io, maxConsecutiveFailures: 2 });
+    expect(r.status).toBe('complete');
+    expect(r.fatal).toBeUndefined();
+    expect(r.summary.n_done).toBe(20);
+    expect(r.errorCauses).toEqual([{ source: 'llm', count: 2, first: llmDown().message }]);
+    expect(JSON.parse(read(r.dir, 'manifest.json')).sessions[0].status).toBe('complete');
+    // One episode earlier, the same trip leaves an episode unrun: stopped.
+    let m = 0;
+    const early = fakeDeps({ fail: () => (m++ >= 17 && m <= 19 ? llmDown() : undefined) });
+    const s = await executeRun({ ...base(), resultsDir: path.join(dir, 'early') }, early, { ...io, maxConsecutiveFailures: 2 });
+    expect(s.status).toBe('failed');
+    expect(s.fatal).toBeInstanceOf(CircuitOpenError);
+    expect(s.summary.n_done).toBe(19);
+  });
+
   it('with concurrency, in-flight episodes are aborted and not written when it trips', async () => {
     const { io } = quietIO();
     const deps = fakeDeps({ fail: () => llmDown(), delayMs: 5 });
