@@ -40,13 +40,22 @@ export interface MissingRecords {
 
 /**
  * Whether episodes.jsonl holds fewer record lines (`lines`: every line that is a record, replaced ones
- * included) than the run's sessions wrote (sessions[].written: one appended line each; a killed
- * session wrote none it counted). A merge is not judged: its sessions are its shards', whose lines it
- * de-duplicated. Null when nothing is missing.
+ * included) than the run's sessions left in it: a session that recorded the lines it found
+ * (linesAtStart) left those plus the ones it wrote (written: one appended line each; a killed session
+ * counted none), whatever happened to the file before it, so the latest such session says what the
+ * file must hold; before sessions recorded it, every session's written lines added up. A merge is not
+ * judged: its sessions are its shards', whose lines it de-duplicated. Null when nothing is missing.
  */
 export function missingRecords(m: Pick<RunManifest, 'kind' | 'sessions'>, lines: number): MissingRecords | null {
   if (m.kind === 'merge') return null;
-  const written = (m.sessions ?? []).reduce((n, s) => n + (typeof s.written === 'number' && s.written > 0 ? s.written : 0), 0);
+  const sessions = m.sessions ?? [];
+  const wrote = (s: (typeof sessions)[number]) => (typeof s.written === 'number' && s.written > 0 ? s.written : 0);
+  let last = sessions.length - 1;
+  while (last >= 0 && typeof sessions[last].linesAtStart !== 'number') last--;
+  const written =
+    last >= 0
+      ? sessions.slice(last).reduce((n, s) => n + wrote(s), sessions[last].linesAtStart!)
+      : sessions.reduce((n, s) => n + wrote(s), 0);
   return lines < written ? { written, held: lines } : null;
 }
 

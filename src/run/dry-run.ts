@@ -20,7 +20,7 @@ import { llmCliOptions } from '../llm/config.js';
 import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionSpec } from '../options.js';
 import { canonicalJson } from './run-id.js';
-import { camelCase } from './options.js';
+import { camelCase, runOptions } from './options.js';
 import {
   planEpisodes,
   recordableSettings,
@@ -112,17 +112,22 @@ export function turnLimitOf(desc: unknown): number | null {
 
 /**
  * The settings that make a run's model and environment (the parts of its identity known only once they
- * are opened): the model's flags and the environment's (Benchmark.play.flags), operational ones aside.
+ * are opened): the model's flags and, for a method that steps one, the environment's
+ * (Benchmark.play.flags), operational ones aside.
  */
-function modelAndEnvSettings(settings: Settings, bench: Benchmark): string {
+function modelAndEnvSettings(settings: Settings, bench: Benchmark, needsEnv: boolean): string {
+  const envFlags = needsEnv ? (bench.play?.flags ?? []) : [];
   const flags: [string, OptionSpec | undefined][] = [
     ...Object.entries(llmCliOptions),
-    ...(bench.play?.flags ?? []).map((f): [string, OptionSpec | undefined] => [f, bench.options[f]]),
+    ...envFlags.map((f): [string, OptionSpec | undefined] => [f, bench.options[f] ?? runOptions[f]]),
   ];
   const keys = flags.filter(([, spec]) => !spec?.operational).map(([f]) => camelCase(f));
   const recorded = recordableSettings(settings);
   return canonicalJson(Object.fromEntries(keys.map((k) => [k, recorded[k]])));
 }
+
+/** The folder a dry run counts as the run's, or why none: several that only an opened model or environment tells apart. */
+type RecordedFolder = { dir: string | null; ambiguous?: string[] };
 
 /**
  * The folder the same command without --dry-run would resume (execute.ts runFolder: --resume's, else
@@ -130,28 +135,36 @@ function modelAndEnvSettings(settings: Settings, bench: Benchmark): string {
  * identity, which a dry run does not open (a model load, a snapshot build, a server check): a folder
  * of this task and method supplies its recorded ones when it recorded the same model and environment
  * settings, and is this run's when the id they make with everything else planned here is its name.
+ * When several folders qualify (a rebuilt snapshot, another ALFWorld server at the same address), only
+ * the opened model or environment could tell which: none is counted, and they are named.
  */
-function recordedFolder(cfg: RunConfig, plan: Plan, parts: Omit<RunParts, 'model' | 'environment'>): string | null {
-  if (cfg.resume !== undefined) return runFolder(cfg, cfg.resume);
+function recordedFolder(cfg: RunConfig, plan: Plan, parts: Omit<RunParts, 'model' | 'environment'>, needsEnv: boolean): RecordedFolder {
+  if (cfg.resume !== undefined) return { dir: runFolder(cfg, cfg.resume) };
   const root = resultsDirOf(cfg);
   const prefix = `${plan.benchmark.name}-${parts.methodName}-`;
   let names: string[];
   try {
     names = fs.readdirSync(root).filter((n) => n.startsWith(prefix));
   } catch {
-    return null; // no results folder yet
+    return { dir: null }; // no results folder yet
   }
-  const mine = modelAndEnvSettings(cfg.settings, plan.benchmark);
+  const mine = modelAndEnvSettings(cfg.settings, plan.benchmark, needsEnv);
+  const found: string[] = [];
   for (const name of names.sort()) {
     const dir = path.join(root, name);
-    const m = isRunFolder(dir) ? manifestIfAny(dir) : null;
-    if (!m || modelAndEnvSettings(m.settings ?? {}, plan.benchmark) !== mine) continue;
+    let m;
+    try {
+      m = isRunFolder(dir) ? manifestIfAny(dir) : null;
+    } catch {
+      continue; // another folder's unreadable manifest: the real run would not read it either
+    }
+    if (!m || modelAndEnvSettings(m.settings ?? {}, plan.benchmark, needsEnv) !== mine) continue;
     const identity = JsonFields.orEmpty(m.identity);
     const model = { name: m.model, identity: identity.get('model') };
     const { runId } = runIdentity(cfg, plan, { ...parts, model, environment: identity.get('environment') });
-    if (runFolder(cfg, runId) === dir) return dir;
+    if (runFolder(cfg, runId) === dir) found.push(dir);
   }
-  return null;
+  return found.length > 1 ? { dir: null, ambiguous: found } : { dir: found[0] ?? null };
 }
 
 export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Promise<DryRunPlan> {
@@ -184,12 +197,17 @@ export async function planDryRun(run: Settings | RunConfig, deps: RunDeps): Prom
     };
   }
   const method = bench.createMethod(methodName, plan.options);
-  const notes = bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, options: plan.options }) ?? [];
+  const notes = [...(bench.startNotes?.({ method: methodName, split: plan.split, indices: plan.indices, options: plan.options }) ?? [])];
 
   let toRun = plan.indices;
   let recorded: DryRunPlan['recorded'] = null;
   const runIdTag = bench.runIdTag?.(methodName, plan.options);
-  const dir = recordedFolder(cfg, plan, { methodName, methodDesc: method.describe(), runIdTag });
+  const folder = recordedFolder(cfg, plan, { methodName, methodDesc: method.describe(), runIdTag }, method.needsEnv);
+  if (folder.ambiguous)
+    notes.push(
+      `already recorded: not counted (${folder.ambiguous.length} folders could be this run's, told apart only by the model or environment a dry run does not open: ${folder.ambiguous.map((d) => path.basename(d)).join(', ')})`,
+    );
+  const dir = folder.dir;
   if (dir !== null) {
     // Read-only: the run's log is loaded without repairing it (nothing is written).
     const records = readRecords(dir);

@@ -482,6 +482,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       const session: SessionInfo = {
         startedAt: now,
         status: 'running',
+        linesAtStart: store.linesAtOpen,
         price: prices.status,
         ...(cfg.retryErrors ? { retryErrors: true } : {}),
         ...(maxFailures !== undefined ? { maxConsecutiveFailures: maxFailures } : {}),

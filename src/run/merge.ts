@@ -174,15 +174,9 @@ function writeMerged(
   const ref = withoutShard(first.manifest);
   const { selection, identity } = ref;
   const ordered = orderedRecords(records, selection);
-  // Whole or absent: each file is replaced atomically (temp + fsync + rename), and the manifest goes
-  // first and comes back last, so a merge stopped between files (a full disk) leaves a folder that
-  // reads as no run, never an earlier merge's manifest over these episodes; the same command writes
-  // it again ('rebuild' in the disk advice).
-  withdrawManifest(outDir);
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
-  writeEpisodes(outDir, lines, 'the merged episodes', 'rebuild');
   // The kept episodes' recorded attempts travel with the merged run, so `bundle` can pack it (merge-dedupe.ts).
-  writeRecording(outDir, mergedRecording(runs, selection, from), 'rebuild');
+  const recording = mergedRecording(runs, selection, from);
   // The bill of every shard session (a killed one settled from its recording) stays the merged run's
   // spend, also for records the de-duplication dropped (src/run/meter.ts).
   for (const r of runs) settleEarlierSessions(r.dir, r.manifest.sessions);
@@ -209,6 +203,14 @@ function writeMerged(
       : {}),
   };
   const summary = summarizeRun(manifest, records);
+  // Everything read and checked first (a shard's bad recording is refused with the folder untouched).
+  // Then whole or absent: each file is replaced atomically (temp + fsync + rename), and the manifest
+  // goes first and comes back last, so a merge stopped between files (a full disk) leaves a folder that
+  // reads as no run, never an earlier merge's manifest over these episodes; the same command writes
+  // it again ('rebuild' in the disk advice).
+  withdrawManifest(outDir);
+  writeEpisodes(outDir, lines, 'the merged episodes', 'rebuild');
+  writeRecording(outDir, recording, 'rebuild');
   writeSummary(outDir, summaryCsv([summary]), 'rebuild');
   writeManifest(outDir, manifestText(manifest), 'rebuild');
   const errorRecords = ordered.filter((r) => !isScored(r));

@@ -308,6 +308,8 @@ export interface SessionInfo {
   endedAt?: string;
   status?: 'running' | 'complete' | 'interrupted' | 'failed' | 'partial';
   written?: number;
+  /** The record lines episodes.jsonl held when the session began (a report checks the file against it). */
+  linesAtStart?: number;
   retryErrors?: boolean;
   /** What stopped an interrupted session: a signal, the --max-cost budget, or PROCESS_GONE. */
   stoppedBy?: string;
@@ -561,6 +563,22 @@ export function recordingLine(raw: string): RecordingLine | undefined {
   }
 }
 
+/**
+ * What a parsed line lacks that its kind needs (a session line its id; an env, llm or end line its
+ * attempt id and item index), or null: a hand-edited or hostile file is refused in one line, not
+ * followed into a crash.
+ */
+function missingRecordingField(l: unknown): string | null {
+  if (l === null || typeof l !== 'object' || Array.isArray(l)) return 'line is not a JSON object';
+  const o = l as Record<string, unknown>;
+  if (o.t === 'session') return typeof o.session === 'string' ? null : 'session line has no "session" id';
+  if (o.t === 'env' || o.t === 'llm' || o.t === 'end') {
+    if (typeof o.attempt !== 'string' || !o.attempt.includes('.')) return `${o.t} line has no "attempt" id`;
+    if (typeof o.item !== 'number' || !Number.isSafeInteger(o.item)) return `${o.t} line has no "item" index`;
+  }
+  return null;
+}
+
 /** Parses recording.jsonl text (`where` names it in errors). A cut last line (kill -9) is ignored. */
 export function parseRecording(text: string, where: string): ParsedRecording {
   const lines = text.split('\n');
@@ -591,6 +609,8 @@ export function parseRecording(text: string, where: string): ParsedRecording {
       throw new UserError(`${where}:${i + 1}: not a JSON line of a run recording`);
     }
     count = i + 1;
+    const missing = missingRecordingField(l);
+    if (missing) throw new UserError(`${where}:${i + 1}: a run recording's ${missing}; the file was edited or corrupted`);
     switch (l?.t) {
       case 'session':
         if (l.v !== RECORDING_SCHEMA)

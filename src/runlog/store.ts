@@ -251,6 +251,8 @@ export class RunStore {
   readonly records: Map<number, EpisodeRecord>;
   /** Bytes of a cut-off last line dropped when the store was opened (after a kill -9). */
   readonly recoveredBytes: number;
+  /** The record lines episodes.jsonl held when the store was opened (replaced ones included). */
+  readonly linesAtOpen: number;
   private log: GroupCommitLog | null;
   private lock: RunLock | null;
 
@@ -262,6 +264,7 @@ export class RunStore {
   ) {
     this.records = loaded.records;
     this.recoveredBytes = loaded.droppedBytes;
+    this.linesAtOpen = loaded.lines;
     this.log = new GroupCommitLog(fd, path.join(dir, EPISODES_FILE), { what: 'the run log' });
     this.lock = lock;
   }

@@ -130,4 +130,28 @@ describe('run --dry-run after a run of the same command', () => {
     expect(resumed.stderr).toMatch(new RegExp(`resuming ${dir}: ${done} of 4 episodes already recorded`));
     expect(srv.completionRequests()).toHaveLength(4 - done);
   }, 60_000);
+
+  it('a method that steps no environment ignores the environment flags, as its run id does', async () => {
+    const results = path.join(tmp, 'cot-live');
+    const args = ['--task', 'hotpotqa', '--method', 'cot', '--limit', '3', ...model(), '--results-dir', results];
+    const first = await run([...args, '--wiki', 'live', '--wiki-url', 'http://127.0.0.1:9']);
+    expect(first.code, first.stderr).toBe(0);
+    const r = await run([...args, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(episodeLines(r.stdout)).toEqual(['  episodes: 3 planned, 3 already recorded (0 as errors), 0 to run']);
+    const again = await run(args);
+    expect(again.stderr).toMatch(/resuming .*: 3 of 3 episodes already recorded/);
+  }, 60_000);
+
+  it('another folder of the task and method with an unreadable manifest is passed over, as the real run passes it', async () => {
+    const results = path.join(tmp, 'bad-sibling');
+    const args = ['--task', 'hotpotqa', '--method', 'cot', '--limit', '2', ...model(), '--results-dir', results];
+    expect((await run(args)).code).toBe(0);
+    const [dir] = runDirs(results);
+    fs.mkdirSync(path.join(results, `${dir}-copy`));
+    fs.writeFileSync(path.join(results, `${dir}-copy`, 'manifest.json'), '{ not json');
+    const r = await run([...args, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(episodeLines(r.stdout)).toEqual(['  episodes: 2 planned, 2 already recorded (0 as errors), 0 to run']);
+  }, 60_000);
 });

@@ -91,6 +91,26 @@ describe('a run folder whose episodes.jsonl lost records', () => {
     expect(fs.readFileSync(csv, 'utf8')).toContain('records missing (1 of 10 written in episodes.jsonl)');
   }, 60_000);
 
+  it('a copy cut short and then resumed (the same command runs what it lacks) is complete again, with no warning', async () => {
+    // Whole lines cut away: the first three records kept.
+    const { results, dir } = copyRun('cut-resumed', (text) => text.split('\n').slice(0, 3).join('\n') + '\n');
+    const again = await runCli(runArgs(results), { cwd: tmp, env: cleanEnv() });
+    expect(again.code, again.stderr).toBe(0);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.sessions.at(-1)).toMatchObject({ status: 'complete', written: 7, linesAtStart: 3 });
+    const r = await runCli(['report', results], { cwd: tmp });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(runsRow(r.stdout)).toMatch(/\| 10\/10 \|.*\| complete \|$/);
+    // Cut again after that session: missing again, counted from what that session left (3 + 7).
+    fs.writeFileSync(
+      path.join(dir, 'episodes.jsonl'),
+      fs.readFileSync(path.join(dir, 'episodes.jsonl'), 'utf8').split('\n').slice(0, 4).join('\n') + '\n',
+    );
+    const cut = await runCli(['report', results], { cwd: tmp });
+    expect(runsRow(cut.stdout)).toMatch(/\| records missing \(4 of 10 written in episodes\.jsonl\) \|$/);
+  }, 60_000);
+
   it('a torn last line without its newline (a kill -9) is dropped silently; run repairs it and the run stays complete', async () => {
     const { results, file } = copyRun('torn', (text) => text + text.slice(0, 150));
     const r = await runCli(['report', results], { cwd: tmp });
