@@ -48,7 +48,10 @@ function settingsOfRuns(argv: Record<string, unknown>, notify: (line: string) =>
       throw new UserError('--resume: give a run id without an experiment file (re-running the experiment resumes its runs)');
     const file = resolveExperimentPath(experiment);
     const exp = loadExperiment(file, table);
-    const runs = exp.runs.map((r) => withDefaults(layerSettings(r, given)));
+    // A benchmark's flag goes to the runs of that benchmark only (checkFlagsRead refuses one no run has).
+    const runs = exp.runs.map((r) =>
+      withDefaults(layerSettings(r, withoutForeignFlags(given, JsonFields.orEmpty({ ...r, ...given }).str('task')))),
+    );
     return oneOfEachRun(runs, exp.runs, given, path.basename(file, '.json'), notify);
   }
   if (resume !== undefined) {
@@ -100,7 +103,8 @@ function oneOfEachRun(runs: Settings[], fileRuns: Settings[], given: Settings, n
       .filter(differs)
       .map((k) => (given[k] === true ? `--${kebabCase(k)}` : `--${kebabCase(k)} ${String(given[k])}`));
     const which = idx.length === runs.length ? `the ${runs.length} runs` : `runs ${idx.map((i) => i + 1).join(', ')}`;
-    notify(`${flags.length ? `${flags.join(' ')} makes ` : ''}${which} of ${name} ${flags.length ? '' : 'are '}one run: running it once`);
+    const verb = flags.length > 1 ? 'make' : 'makes';
+    notify(`${flags.length ? `${flags.join(' ')} ${verb} ` : ''}${which} of ${name} ${flags.length ? '' : 'are '}one run: running it once`);
   }
   return [...groups.values()].map((idx) => runs[idx[0]]);
 }
@@ -143,6 +147,16 @@ function checkFlagsRead(runs: readonly Settings[], given: Settings, experiment: 
       );
     }
   }
+}
+
+/** `given` without the flags of other benchmarks than `task`'s (the default benchmark's when none). */
+function withoutForeignFlags(given: Settings, task: string | undefined): Settings {
+  const own = getBenchmark(task ?? defaultBenchmarkName()).options;
+  const foreign = (key: string) => {
+    const flag = kebabCase(key);
+    return !CORE_FLAGS.has(flag) && !(flag in own) && benchmarkNames().some((n) => flag in getBenchmark(n).options);
+  };
+  return Object.fromEntries(Object.entries(given).filter(([k]) => !foreign(k)));
 }
 
 /** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseExperiment, loadExperiment } from '../../src/run/experiment.js';
@@ -71,9 +72,30 @@ describe('experiment files', () => {
     const own = resolveRuns({ experiment: file, method: 'cot-sc', limit: 3 }, (l) => lines.push(l));
     expect(own).toHaveLength(1);
     expect(lines).toEqual([
-      '--method cot-sc --sc-temperature 0.5 makes the 7 runs of table1-hotpotqa-offline one run: running it once',
+      '--method cot-sc --sc-temperature 0.5 make the 7 runs of table1-hotpotqa-offline one run: running it once',
       '--method cot-sc makes the 7 runs of table1-hotpotqa-offline one run: running it once',
     ]);
+  });
+
+  it("a benchmark's flag goes to that benchmark's runs only; one no run has is refused", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'exp-mixed-')), 'mixed.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        runs: [
+          { task: 'hotpotqa', method: 'react' },
+          { task: 'alfworld', method: 'react' },
+        ],
+      }),
+    );
+    const runs = resolveRuns({ experiment: file, promptSet: '2,1', maxSteps: 5 });
+    expect(runs.map((r) => [r.task, r.promptSet, r.maxSteps])).toEqual([
+      ['hotpotqa', undefined, 5],
+      ['alfworld', '2,1', undefined],
+    ]);
+    expect(() => resolveRuns({ experiment: file, webshopGoals: 'x' })).toThrow(
+      "--webshop-goals: no run of mixed is of a benchmark that has it (it is webshop's); leave it out",
+    );
   });
 
   it("--indices on the command line replaces the file's --split (and a run's split replaces the defaults' indices)", () => {
