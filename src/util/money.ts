@@ -66,12 +66,11 @@ function significant(fixed: string): number {
 const snap = (x: number): number => (Number.isFinite(x) && Math.abs(x) >= 1e-9 ? Number(x.toFixed(12)) : x);
 
 /**
- * Dollars to six decimals, as summary.csv has always shown them. The same calls summed in another order
- * (by episode, by session) differ in the last bits: snapped to nine decimals first, a sum that is exactly
- * half a millionth rounds the same way however it was added up.
+ * Dollars to six decimals, as summary.csv has always shown them, rounded once like every figure here
+ * (snapped first: the same calls summed in another order differ in the last bits).
  */
 export function dollars(x: number): number {
-  return Math.round(Number((x * 1e6).toFixed(3))) / 1e6;
+  return Number(fixedHalfAway(snap(x), 6));
 }
 
 /** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators ("$0.000017" under $0.00005). */

@@ -2,7 +2,7 @@
 // decimals give "$0.0000" (a free model's figure), two significant digits are shown ("$0.000017").
 // Every other amount prints as it always did (many tests and READMEs quote those strings).
 import { describe, expect, it } from 'vitest';
-import { fixedHalfAway, usd, usdExact, usdFigure } from '../../src/util/money.js';
+import { dollars, fixedHalfAway, usd, usdExact, usdFigure } from '../../src/util/money.js';
 
 describe('money', () => {
   it('a non-zero amount that four decimals would round to zero shows two significant digits', () => {
@@ -60,5 +60,9 @@ describe('money', () => {
     expect(usd(0.03655)).toBe('$0.0366');
     expect(usdExact(0.03655)).toBe('$0.0366');
     expect(usd(1234.565)).toBe('$1,234.57');
+    // summary.csv's six decimals, rounded once (scaling, then three decimals, then an integer rounded twice)
+    expect(dollars(0.0000124996)).toBe(0.000012);
+    expect(dollars(0.0000125)).toBe(0.000013);
+    expect(dollars(0.1 + 0.2)).toBe(0.3);
   });
 });
