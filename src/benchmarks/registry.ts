@@ -24,6 +24,16 @@ export function defaultBenchmarkName(): string {
   return first.value;
 }
 
+/**
+ * The flags of `bench` (kebab-case) a run of `method` reads: those the method declares
+ * (Benchmark.methodFlags) and its environment's (play.flags, given to every method alike); undefined
+ * where the benchmark does not say, so that every flag counts and nothing is left out on a guess.
+ */
+export function flagsReadBy(bench: Pick<Benchmark, 'methodFlags' | 'play'>, method: string): Set<string> | undefined {
+  const read = bench.methodFlags?.(method);
+  return read ? new Set([...read, ...(bench.play?.flags ?? [])]) : undefined;
+}
+
 export function hasBenchmark(name: string): boolean {
   return factories.has(name);
 }

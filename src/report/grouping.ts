@@ -21,9 +21,8 @@ import { isJsonValue, JsonFields, type JsonValue } from '../util/json-fields.js'
 import type { RunManifest, EpisodeRecord } from '../runlog/schema.js';
 import { sharedArray } from './slim-record.js';
 import { getBenchmark, hasBenchmark } from '../benchmarks/registry.js';
-import { camelCase, runOptions } from '../run/options.js';
-import { llmCliOptions } from '../llm/config.js';
-import { responseLimitOptions } from '../run/response-limits.js';
+import { camelCase } from '../run/options.js';
+import { coreRunOptions } from '../run/core-options.js';
 
 export interface Selection {
   runs: RunView[];
@@ -218,7 +217,7 @@ const OPERATIONAL_BY_NAME = /cache|rpm$|tpm$|retr|timeout|price|balanc|endpoint|
  * or steers one invocation (session). The run's, the model's, the response limits' and the benchmark's.
  */
 function flagRoles(task: string): Map<string, boolean> {
-  const tables = [runOptions, llmCliOptions, responseLimitOptions, hasBenchmark(task) ? getBenchmark(task).options : {}];
+  const tables = [coreRunOptions, hasBenchmark(task) ? getBenchmark(task).options : {}];
   const out = new Map<string, boolean>();
   for (const table of tables)
     for (const [flag, spec] of Object.entries(table)) out.set(camelCase(flag), !spec.operational && !spec.session);

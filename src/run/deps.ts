@@ -1,7 +1,7 @@
 // The real modules behind RunDeps: the benchmark registry and the LLM layer. Which benchmarks are
 // registered is decided by the entry points (src/cli/main.ts, src/index.ts import the built-in list).
 import { UserError } from '../errors.js';
-import { openModel, llmCliOptions } from '../llm/index.js';
+import { openModel } from '../llm/index.js';
 import { modelConfigOf, tryResolveModelConfig, type ModelResolution } from '../llm/config.js';
 import { priceInfoOf, resolvePrices, type PriceInfo } from '../llm/pricing.js';
 import { isOfficialOpenAI } from '../llm/endpoints.js';
@@ -12,7 +12,7 @@ import type { OptionTable } from '../options.js';
 import type { RunDeps } from './execute.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
-import { responseLimitOptions } from './response-limits.js';
+import { coreRunOptions } from './core-options.js';
 import { JsonFields } from '../util/json-fields.js';
 import type { RunConfig } from './config.js';
 
@@ -42,9 +42,8 @@ export function allRunOptions(): OptionTable {
       ...runOptions.split,
       describe: `Split: ${benches.map((b) => `${b.name} ${b.splitNames().join('|')} (default ${b.defaultSplit})`).join('; ')}`,
     },
-    ...llmCliOptions,
-    ...responseLimitOptions,
   };
+  for (const [flag, spec] of Object.entries(coreRunOptions)) if (!(flag in out)) out[flag] = spec;
   for (const [flag, spec] of Object.entries(mergeBenchmarkFlags(benches))) if (!(flag in out)) out[flag] = spec;
   return out;
 }
@@ -52,7 +51,7 @@ export function allRunOptions(): OptionTable {
 /** The defaults of a run on one benchmark: the run's and the model's, then that benchmark's own. */
 export function runDefaults(task: unknown): Settings {
   const bench = getBenchmark(typeof task === 'string' ? task : defaultBenchmarkName());
-  return defaultsOf({ ...runOptions, ...llmCliOptions, ...bench.options });
+  return defaultsOf({ ...coreRunOptions, ...bench.options });
 }
 
 /** Passwords in the userinfo of URL settings (--wiki-url http://user:KEY@host): secrets too. */

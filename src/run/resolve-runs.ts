@@ -8,12 +8,11 @@ import { allRunOptions, runDefaults } from './deps.js';
 import { resumeDir, redactedSettingKeys } from './execute.js';
 import { manifestIfAny } from '../runlog/store.js';
 import { loadExperiment, type Settings } from './experiment.js';
-import { camelCase, givenFlags, kebabCase, layerSettings, runOptions } from './options.js';
+import { camelCase, givenFlags, kebabCase, layerSettings } from './options.js';
 import { canonicalJson } from './run-id.js';
-import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmarks/registry.js';
+import { benchmarkNames, defaultBenchmarkName, flagsReadBy, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
-import { llmCliOptions } from '../llm/config.js';
-import { responseLimitOptions } from './response-limits.js';
+import { coreRunOptions } from './core-options.js';
 import { checkGivenFlags } from './input-checks.js';
 import { parseRunConfig, type RunConfig } from './config.js';
 import { JsonFields } from '../util/json-fields.js';
@@ -79,9 +78,14 @@ function runKey(s: Settings): string {
   const f = JsonFields.orEmpty(s);
   const bench = getBenchmark(f.str('task') ?? defaultBenchmarkName());
   const method = f.str('method') ?? bench.defaultMethod;
-  const read = bench.methodFlags?.(method);
-  const unread = read ? Object.keys(bench.options).filter((k) => !read.includes(k) && !(bench.play?.flags ?? []).includes(k)) : [];
-  const skip = new Set(unread.map(camelCase));
+  const read = flagsReadBy(bench, method);
+  const skip = new Set(
+    read
+      ? Object.keys(bench.options)
+          .filter((k) => !read.has(k))
+          .map(camelCase)
+      : [],
+  );
   return canonicalJson({ ...Object.fromEntries(Object.entries(s).filter(([k]) => !skip.has(k))), method });
 }
 
@@ -109,8 +113,8 @@ function oneOfEachRun(runs: Settings[], fileRuns: Settings[], given: Settings, n
   return [...groups.values()].map((idx) => runs[idx[0]]);
 }
 
-/** The flags of `run` itself, the model's and the response limits': every run reads them. */
-const CORE_FLAGS = new Set([...Object.keys(runOptions), ...Object.keys(llmCliOptions), ...Object.keys(responseLimitOptions)]);
+/** The flags every run reads, whatever its benchmark. */
+const CORE_FLAGS = new Set(Object.keys(coreRunOptions));
 
 /**
  * A benchmark's flag given on the command line that no run of the invocation has (--games with
@@ -135,8 +139,7 @@ function checkFlagsRead(runs: readonly Settings[], given: Settings, experiment: 
     }
     const reads = (s: Settings) => {
       const bench = benchOf(s);
-      const read = bench.methodFlags?.(JsonFields.orEmpty(s).str('method') ?? bench.defaultMethod);
-      return !read || read.includes(flag) || (bench.play?.flags ?? []).includes(flag);
+      return flagsReadBy(bench, JsonFields.orEmpty(s).str('method') ?? bench.defaultMethod)?.has(flag) ?? true;
     };
     if (!having.some(reads)) {
       const methods = [
