@@ -38,12 +38,17 @@ export function hasBenchmark(name: string): boolean {
   return factories.has(name);
 }
 
+/** A benchmark name no benchmark has, as the one-line error says it (`given`: where the name came from). */
+export function unknownBenchmark(name: string, given = '--task'): UserError {
+  return new UserError(`${given}: unknown benchmark "${name}" (expected one of ${benchmarkNames().join(', ')})`);
+}
+
 /** The benchmark by name (one instance per process); UserError naming the known ones otherwise. */
 export function getBenchmark(name: string): Benchmark {
   let b = instances.get(name);
   if (b) return b;
   const f = factories.get(name);
-  if (!f) throw new UserError(`--task: unknown benchmark "${name}" (expected one of ${benchmarkNames().join(', ')})`);
+  if (!f) throw unknownBenchmark(name);
   b = completeBenchmark(f());
   if (b.name !== name) throw new Error(`benchmark registered as "${name}" calls itself "${b.name}"`);
   // A flag another benchmark also declares must have its type (one flag of `run`, one parser type).

@@ -137,14 +137,18 @@ function removeStale(file: string, ino: number): void {
 /** Writes a temp file holding `content` in `dir` (fsync'ed) and returns its path. */
 function writeTemp(lockPath: string, content: string, retry: Retry): string {
   const tmp = tempPathFor(lockPath);
-  const fd = fs.openSync(tmp, 'wx', 0o644);
+  let fd: number | undefined;
   try {
+    fd = fs.openSync(tmp, 'wx', 0o644);
     writeAll(fd, content);
     fs.fsyncSync(fd);
   } catch (e) {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
-    // the lock's own path, not the temp's: the one the user can see
+    // A folder that refuses the file itself (EACCES, EROFS) is said by the caller; a full disk here
+    // names the lock's own path, not the temp's (the one the user can see), with what to do.
+    const full = errorCode(e) === 'ENOSPC' || errorCode(e) === 'EDQUOT';
+    if (fd === undefined && !full) throw e;
     throw toDiskError(e, lockPath, 'writing the run lock', retry);
   }
   fs.closeSync(fd);

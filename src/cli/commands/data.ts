@@ -4,13 +4,13 @@ import type { CommandModule } from 'yargs';
 import { UserError } from '../../errors.js';
 import { manifestPathIn, readManifest, verifyVendored } from '../../data/manifest.js';
 import { repoRoot } from '../../paths.js';
-import { benchmarkNames, getBenchmark, hasBenchmark } from '../../benchmarks/registry.js';
+import { benchmarkNames, getBenchmark, hasBenchmark, unknownBenchmark } from '../../benchmarks/registry.js';
 import type { Benchmark } from '../../benchmarks/types.js';
 import { parseLimit } from '../../options.js';
 
 /** The benchmark a data command names as its argument (not the --task flag of `run`). */
 function benchmarkArg(name: string, command: string): Benchmark {
-  if (!hasBenchmark(name)) throw new UserError(`${command}: unknown benchmark "${name}" (expected one of ${benchmarkNames().join(', ')})`);
+  if (!hasBenchmark(name)) throw unknownBenchmark(name, command);
   return getBenchmark(name);
 }
 
