@@ -571,7 +571,8 @@ export function recordingLine(raw: string): RecordingLine | undefined {
 function missingRecordingField(l: unknown): string | null {
   if (l === null || typeof l !== 'object' || Array.isArray(l)) return 'line is not a JSON object';
   const o = l as Record<string, unknown>;
-  if (o.t === 'session') return typeof o.session === 'string' ? null : 'session line has no "session" id';
+  // another schema's session line is refused by its version, which says more
+  if (o.t === 'session') return typeof o.session === 'string' || o.v !== RECORDING_SCHEMA ? null : 'session line has no "session" id';
   if (o.t === 'env' || o.t === 'llm' || o.t === 'end') {
     if (typeof o.attempt !== 'string' || !o.attempt.includes('.')) return `${o.t} line has no "attempt" id`;
     if (typeof o.item !== 'number' || !Number.isSafeInteger(o.item)) return `${o.t} line has no "item" index`;

@@ -3,10 +3,10 @@
 // leaves an unreadable run (manifest whole, every episode line whole, no temp files), and resuming
 // after space is freed finishes identical to an uninterrupted run. A full cache disk only costs the
 // cache: the run warns once and goes on uncached, with no error episodes.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fillLeaving as fillSmallDisk, mountSmallDisk, unmountSmallDisk, type SmallDisk } from '../run/small-disk.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { cleanEnv, readLines, runCli, runDirs, scriptedRespond, withoutSpent } from '../run/cli-helpers.js';
@@ -17,36 +17,22 @@ let srv: OpenAIServer;
 let mounted = false;
 let why = '';
 const SIZE = 1024 * 1024;
+let disk: SmallDisk;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-enospc-'));
-  mnt = path.join(tmp, 'mnt');
-  fs.mkdirSync(mnt);
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) why = 'needs root on Linux to mount a small tmpfs';
-  else {
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${SIZE}`, 'tmpfs', mnt], { stdio: 'ignore' });
-      mounted = true;
-    } catch (e) {
-      why = `mount -t tmpfs failed (${(e as Error).message.split('\n')[0]})`;
-    }
-  }
+  disk = mountSmallDisk(path.join(tmp, 'mnt'), SIZE);
+  mnt = disk.dir;
+  mounted = disk.mounted;
+  why = disk.mounted ? '' : disk.why;
   srv = await startOpenAIServer({ respond: scriptedRespond });
 });
 afterAll(async () => {
   await srv.close();
-  if (mounted) execFileSync('umount', [mnt]);
+  unmountSmallDisk(disk);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Fills the tmpfs with a file leaving about `free` bytes (tmpfs counts whole pages). */
-function fillLeaving(free: number): string {
-  const filler = path.join(mnt, 'filler');
-  fs.rmSync(filler, { force: true });
-  const st = fs.statfsSync(mnt);
-  const avail = Number(st.bavail) * Number(st.bsize);
-  fs.writeFileSync(filler, Buffer.alloc(Math.max(0, avail - free)));
-  return filler;
-}
+const fillLeaving = (free: number) => fillSmallDisk(disk, free);
 
 const comparable = (r: Record<string, unknown>) => {
   const { latency_ms: _l, ...rest } = r;

@@ -2,10 +2,10 @@
 // stopped between its files exits 74 with one line whose advice is to run it again, leaves a folder that
 // reads as no run (no manifest, no temp file; never an earlier merge's manifest over new episodes), and the
 // same command, once space is freed, writes the folder equal to a merge that never failed.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fillLeaving as fillSmallDisk, mountSmallDisk, unmountSmallDisk, type SmallDisk } from '../run/small-disk.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { runCli, runDirs, scriptedRespond } from '../run/cli-helpers.js';
@@ -19,6 +19,7 @@ let shards: string[] = [];
 /** The files of a merge written to a disk with space: what every merge of these shards must write. */
 let reference: Record<string, string> = {};
 const SIZE = 512 * 1024;
+let disk: SmallDisk;
 
 /** Every file of a folder but the run lock, with its bytes. */
 function folderFiles(dir: string): Record<string, string> {
@@ -33,17 +34,10 @@ function folderFiles(dir: string): Record<string, string> {
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-merge-disk-'));
-  mnt = path.join(tmp, 'mnt');
-  fs.mkdirSync(mnt);
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) why = 'needs root on Linux to mount a small tmpfs';
-  else {
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${SIZE}`, 'tmpfs', mnt], { stdio: 'ignore' });
-      mounted = true;
-    } catch (e) {
-      why = `mount -t tmpfs failed (${(e as Error).message.split('\n')[0]})`;
-    }
-  }
+  disk = mountSmallDisk(path.join(tmp, 'mnt'), SIZE);
+  mnt = disk.dir;
+  mounted = disk.mounted;
+  why = disk.mounted ? '' : disk.why;
   srv = await startOpenAIServer({ respond: scriptedRespond });
   const results = path.join(tmp, 'results');
   for (const shard of ['1/2', '2/2']) {
@@ -83,19 +77,11 @@ afterEach(() => {
 
 afterAll(async () => {
   await srv.close();
-  if (mounted) execFileSync('umount', [mnt]);
+  unmountSmallDisk(disk);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Fills the tmpfs with a file leaving about `free` bytes (tmpfs counts whole pages). */
-function fillLeaving(free: number): string {
-  const filler = path.join(mnt, 'filler');
-  fs.rmSync(filler, { force: true });
-  const st = fs.statfsSync(mnt);
-  const avail = Number(st.bavail) * Number(st.bsize);
-  fs.writeFileSync(filler, Buffer.alloc(Math.max(0, avail - free)));
-  return filler;
-}
+const fillLeaving = (free: number) => fillSmallDisk(disk, free);
 
 const pages = (text: string) => Math.ceil(Buffer.byteLength(text) / 4096) * 4096;
 
