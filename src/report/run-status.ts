@@ -50,12 +50,11 @@ export function missingRecords(m: Pick<RunManifest, 'kind' | 'sessions'>, lines:
   if (m.kind === 'merge') return null;
   const sessions = m.sessions ?? [];
   const wrote = (s: (typeof sessions)[number]) => (typeof s.written === 'number' && s.written > 0 ? s.written : 0);
-  let last = sessions.length - 1;
-  while (last >= 0 && typeof sessions[last].linesAtStart !== 'number') last--;
-  const written =
-    last >= 0
-      ? sessions.slice(last).reduce((n, s) => n + wrote(s), sessions[last].linesAtStart!)
-      : sessions.reduce((n, s) => n + wrote(s), 0);
+  let from = sessions.length - 1;
+  while (from >= 0 && typeof sessions[from].linesAtStart !== 'number') from--;
+  // Where no session recorded it, the first one found none.
+  const found = from >= 0 ? sessions[from].linesAtStart! : 0;
+  const written = sessions.slice(Math.max(from, 0)).reduce((n, s) => n + wrote(s), found);
   return lines < written ? { written, held: lines } : null;
 }
 

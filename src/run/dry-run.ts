@@ -15,11 +15,11 @@ import type { Item } from '../benchmarks/types.js';
 import { derivedMethodOf } from './combination-run.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isRunFolder, manifestIfAny, readRecords } from '../runlog/store.js';
+import { manifestIfAny, readRecords } from '../runlog/store.js';
 import { llmCliOptions } from '../llm/config.js';
 import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionSpec } from '../options.js';
-import { canonicalJson } from './run-id.js';
+import { canonicalJson, runIdPrefix } from './run-id.js';
 import { camelCase, runOptions } from './options.js';
 import {
   planEpisodes,
@@ -141,7 +141,7 @@ type RecordedFolder = { dir: string | null; ambiguous?: string[] };
 function recordedFolder(cfg: RunConfig, plan: Plan, parts: Omit<RunParts, 'model' | 'environment'>, needsEnv: boolean): RecordedFolder {
   if (cfg.resume !== undefined) return { dir: runFolder(cfg, cfg.resume) };
   const root = resultsDirOf(cfg);
-  const prefix = `${plan.benchmark.name}-${parts.methodName}-`;
+  const prefix = runIdPrefix(plan.benchmark.name, parts.methodName);
   let names: string[];
   try {
     names = fs.readdirSync(root).filter((n) => n.startsWith(prefix));
@@ -154,7 +154,7 @@ function recordedFolder(cfg: RunConfig, plan: Plan, parts: Omit<RunParts, 'model
     const dir = path.join(root, name);
     let m;
     try {
-      m = isRunFolder(dir) ? manifestIfAny(dir) : null;
+      m = manifestIfAny(dir);
     } catch {
       continue; // another folder's unreadable manifest: the real run would not read it either
     }

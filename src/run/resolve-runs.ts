@@ -12,6 +12,7 @@ import { camelCase, givenFlags, kebabCase, layerSettings } from './options.js';
 import { canonicalJson } from './run-id.js';
 import { benchmarkNames, defaultBenchmarkName, flagsReadBy, getBenchmark } from '../benchmarks/registry.js';
 import type { Benchmark } from '../benchmarks/types.js';
+import type { OptionTable } from '../options.js';
 import { coreRunOptions } from './core-options.js';
 import { checkGivenFlags } from './input-checks.js';
 import { parseRunConfig, type RunConfig } from './config.js';
@@ -28,15 +29,15 @@ export function resolveExperimentPath(p: string): string {
 
 /** The settings of each run: option defaults < (stored manifest for --resume) < experiment file < flags. */
 export function resolveRuns(argv: Record<string, unknown>, notify: (line: string) => void = () => {}): Settings[] {
-  const runs = settingsOfRuns(argv, notify);
-  checkFlagsRead(runs, givenFlags(argv, allRunOptions()), JsonFields.orEmpty(argv).str('experiment'), notify);
-  return runs;
-}
-
-function settingsOfRuns(argv: Record<string, unknown>, notify: (line: string) => void): Settings[] {
   const table = allRunOptions();
   const given = givenFlags(argv, table);
   checkGivenFlags(given);
+  const runs = settingsOfRuns(argv, table, given, notify);
+  checkFlagsRead(runs, given, JsonFields.orEmpty(argv).str('experiment'), notify);
+  return runs;
+}
+
+function settingsOfRuns(argv: Record<string, unknown>, table: OptionTable, given: Settings, notify: (line: string) => void): Settings[] {
   // Defaults are those of the run's own benchmark (and the core's), never another benchmark's.
   const withDefaults = (s: Settings): Settings => ({ ...runDefaults(JsonFields.orEmpty(s).get('task')), ...s });
   const experiment = JsonFields.orEmpty(argv).str('experiment');
@@ -75,9 +76,7 @@ function settingsOfRuns(argv: Record<string, unknown>, notify: (line: string) =>
  * first's folder again.
  */
 function runKey(s: Settings): string {
-  const f = JsonFields.orEmpty(s);
-  const bench = getBenchmark(f.str('task') ?? defaultBenchmarkName());
-  const method = f.str('method') ?? bench.defaultMethod;
+  const { bench, method } = benchAndMethod(s);
   const read = flagsReadBy(bench, method);
   const skip = new Set(
     read
@@ -113,8 +112,20 @@ function oneOfEachRun(runs: Settings[], fileRuns: Settings[], given: Settings, n
   return [...groups.values()].map((idx) => runs[idx[0]]);
 }
 
+/** A run's benchmark and method, the benchmark's default method when the run names none. */
+function benchAndMethod(s: Settings): { bench: Benchmark; method: string } {
+  const f = JsonFields.orEmpty(s);
+  const bench = getBenchmark(f.str('task') ?? defaultBenchmarkName());
+  return { bench, method: f.str('method') ?? bench.defaultMethod };
+}
+
 /** The flags every run reads, whatever its benchmark. */
 const CORE_FLAGS = new Set(Object.keys(coreRunOptions));
+
+/** The benchmarks that declare a flag (kebab-case) of their own: none for a core flag or the command's own. */
+function benchmarksWithFlag(flag: string): string[] {
+  return CORE_FLAGS.has(flag) ? [] : benchmarkNames().filter((n) => flag in getBenchmark(n).options);
+}
 
 /**
  * A benchmark's flag given on the command line that no run of the invocation has (--games with
@@ -123,28 +134,20 @@ const CORE_FLAGS = new Set(Object.keys(coreRunOptions));
  * one line, not refused: a loop over methods passes the same flags to each.
  */
 function checkFlagsRead(runs: readonly Settings[], given: Settings, experiment: string | undefined, notify: (line: string) => void): void {
-  const benchOf = (s: Settings): Benchmark => getBenchmark(JsonFields.orEmpty(s).str('task') ?? defaultBenchmarkName());
   for (const key of Object.keys(given)) {
     const flag = kebabCase(key);
-    if (CORE_FLAGS.has(flag)) continue;
-    const owners = benchmarkNames().filter((n) => flag in getBenchmark(n).options);
-    if (owners.length === 0) continue; // the command's own (--dry-run, --max-cost...)
-    const having = runs.filter((s) => flag in benchOf(s).options);
+    const owners = benchmarksWithFlag(flag);
+    if (owners.length === 0) continue;
+    const having = runs.map(benchAndMethod).filter(({ bench }) => flag in bench.options);
     if (having.length === 0) {
       const runsText =
         experiment !== undefined
           ? `no run of ${path.basename(experiment, '.json')} is of a benchmark that has it`
-          : `${benchOf(runs[0] ?? {}).name} has no such flag`;
+          : `${benchAndMethod(runs[0] ?? {}).bench.name} has no such flag`;
       throw new UserError(`--${flag}: ${runsText} (it is ${owners.join(' and ')}'s); leave it out`);
     }
-    const reads = (s: Settings) => {
-      const bench = benchOf(s);
-      return flagsReadBy(bench, JsonFields.orEmpty(s).str('method') ?? bench.defaultMethod)?.has(flag) ?? true;
-    };
-    if (!having.some(reads)) {
-      const methods = [
-        ...new Set(having.map((s) => `${benchOf(s).name} ${JsonFields.orEmpty(s).str('method') ?? benchOf(s).defaultMethod}`)),
-      ];
+    if (!having.some(({ bench, method }) => flagsReadBy(bench, method)?.has(flag) ?? true)) {
+      const methods = [...new Set(having.map(({ bench, method }) => `${bench.name} ${method}`))];
       notify(
         `note: --${flag} is not read by ${methods.join(', ')}: it has no effect on ${having.length === 1 ? 'this run' : 'these runs'}`,
       );
@@ -155,11 +158,8 @@ function checkFlagsRead(runs: readonly Settings[], given: Settings, experiment: 
 /** `given` without the flags of other benchmarks than `task`'s (the default benchmark's when none). */
 function withoutForeignFlags(given: Settings, task: string | undefined): Settings {
   const own = getBenchmark(task ?? defaultBenchmarkName()).options;
-  const foreign = (key: string) => {
-    const flag = kebabCase(key);
-    return !CORE_FLAGS.has(flag) && !(flag in own) && benchmarkNames().some((n) => flag in getBenchmark(n).options);
-  };
-  return Object.fromEntries(Object.entries(given).filter(([k]) => !foreign(k)));
+  const foreign = (flag: string) => !(flag in own) && benchmarksWithFlag(flag).length > 0;
+  return Object.fromEntries(Object.entries(given).filter(([k]) => !foreign(kebabCase(k))));
 }
 
 /** The runs of an invocation, each parsed once into its RunConfig before the first one starts. */

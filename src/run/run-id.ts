@@ -43,6 +43,11 @@ export interface RunIdParts {
 /** `<task>-<method>[-<tag>]-<split>-<model>[-s<K>of<N>]-<shorthash of the identity config>` */
 export function makeRunId(parts: RunIdParts, identity: unknown): string {
   const shard = parts.shard ? `-s${parts.shard.k}of${parts.shard.n}` : '';
-  const tag = parts.tag ? `-${slug(parts.tag, 20)}` : '';
-  return `${parts.task}-${parts.method}${tag}-${slug(parts.split)}-${slug(parts.model)}${shard}-${shortHash(identity)}`;
+  const tag = parts.tag ? `${slug(parts.tag, 20)}-` : '';
+  return `${runIdPrefix(parts.task, parts.method)}${tag}${slug(parts.split)}-${slug(parts.model)}${shard}-${shortHash(identity)}`;
+}
+
+/** How every run id of a task and method begins ("hotpotqa-react-"). */
+export function runIdPrefix(task: string, method: string): string {
+  return `${task}-${method}-`;
 }

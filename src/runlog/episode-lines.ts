@@ -7,8 +7,8 @@ import fs from 'node:fs';
 const CHUNK = 1 << 20;
 
 export interface LineVisitor {
-  /** A complete line (without "\n") starting at byte `offset`; `last` when no further line follows. */
-  (line: Buffer, offset: number, index: number, last: boolean): void;
+  /** A complete line (without "\n") starting at byte `offset`. */
+  (line: Buffer, offset: number, index: number): void;
 }
 
 /**
@@ -23,7 +23,6 @@ export function forEachLine(file: string, visit: LineVisitor): { complete: numbe
     let carryAt = 0; // file offset of carry[0]
     let pos = 0;
     let index = 0;
-    let pending: { line: Buffer; offset: number } | null = null; // held back one line to know `last`
     const buf = Buffer.allocUnsafe(CHUNK);
     while (pos < size) {
       const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, size - pos), pos);
@@ -32,16 +31,13 @@ export function forEachLine(file: string, visit: LineVisitor): { complete: numbe
       const data: Buffer = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : Buffer.from(buf.subarray(0, n));
       let start = 0;
       for (let nl = data.indexOf(0x0a, start); nl >= 0; nl = data.indexOf(0x0a, start)) {
-        if (pending) visit(pending.line, pending.offset, index++, false);
-        pending = { line: data.subarray(start, nl), offset: carryAt + start };
+        visit(data.subarray(start, nl), carryAt + start, index++);
         start = nl + 1;
       }
       carryAt += start;
       carry = data.subarray(start);
     }
-    const complete = carryAt;
-    if (pending) visit(pending.line, pending.offset, index++, true);
-    return { complete, size };
+    return { complete: carryAt, size };
   } finally {
     fs.closeSync(fd);
   }

@@ -6,9 +6,10 @@
 // groups, off the event loop) before it counts as written, and the latest line per idx wins (so
 // --retry-errors appends a replacement rather than rewriting the file). A kill -9 can leave at most a
 // partial last line, one without its newline: opening the store drops it. A whole line that is no
-// record (the last one too) is an edit or corruption: every reader refuses the file, naming the line. Schema-1 records are upgraded on read
-// (upgradeRecord), so old runs still report (a schema-1 run cannot be resumed: its identity names the
-// environment differently; start it again, its completions come from the cache).
+// record (the last one too) is an edit or corruption: every reader refuses the file, naming the line.
+// Schema-1 records are upgraded on read (upgradeRecord), so old runs still report (a schema-1 run
+// cannot be resumed: its identity names the environment differently; start it again, its completions
+// come from the cache).
 // The other files are written whole (replaced atomically) or appended line by line (the recording).
 import fs from 'node:fs';
 import path from 'node:path';

@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIServer, type ServerCompletionRequest } from '../servers/openai-server.js';
+import { startOpenAIServer } from '../servers/openai-server.js';
 import { startWikiServer } from '../servers/wiki-server.js';
-import { cleanEnv, readLines, runCli, runDirs, scriptedRespond, withoutSpent } from '../run/cli-helpers.js';
+import { cleanEnv, readLines, runCli, runDirs, scriptedWikiRespond, withoutSpent } from '../run/cli-helpers.js';
 
 const PRICE = 100; // USD per 1M tokens: the test tokenizer's prompts cost cents
 
@@ -18,9 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** The scripted ReAct model, searching an article the test wiki site has. */
-const respond = (req: ServerCompletionRequest, sample: number) =>
-  scriptedRespond(req, sample).replaceAll('Scott Derrickson', 'Colorado orogeny');
+const respond = scriptedWikiRespond;
 
 const manifestOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
 const csvRow = (dir: string): Record<string, string> => {

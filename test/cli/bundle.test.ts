@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer, type ServerCompletionRequest } from '../servers/openai-server.js';
 import { startWikiServer, type WikiServer } from '../servers/wiki-server.js';
 import { openings, solution, startAlfworldServer } from '../servers/alfworld-server.js';
-import { cleanEnv, readLines, runCli, runDirs, scriptedRespond, withoutSpent } from '../run/cli-helpers.js';
+import { cleanEnv, readLines, runCli, runDirs, scriptedWikiRespond, withoutSpent } from '../run/cli-helpers.js';
 import { tarPack, tarUnpack } from '../../src/util/tar.js';
 
 let tmp: string;
@@ -31,10 +31,7 @@ function comparableLines(file: string): Map<number, string> {
   return out;
 }
 
-/** The scripted ReAct model of the other CLI tests, searching an article the test wiki site has. */
-function respond(req: ServerCompletionRequest, sample: number): string {
-  return scriptedRespond(req, sample).replaceAll('Scott Derrickson', 'Colorado orogeny');
-}
+const respond = scriptedWikiRespond;
 
 function copyRun(from: string, to: string): void {
   fs.mkdirSync(to, { recursive: true });

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readManifest, readRecords } from '../../src/runlog/store.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { startWikiServer, type WikiServer } from '../servers/wiki-server.js';
-import { runCli, runDirs, scriptedRespond } from '../run/cli-helpers.js';
+import { runCli, runDirs, scriptedWikiRespond } from '../run/cli-helpers.js';
 
 let tmp: string;
 let llm: OpenAIServer;
 let wiki: WikiServer;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-from-runs-'));
-  llm = await startOpenAIServer({ respond: (req, i) => scriptedRespond(req, i).replaceAll('Scott Derrickson', 'Colorado orogeny') });
+  llm = await startOpenAIServer({ respond: scriptedWikiRespond });
   wiki = await startWikiServer();
 });
 afterAll(async () => {

@@ -12,14 +12,14 @@ import { bundledRunInputFiles } from '../../src/run/from-bundle.js';
 import { readManifest } from '../../src/runlog/store.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { startWikiServer, type WikiServer } from '../servers/wiki-server.js';
-import { runCli, runDirs, scriptedRespond } from './cli-helpers.js';
+import { runCli, runDirs, scriptedWikiRespond } from './cli-helpers.js';
 
 let tmp: string;
 let llm: OpenAIServer;
 let wiki: WikiServer;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-inputs-'));
-  llm = await startOpenAIServer({ respond: (req, i) => scriptedRespond(req, i).replaceAll('Scott Derrickson', 'Colorado orogeny') });
+  llm = await startOpenAIServer({ respond: scriptedWikiRespond });
   wiki = await startWikiServer();
 });
 afterAll(async () => {

@@ -89,6 +89,11 @@ export function scriptedRespond(req: ServerCompletionRequest, sample: number): s
   return ' yes';
 }
 
+/** scriptedRespond searching an article the test wiki site has (test/servers/wiki-server.ts). */
+export function scriptedWikiRespond(req: ServerCompletionRequest, sample: number): string {
+  return scriptedRespond(req, sample).replaceAll('Scott Derrickson', 'Colorado orogeny');
+}
+
 /** summary.csv without its spent_* and paid_unknown_calls columns (the bill), found by the header, not by position. */
 export function withoutSpent(csv: string): string {
   const lines = csv.trimEnd().split('\n');
