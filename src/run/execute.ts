@@ -61,6 +61,8 @@ export interface ModelHooks {
 export interface RunModel {
   backend: CompletionModel;
   cache?: CacheStore;
+  /** The endpoints (base URLs) the backend calls: each session records them (absent: it calls none, e.g. a bundle). */
+  endpoints?: readonly string[];
 }
 
 /**
@@ -378,7 +380,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     retries++;
     progress?.retry();
   };
-  const { backend, cache } = runModelOf(await deps.createModel(cfg, { onRetry }));
+  const { backend, cache, endpoints } = runModelOf(await deps.createModel(cfg, { onRetry }));
   const model = runModelView({ backend, cache });
   let env: EnvHandle | undefined;
   try {
@@ -470,6 +472,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         price: prices.status,
         retryErrors: cfg.retryErrors,
         maxConsecutiveFailures: maxFailures,
+        endpoints,
       });
       manifest.sessions.push(session);
       saveManifest(dir, manifest, secrets);

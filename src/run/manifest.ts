@@ -200,12 +200,15 @@ export function openSession(o: {
   price: PriceStatus;
   retryErrors: boolean;
   maxConsecutiveFailures: number | undefined;
+  /** The model endpoints this session calls (RunModel.endpoints): a resume may be given another --base-url. */
+  endpoints: readonly string[] | undefined;
 }): SessionInfo {
   return {
     startedAt: o.startedAt,
     status: 'running',
     linesAtStart: o.linesAtStart,
     price: o.price,
+    ...(o.endpoints?.length ? { endpoints: o.endpoints.map(recordableUrl) } : {}),
     ...(o.retryErrors ? { retryErrors: true } : {}),
     ...(o.maxConsecutiveFailures !== undefined ? { maxConsecutiveFailures: o.maxConsecutiveFailures } : {}),
   };
