@@ -62,6 +62,8 @@ export interface OpenedModel {
   cache: CacheStore;
   /** Calls, retries, cache hits so far (a copy). */
   totals(): LlmTotals;
+  /** The base URLs the backend sends its calls to (none for an embedded model or --cache replay, which call none). */
+  endpoints: string[];
 }
 
 /** The backend and the cache store of `cfg`, separately (the runner layers them per episode). */
@@ -80,7 +82,8 @@ export async function openModel(cfg: ModelConfig, deps: CreateModelDeps = {}): P
   }
   const secrets = [...(deps.secrets ?? []), ...(cfg.kind === 'llama' ? [] : [cfg.apiKey?.reveal()])];
   const cache = new CacheStore({ mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc, secrets });
-  return { backend, cache, totals: () => acc.snapshot() };
+  const endpoints = cfg.kind === 'openai' && cfg.cache.mode !== 'replay' ? [...cfg.baseURLs] : [];
+  return { backend, cache, totals: () => acc.snapshot(), endpoints };
 }
 
 /** The backend with the cache layer applied: the model a library user calls. */

@@ -7,7 +7,6 @@ import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/type
 import {
   executeRun,
   resultsDirOf,
-  recordableSettings,
   benchmarkOf,
   checkResultsDir,
   ensureResultsDir,
@@ -16,19 +15,9 @@ import {
   type RunIO,
   type RunResult,
 } from './execute.js';
-import { assertNoSecrets, softwareInfo } from './manifest.js';
+import { checkedManifestText, instantSession, newManifest, recordableSettings } from './manifest.js';
 import { camelCase } from './options.js';
-import {
-  isRunFolder,
-  makeRunFolder,
-  manifestText,
-  readRun,
-  writeEpisodes,
-  writeManifest,
-  writeSummary,
-  MANIFEST_FILE,
-  RUN_LOG_SCHEMA,
-} from '../runlog/store.js';
+import { isRunFolder, makeRunFolder, readRun, writeEpisodes, writeManifest, writeSummary, MANIFEST_FILE } from '../runlog/store.js';
 import { makeRunId } from './run-id.js';
 import { summarizeRun, summaryCsv } from './summary.js';
 import { limitLinesOf } from './limit-outcomes.js';
@@ -195,32 +184,31 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     records.set(idx, derivedRecord(bench, derived, idx, recs, settings));
   }
   const now = new Date().toISOString();
-  const manifest: RunManifest = {
-    schema: RUN_LOG_SCHEMA,
-    runId,
-    kind: 'combination',
-    task: bench.name,
-    metrics: bench.metrics,
-    method: name,
-    split: m0.split,
-    shard: m0.shard,
-    model,
-    indices: m0.indices,
-    identity,
-    settings: recordedSettings(bench, settings, cfg.fromRuns !== undefined ? bases : []),
-    fidelity: { ...description, bases: Object.fromEntries(bases.map((b) => [b.manifest.method, b.manifest.fidelity])) },
-    inputs: Object.assign({}, ...bases.map((b) => b.manifest.inputs)),
-    modelDescription: bases[bases.length - 1].manifest.modelDescription,
-    environment: bases.map((b) => b.manifest.environment).find((e) => e) ?? null,
-    split_description: m0.split_description,
-    software: softwareInfo(),
-    startedAt: now,
-    sessions: [{ startedAt: now, endedAt: now, status: 'complete', written: records.size }],
-    sources: bases.map((b) => ({ role: b.manifest.method, runId: b.manifest.runId, dir: b.dir })),
-  };
-  const secrets = deps.secrets(settings);
-  const mtext = manifestText(manifest);
-  assertNoSecrets(mtext, secrets, MANIFEST_FILE);
+  const manifest = newManifest(
+    {
+      runId,
+      kind: 'combination',
+      task: bench.name,
+      metrics: bench.metrics,
+      method: name,
+      split: m0.split,
+      shard: m0.shard,
+      model,
+      indices: m0.indices,
+      identity,
+      settings: recordedSettings(bench, settings, cfg.fromRuns !== undefined ? bases : []),
+      fidelity: { ...description, bases: Object.fromEntries(bases.map((b) => [b.manifest.method, b.manifest.fidelity])) },
+      inputs: Object.assign({}, ...bases.map((b) => b.manifest.inputs)),
+      modelDescription: bases[bases.length - 1].manifest.modelDescription,
+      environment: bases.map((b) => b.manifest.environment).find((e) => e) ?? null,
+      split_description: m0.split_description,
+      sessions: [instantSession(now, records.size)],
+      sources: bases.map((b) => ({ role: b.manifest.method, runId: b.manifest.runId, dir: b.dir })),
+    },
+    now,
+  );
+  // Checked before anything is written: a manifest it refuses leaves no episodes behind.
+  const mtext = checkedManifestText(manifest, deps.secrets(settings));
   const lines = m0.indices
     .filter((i) => records.has(i))
     .map((i) => JSON.stringify(records.get(i)) + '\n')

@@ -21,16 +21,8 @@ import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionSpec } from '../options.js';
 import { canonicalJson, runIdPrefix } from './run-id.js';
 import { camelCase, runOptions } from './options.js';
-import {
-  planEpisodes,
-  recordableSettings,
-  resultsDirOf,
-  runFolder,
-  runIdentity,
-  type Plan,
-  type RunDeps,
-  type RunParts,
-} from './execute.js';
+import { planEpisodes, resultsDirOf, runFolder, runIdentity, type Plan, type RunDeps, type RunParts } from './execute.js';
+import { recordableSettings } from './manifest.js';
 import type { PriceInfo } from '../llm/pricing.js';
 import type { Settings } from './experiment.js';
 import { runConfigOf, type RunConfig } from './config.js';

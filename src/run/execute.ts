@@ -15,28 +15,36 @@ import { FatalRunError, UserError, errorMessage, errorCode } from '../errors.js'
 import { benchmarkOptions, defaultBenchmarkName } from '../benchmarks/registry.js';
 import { defaultResultsDir } from '../paths.js';
 import { toDiskError } from '../util/durable.js';
-import { redactUrlsIn } from '../util/redact.js';
 import { executeEpisodes, Interrupt } from './runner.js';
-import { RunStore, isRunFolder, manifestIfAny, readManifest, MANIFEST_FILE, SUMMARY_FILE, RUN_LOG_SCHEMA } from '../runlog/store.js';
+import { RunStore, isRunFolder, manifestIfAny, readManifest, MANIFEST_FILE, SUMMARY_FILE } from '../runlog/store.js';
 import { makeRunId } from './run-id.js';
 import { applyShard, formatShard, parseShard, type Shard } from './shard.js';
 import { isAutoShard, resolveAutoShard } from './shard-auto.js';
-import { orderedRecords, summarize, summaryCsv } from './summary.js';
+import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { Progress, type ProgressSink } from './progress.js';
 import { IdentityMemo } from '../util/identity-memo.js';
-import { assertNoSecrets, assertSameRun, inputShas, softwareInfo } from './manifest.js';
-import { isSessionOnly } from './options.js';
+import {
+  assertNoSecrets,
+  assertSameRun,
+  closeSession,
+  inputShas,
+  newManifest,
+  openSession,
+  saveManifest,
+  settleAbandonedSessions,
+  recordableSettings,
+} from './manifest.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
 import { unpricedBudget, type Budget, type BudgetStop } from './budget.js';
 import { pricesOfModel, type PriceInfo } from '../llm/pricing.js';
 import type { Settings } from './experiment.js';
 import { RunRecorder } from './run-recording.js';
-import { limitCounts, limitLinesOf, manifestLimits, TRUNCATE_DEVIATION } from './limit-outcomes.js';
-import { settleEarlierSessions, SpendMeter, type Spend } from './meter.js';
+import { limitLinesOf, manifestLimitsOf, TRUNCATE_DEVIATION } from './limit-outcomes.js';
+import { SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
-import { PROCESS_GONE, type RunSummary, type RunManifest, type SessionInfo, type EpisodeRecord } from '../runlog/schema.js';
+import type { RunSummary, EpisodeRecord } from '../runlog/schema.js';
 import { JsonFields } from '../util/json-fields.js';
 import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
@@ -53,6 +61,8 @@ export interface ModelHooks {
 export interface RunModel {
   backend: CompletionModel;
   cache?: CacheStore;
+  /** The endpoints (base URLs) the backend calls: each session records them (absent: it calls none, e.g. a bundle). */
+  endpoints?: readonly string[];
 }
 
 /**
@@ -275,26 +285,6 @@ export function identityOf(part: { describe(): Record<string, unknown>; identity
   return part.identity?.() ?? part.describe();
 }
 
-/**
- * Settings without session-only flags (what is worth recording as "the run's settings"), with the
- * userinfo of every URL replaced by "***" (a key in --wiki-url http://user:KEY@host never reaches disk;
- * a resumed run asks for that flag again).
- */
-export function recordableSettings(settings: Settings): Settings {
-  const out: Settings = {};
-  // redactUrlsIn: a comma-separated pool (--env-url A,B) has a userinfo per URL.
-  const clean = (v: unknown): unknown =>
-    typeof v === 'string' && v.includes('://') ? redactUrlsIn(v) : Array.isArray(v) ? v.map(clean) : v;
-  for (const [k, v] of Object.entries(settings)) if (!isSessionOnly(k) && v !== undefined) out[k] = clean(v);
-  return out;
-}
-
-/** Stored settings whose URL had credentials (recorded as "***@"): they must be given again. */
-export function redactedSettingKeys(settings: Settings): string[] {
-  const has = (v: unknown): boolean => (typeof v === 'string' ? /:\/\/\*\*\*@/.test(v) : Array.isArray(v) && v.some(has));
-  return Object.keys(settings).filter((k) => has(settings[k]));
-}
-
 /** Where --resume <id> points; it must hold a run. */
 export function resumeDir(cfg: Pick<RunConfig, 'resume' | 'resultsDir'>): string {
   const id = String(cfg.resume);
@@ -390,7 +380,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
     retries++;
     progress?.retry();
   };
-  const { backend, cache } = runModelOf(await deps.createModel(cfg, { onRetry }));
+  const { backend, cache, endpoints } = runModelOf(await deps.createModel(cfg, { onRetry }));
   const model = runModelView({ backend, cache });
   let env: EnvHandle | undefined;
   try {
@@ -430,10 +420,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       let manifest = manifestIfAny(dir);
       if (manifest) {
         assertSameRun(manifest, { identity, inputs, indices: plan.indices }, dir);
-        // Sessions that ended without recording their spend (kill -9): read it back from the recording.
-        settleEarlierSessions(dir, manifest.sessions);
-        // One still "running" ended without closing (killed, crashed): this process holds the run's lock now.
-        for (const s of manifest.sessions) if (s.status === 'running') Object.assign(s, { status: 'interrupted', stoppedBy: PROCESS_GONE });
+        settleAbandonedSessions(dir, manifest.sessions);
         io.log(`resuming ${runId}: ${countDone(store, plan.indices)} of ${plan.indices.length} episodes already recorded`);
         const nErrors = plan.indices.filter((i) => store.records.get(i)?.error).length;
         if (nErrors > 0) {
@@ -444,34 +431,34 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
           );
         }
       } else {
-        manifest = {
-          schema: RUN_LOG_SCHEMA,
-          runId,
-          kind: 'run',
-          task: taskName,
-          metrics: bench.metrics,
-          method: methodName,
-          split: plan.split,
-          shard: plan.shard ? formatShard(plan.shard) : null,
-          model: model.model,
-          indices: plan.indices,
-          ...(plan.shard ? { selection: plan.selection } : {}),
-          ...(runIdTag ? { runIdTag } : {}),
-          identity,
-          settings: recordableSettings(settings),
-          fidelity: {
-            ...fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(options)),
-            ...(contextOverflow === 'truncate' ? { contextOverflow: { mode: contextOverflow, deviation: TRUNCATE_DEVIATION } } : {}),
+        manifest = newManifest(
+          {
+            runId,
+            kind: 'run',
+            task: taskName,
+            metrics: bench.metrics,
+            method: methodName,
+            split: plan.split,
+            shard: plan.shard ? formatShard(plan.shard) : null,
+            model: model.model,
+            indices: plan.indices,
+            ...(plan.shard ? { selection: plan.selection } : {}),
+            runIdTag,
+            identity,
+            settings: recordableSettings(settings),
+            fidelity: {
+              ...fidelityOf(methodDesc, modelDesc, envDesc, plan, bench.fidelity?.(options)),
+              ...(contextOverflow === 'truncate' ? { contextOverflow: { mode: contextOverflow, deviation: TRUNCATE_DEVIATION } } : {}),
+            },
+            inputs,
+            changedInputs: changed,
+            modelDescription: modelDesc,
+            environment: envDesc,
+            split_description: plan.splitDescription,
+            sessions: [],
           },
-          inputs,
-          ...(changed.length ? { changedInputs: changed } : {}),
-          modelDescription: modelDesc,
-          environment: envDesc,
-          split_description: plan.splitDescription,
-          software: softwareInfo(),
-          startedAt: now,
-          sessions: [],
-        };
+          now,
+        );
       }
       if (store.recoveredBytes > 0)
         io.log(`${runId}: dropped a partial last episode line (${store.recoveredBytes} bytes) left by an interrupted run`);
@@ -479,31 +466,29 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       const maxFailures =
         io.maxConsecutiveFailures ??
         [...manifest.sessions].reverse().find((x) => x.maxConsecutiveFailures !== undefined)?.maxConsecutiveFailures;
-      const session: SessionInfo = {
+      const session = openSession({
         startedAt: now,
-        status: 'running',
         linesAtStart: store.linesAtOpen,
         price: prices.status,
-        ...(cfg.retryErrors ? { retryErrors: true } : {}),
-        ...(maxFailures !== undefined ? { maxConsecutiveFailures: maxFailures } : {}),
-      };
+        retryErrors: cfg.retryErrors,
+        maxConsecutiveFailures: maxFailures,
+        endpoints,
+      });
       manifest.sessions.push(session);
-      writeManifest(store, manifest, secrets);
+      saveManifest(dir, manifest, secrets);
       // The run is under way: the facts learned while planning it (where the dataset's entries are) are kept.
       IdentityMemo.saveDeferred();
       recorder = RunRecorder.open(dir, { model, settings, secrets }); // recording.jsonl: what `bundle` packs
       // The recording proves what this session paid for, call by call, even after a kill -9.
       session.recording = recorder.session;
-      writeManifest(store, manifest, secrets);
+      saveManifest(dir, manifest, secrets);
 
       const todoIdx = plan.indices.filter((i) => {
         const r = store.records.get(i);
         return !r || (cfg.retryErrors && r.error !== null);
       });
       const items = todoIdx.map((i) => bench.item(i));
-      const metricKeys = bench.metrics.map((m) => m.key);
       const primary = bench.metrics[0];
-      const meta = { runId, task: taskName, method: methodName, split: plan.split, model: model.model, shard: manifest.shard };
       // Records about to be re-run (--retry-errors) are not yet "done".
       const kept = orderedRecords(store.records, plan.indices).filter((r) => !(cfg.retryErrors && r.error !== null));
       const short = `${taskName} ${methodName}${runIdTag ? ` ${runIdTag}` : ''}${plan.shard ? ` ${formatShard(plan.shard)}` : ''}`;
@@ -536,7 +521,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       });
       progress.finish();
       session.spent = { ...spend.spent };
-      const summary = summarize(meta, store.records, plan.indices, metricKeys, manifest);
+      const summary = summarizeRun(manifest, store.records);
       const stoppedBy = res.budget
         ? 'max-cost'
         : res.interrupted
@@ -554,22 +539,19 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
       const csv = summaryCsv([summary]);
       assertNoSecrets(csv, secrets, SUMMARY_FILE);
       store.writeSummary(csv);
-      const poolNow = env?.describe().poolUrls;
-      // stoppedBy: beside the status (SessionInfo's union keeps 'interrupted' for every clean stop).
-      Object.assign(session, {
-        endedAt: new Date().toISOString(),
+      closeSession(session, {
         status,
         written: res.written,
-        ...(stoppedBy ? { stoppedBy } : {}),
-        ...(env?.servedBy ? { envServers: env.servedBy() } : {}),
+        stoppedBy,
+        envServers: env?.servedBy?.(),
         // A pool's members as this session leaves them (one lost mid-run marked left out, src/envs/pool.ts);
         // environment.poolUrls stays as the run's first session began.
-        ...(poolNow !== undefined ? { envPool: poolNow } : {}),
+        envPool: env?.describe().poolUrls,
       });
       const ordered = orderedRecords(store.records, plan.indices);
       // Model limits reached (context window, max_tokens, silent truncation): counted, never hidden.
-      manifest.limits = manifestLimits(limitCounts(ordered));
-      writeManifest(store, manifest, secrets);
+      manifest.limits = manifestLimitsOf(ordered);
+      saveManifest(dir, manifest, secrets);
       const notes = bench.summaryNotes?.({ dir, manifest, records: ordered, summary }) ?? [];
       for (const n of notes) io.log(n);
       return {
@@ -630,12 +612,6 @@ function initialProgress(kept: EpisodeRecord[], total: number, primary: { key: s
 
 function countDone(store: RunStore, indices: number[]): number {
   return indices.filter((i) => store.records.has(i)).length;
-}
-
-function writeManifest(store: RunStore, manifest: RunManifest, secrets: string[]): void {
-  const text = JSON.stringify(manifest, null, 2);
-  assertNoSecrets(text, secrets, MANIFEST_FILE);
-  store.writeManifest(manifest);
 }
 
 /** The fidelity switches in one place: method options, split, API mode, environment, benchmark's own. */

@@ -25,18 +25,9 @@ import { executeRun, type RunDeps, type RunIO, type RunStatus } from './execute.
 import { bundleSettings } from './bundle-settings.js';
 import type { OptionTable } from '../options.js';
 import type { Settings } from './experiment.js';
-import { inputShas } from './manifest.js';
+import { inputShas, saveManifest } from './manifest.js';
 import { noSpend, type Spend } from './meter.js';
-import {
-  episodesFile,
-  episodesText,
-  manifestText,
-  readManifest,
-  writeManifest,
-  EPISODES_FILE,
-  MANIFEST_FILE,
-  RECORDING_FILE,
-} from '../runlog/store.js';
+import { episodesFile, episodesText, readManifest, EPISODES_FILE, MANIFEST_FILE, RECORDING_FILE } from '../runlog/store.js';
 import { isJsonObject, JsonFields } from '../util/json-fields.js';
 import {
   checkManifest,
@@ -370,7 +361,7 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
         createdAt: b.manifest.createdAt,
         runId: stored.runId,
       };
-      writeManifest(res.dir, manifestText(manifest));
+      saveManifest(res.dir, manifest, deps.secrets(settings));
     }
     if (res.fatal) throw res.fatal;
     if (res.runId !== stored.runId)

@@ -143,6 +143,11 @@ export function manifestLimits(c: LimitCounts): Record<string, unknown> {
   };
 }
 
+/** The manifest's `limits` block of a run's records (a run's, a merge's). */
+export function manifestLimitsOf(records: readonly EpisodeRecord[]): Record<string, unknown> {
+  return manifestLimits(limitCounts(records));
+}
+
 /** What --context-overflow truncate changes, as the manifest's fidelity records it. */
 export const TRUNCATE_DEVIATION =
   "context-overflow=truncate: a turn whose prompt outgrows the model's context window is asked again with the oldest turns left out " +

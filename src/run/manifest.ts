@@ -1,5 +1,8 @@
 // manifest.json: everything needed to know what a run computed and to redo it, and the
-// check that a resumed run still computes the same thing.
+// check that a resumed run still computes the same thing. The rules every writer of a manifest (a run,
+// a combination, a merge, a re-run from a bundle) shares live here: the fields every new manifest
+// stamps (schema, software, startedAt) in one field order, the settings and URLs as recorded (no
+// credentials), a session as it begins and ends, and the write that refuses a secret.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileShaMemoFile, isInstalledPackage, repoRoot } from '../paths.js';
@@ -8,10 +11,15 @@ import { rememberedSha256FileSync } from '../util/file-sha.js';
 import { gitFactsSync } from '../util/git-facts.js';
 import { JsonFields } from '../util/json-fields.js';
 import { UserError } from '../errors.js';
+import { redactUrlsIn } from '../util/redact.js';
 import { canonicalJson } from './run-id.js';
-import { MANIFEST_FILE } from '../runlog/store.js';
+import { isSessionOnly } from './options.js';
+import { settleEarlierSessions } from './meter.js';
+import { manifestText, writeManifest, MANIFEST_FILE, RUN_LOG_SCHEMA } from '../runlog/store.js';
+import type { Retry } from '../util/durable.js';
+import type { Settings } from '../options.js';
 
-import type { RunManifest } from '../runlog/schema.js';
+import { PROCESS_GONE, type PriceStatus, type RunManifest, type SessionInfo } from '../runlog/schema.js';
 
 let gitCache: { commit: string; dirty: boolean } | null | undefined;
 
@@ -121,4 +129,130 @@ export function assertNoSecrets(text: string, secrets: (string | undefined)[], w
   for (const s of secrets) {
     if (s && s.length >= 6 && text.includes(s)) throw new Error(`refusing to write ${what}: it contains a secret value`);
   }
+}
+
+/**
+ * A URL as a manifest records it: the userinfo of every URL in the text (a comma-separated pool has one
+ * per URL) replaced by "***", so a key in http://user:KEY@host never reaches disk.
+ */
+export function recordableUrl(text: string): string {
+  return redactUrlsIn(text);
+}
+
+/**
+ * Settings without session-only flags (what is worth recording as "the run's settings"), every URL as
+ * recordableUrl leaves it (a resumed run asks for a redacted flag again: redactedSettingKeys).
+ */
+export function recordableSettings(settings: Settings): Settings {
+  const out: Settings = {};
+  const clean = (v: unknown): unknown =>
+    typeof v === 'string' && v.includes('://') ? recordableUrl(v) : Array.isArray(v) ? v.map(clean) : v;
+  for (const [k, v] of Object.entries(settings)) if (!isSessionOnly(k) && v !== undefined) out[k] = clean(v);
+  return out;
+}
+
+/** Stored settings whose URL had credentials (recorded as "***@"): they must be given again. */
+export function redactedSettingKeys(settings: Settings): string[] {
+  const has = (v: unknown): boolean => (typeof v === 'string' ? /:\/\/\*\*\*@/.test(v) : Array.isArray(v) && v.some(has));
+  return Object.keys(settings).filter((k) => has(settings[k]));
+}
+
+/** What a new run or combination states of itself; newManifest adds what every manifest has. */
+export type ManifestParts = Omit<RunManifest, 'schema' | 'software' | 'startedAt' | 'limits' | 'fromBundle'>;
+
+/**
+ * A new manifest: the writer's parts in the one field order every manifest is written in, stamped with
+ * the run-log schema, this software and when it began. An optional part left out is absent from the file.
+ */
+export function newManifest(p: ManifestParts, startedAt: string): RunManifest {
+  return {
+    schema: RUN_LOG_SCHEMA,
+    runId: p.runId,
+    kind: p.kind,
+    task: p.task,
+    metrics: p.metrics,
+    method: p.method,
+    split: p.split,
+    shard: p.shard,
+    model: p.model,
+    indices: p.indices,
+    ...(p.selection ? { selection: p.selection } : {}),
+    ...(p.runIdTag ? { runIdTag: p.runIdTag } : {}),
+    identity: p.identity,
+    settings: p.settings,
+    fidelity: p.fidelity,
+    inputs: p.inputs,
+    ...(p.changedInputs?.length ? { changedInputs: p.changedInputs } : {}),
+    modelDescription: p.modelDescription,
+    environment: p.environment,
+    split_description: p.split_description,
+    software: softwareInfo(),
+    startedAt,
+    sessions: p.sessions,
+    ...(p.sources ? { sources: p.sources } : {}),
+  };
+}
+
+/** A run's session as it begins (its recording id and spend are added as they become known). */
+export function openSession(o: {
+  startedAt: string;
+  linesAtStart: number;
+  price: PriceStatus;
+  retryErrors: boolean;
+  maxConsecutiveFailures: number | undefined;
+  /** The model endpoints this session calls (RunModel.endpoints): a resume may be given another --base-url. */
+  endpoints: readonly string[] | undefined;
+}): SessionInfo {
+  return {
+    startedAt: o.startedAt,
+    status: 'running',
+    linesAtStart: o.linesAtStart,
+    price: o.price,
+    ...(o.endpoints?.length ? { endpoints: o.endpoints.map(recordableUrl) } : {}),
+    ...(o.retryErrors ? { retryErrors: true } : {}),
+    ...(o.maxConsecutiveFailures !== undefined ? { maxConsecutiveFailures: o.maxConsecutiveFailures } : {}),
+  };
+}
+
+/** How a session ended: its status, the records it wrote, what stopped it, the environment servers it used. */
+export function closeSession(
+  session: SessionInfo,
+  o: Required<Pick<SessionInfo, 'status' | 'written'>> & Pick<SessionInfo, 'stoppedBy' | 'envServers' | 'envPool'>,
+): void {
+  // stoppedBy: beside the status (SessionInfo's union keeps 'interrupted' for every clean stop).
+  Object.assign(session, {
+    endedAt: new Date().toISOString(),
+    status: o.status,
+    written: o.written,
+    ...(o.stoppedBy ? { stoppedBy: o.stoppedBy } : {}),
+    ...(o.envServers ? { envServers: o.envServers } : {}),
+    ...(o.envPool !== undefined ? { envPool: o.envPool } : {}),
+  });
+}
+
+/** The one session of a run derived at once (a combination): it began and ended at `at`. */
+export function instantSession(at: string, written: number): SessionInfo {
+  return { startedAt: at, endedAt: at, status: 'complete', written };
+}
+
+/**
+ * Earlier sessions as a resume finds them: one that ended without recording its spend (kill -9) has it
+ * read back from the recording, and one still "running" ended without closing (this process holds the
+ * run's lock now).
+ */
+export function settleAbandonedSessions(dir: string, sessions: SessionInfo[]): void {
+  settleEarlierSessions(dir, sessions);
+  for (const s of sessions) if (s.status === 'running') Object.assign(s, { status: 'interrupted', stoppedBy: PROCESS_GONE });
+}
+
+/** manifest.json's text (manifestText), refused when it holds one of `secrets` (API keys known by value). */
+export function checkedManifestText(manifest: RunManifest, secrets: readonly (string | undefined)[]): string {
+  const text = manifestText(manifest);
+  assertNoSecrets(text, [...secrets], MANIFEST_FILE);
+  return text;
+}
+
+/** Writes manifest.json whole, its text checked for secrets: how every writer writes it. */
+export function saveManifest(dir: string, manifest: RunManifest, secrets: readonly (string | undefined)[], retry?: Retry): void {
+  writeManifest(dir, checkedManifestText(manifest, secrets), retry);
 }

@@ -12,21 +12,19 @@ import {
   holdsUnfinishedRunFiles,
   isRunFolder,
   makeRunFolder,
-  manifestText,
   readManifest,
   readRun as readRunFolder,
   writeEpisodes,
-  writeManifest,
   writeRecording,
   writeSummary,
   withdrawManifest,
   MANIFEST_FILE,
 } from '../runlog/store.js';
-import { firstDifference } from './manifest.js';
+import { firstDifference, saveManifest } from './manifest.js';
 import { makeRunId } from './run-id.js';
 import { parseShard } from './shard.js';
 import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
-import { limitCounts, manifestLimits } from './limit-outcomes.js';
+import { manifestLimitsOf } from './limit-outcomes.js';
 import { settleEarlierSessions } from './meter.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
 import { acquireRunLock } from './lock.js';
@@ -192,7 +190,7 @@ function writeMerged(
     startedAt: runs.map((r) => r.manifest.startedAt).sort()[0],
     sessions,
     sources: runs.map((r) => ({ dir: r.dir, runId: r.manifest.runId, shard: r.manifest.shard, software: r.manifest.software })),
-    limits: manifestLimits(limitCounts(ordered)),
+    limits: manifestLimitsOf(ordered),
     ...(overlapping > 0
       ? {
           deduplicated: {
@@ -212,7 +210,8 @@ function writeMerged(
   writeEpisodes(outDir, lines, 'the merged episodes', 'rebuild');
   writeRecording(outDir, recording, 'rebuild');
   writeSummary(outDir, summaryCsv([summary]), 'rebuild');
-  writeManifest(outDir, manifestText(manifest), 'rebuild');
+  // Its text is the shards' (checked when they were written) with this merge's fields: no secret is known here.
+  saveManifest(outDir, manifest, [], 'rebuild');
   const errorRecords = ordered.filter((r) => !isScored(r));
   return { runId, dir: outDir, summary, overlapping, errorRecords };
 }

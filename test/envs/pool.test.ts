@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EnvRestart, EnvServerPool, PooledEnv, splitUrlList } from '../../src/envs/pool.js';
 import { FatalRunError, InfraError, UserError } from '../../src/errors.js';
 import type { Env } from '../../src/envs/types.js';
-import { recordableSettings, redactedSettingKeys } from '../../src/run/execute.js';
+import { recordableSettings, redactedSettingKeys } from '../../src/run/manifest.js';
 
 interface Ctx {
   name: string;

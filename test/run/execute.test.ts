@@ -217,6 +217,22 @@ describe('executeRun', () => {
     const leaky = fakeDeps({}, { secrets: ['sk-test-SECRET-123'] });
     await expect(executeRun({ ...base(), limit: 1, apiKeyEnv: 'sk-test-SECRET-123' }, leaky, io)).rejects.toThrow(/secret/);
   });
+
+  it("records each session's model endpoints, userinfo redacted as the settings'; a model with none records none", async () => {
+    const { io } = quietIO();
+    const plain = await executeRun({ ...base(), limit: 1 }, fakeDeps(), io);
+    expect(JSON.parse(read(plain.dir, 'manifest.json')).sessions[0]).not.toHaveProperty('endpoints');
+    const deps = fakeDeps();
+    const opened = deps.createModel;
+    deps.createModel = async (run, hooks) => ({
+      ...(await opened(run, hooks)),
+      endpoints: ['http://user:pw-SECRET-456@a.test/v1', 'http://b.test:8000/v1'],
+    });
+    const r = await executeRun({ ...base(), limit: 2, resultsDir: path.join(dir, 'e') }, deps, io);
+    const text = read(r.dir, 'manifest.json');
+    expect(text).not.toContain('pw-SECRET-456');
+    expect(JSON.parse(text).sessions[0].endpoints).toEqual(['http://***@a.test/v1', 'http://b.test:8000/v1']);
+  });
 });
 
 describe('run identity', () => {

@@ -5,14 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  checkResultsDir,
-  ensureResultsDir,
-  errorCauses,
-  executeRun,
-  recordableSettings,
-  redactedSettingKeys,
-} from '../../src/run/execute.js';
+import { checkResultsDir, ensureResultsDir, errorCauses, executeRun } from '../../src/run/execute.js';
+import { recordableSettings, redactedSettingKeys } from '../../src/run/manifest.js';
 import { loadEpisodes } from '../../src/runlog/store.js';
 import { CircuitBreaker, CircuitOpenError } from '../../src/run/breaker.js';
 import { Budget, BudgetStop, estimateCallUsd } from '../../src/run/budget.js';
