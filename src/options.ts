@@ -22,7 +22,20 @@ export interface OptionSpec {
    * to), not what it computed: a report does not tell runs apart by it (src/report/grouping.ts).
    */
   operational?: true;
+  /**
+   * Names a file or folder on the machine that made the run (a cache, a snapshot, a game list): a
+   * re-run from a bundle never takes it from the bundle (src/run/bundle-settings.ts).
+   */
+  path?: true;
+  /**
+   * For a flag only some of whose values name a file (--wiki record:FILE): the value a re-run from a
+   * bundle keeps instead of the stored one, or undefined to drop it. Absent: the value is kept as stored.
+   */
+  inBundle?: (value: SettingValue) => SettingValue | undefined;
 }
+
+/** A stored setting's value as the option tables check it: a flag's type, or a list for a repeated string flag. */
+export type SettingValue = string | number | boolean | readonly string[];
 
 export type OptionTable = Record<string, OptionSpec>;
 

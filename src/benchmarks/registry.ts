@@ -129,7 +129,8 @@ export function checkSharedFlags(a: FlagDeclarer, b: FlagDeclarer): void {
 /**
  * The benchmarks' flags as one table (checked pairwise first). A shared flag is listed once under a
  * heading naming its benchmarks; differing descriptions are all kept, each after its benchmark's title;
- * differing defaults are left to each benchmark (the run applies its own benchmark's defaults).
+ * differing defaults are left to each benchmark (the run applies its own benchmark's defaults). A flag
+ * one of them declares a path (OptionSpec.path) is one: a bundle never passes it on.
  */
 export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTable {
   for (let i = 0; i < benches.length; i++) for (let j = i + 1; j < benches.length; j++) checkSharedFlags(benches[i], benches[j]);
@@ -142,9 +143,12 @@ export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTab
     const { default: _d, ...shape } = first;
     const describes = new Set(specs.map((s) => s.describe));
     const defaults = new Set(specs.map((s) => JSON.stringify(s.default)));
+    const inBundle = specs.find((s) => s.inBundle)?.inBundle;
     out[flag] = {
       group: `${users.map((b) => b.title).join(' / ')} options:`,
       ...shape,
+      ...(specs.some((s) => s.path) ? { path: true } : {}),
+      ...(inBundle ? { inBundle } : {}),
       describe: describes.size === 1 ? first.describe : users.map((b, i) => `${b.title}: ${specs[i].describe}`).join('; '),
       ...(defaults.size === 1 && first.default !== undefined ? { default: first.default } : {}),
     };

@@ -118,6 +118,13 @@ export interface BenchmarkTask<Options = Settings> {
    * per run or `env play`, before any hook below; UserError naming the flag for a bad value.
    */
   parseOptions?(settings: Settings): Options;
+  /**
+   * Contradictions between flags given together (on the command line or to runExperiment), which
+   * parseOptions cannot tell once defaults and an experiment file are layered in (--env-url with an
+   * explicit --wiki snapshot): a UserError naming them. `given` holds only the flags given (camelCase);
+   * called once per invocation for each benchmark its runs are of, before any run starts.
+   */
+  checkGivenFlags?(given: Settings): void;
 
   size(): number;
   /** Throws UserError when out of range. */
@@ -150,6 +157,12 @@ export interface BenchmarkLoops<Options = Settings> {
   methods: readonly string[];
   /** Default: the first of `methods`. */
   defaultMethod?: string;
+  /**
+   * How reports write method names, as the paper does (cot-sc: "CoT-SC"): those of `methods`, of
+   * `derivedMethods` and of this benchmark's published numbers (the anchors file's methods, e.g.
+   * ALFWorld's butler: "BUTLER"). A method without one is written as its name.
+   */
+  methodLabels?: Readonly<Record<string, string>>;
   /** Builds the method (UserError on a bad prompt file). */
   createMethod(name: string, options: Options): Method;
   derivedMethods?: Record<string, DerivedMethod>;
@@ -207,6 +220,12 @@ export interface ReportHooks<Options = Settings> {
   reportTables?(runs: RunView[]): ReportTable[];
   /** The paper-style figures (Figure 2), same conventions. */
   reportFigures?(runs: RunView[]): ReportFigure[];
+  /**
+   * The paired comparisons worth a test (the paper's claims, e.g. ReAct against Act), each [first,
+   * second]: the report compares first − second on the same items wherever a comparable set of this
+   * benchmark's runs has both, in this order. Default: none.
+   */
+  comparisons?: readonly (readonly [string, string])[];
   /** Table 2-style error analysis (sampling, labels, automatic tags); absent = not analysed. */
   errorAnalysis?: ErrorAnalysis;
 }

@@ -105,6 +105,7 @@ export const llmCliOptions = {
   },
   llm: {
     type: 'string',
+    path: true,
     group,
     describe: 'Embedded llama.cpp model instead of an endpoint: llama:/path/to/model.gguf (needs node-llama-cpp)',
   },
@@ -127,6 +128,7 @@ export const llmCliOptions = {
   'cache-path': {
     operational: true,
     type: 'string',
+    path: true,
     group,
     describe: 'Completion cache file (SQLite) [default: <cache dir>/completions.sqlite]',
   },

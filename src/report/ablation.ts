@@ -7,7 +7,7 @@ import { canonicalJson } from '../run/run-id.js';
 import type { JsonValue } from '../util/json-fields.js';
 import { commonScored, differingKeys, effectiveSettings, itemSetKey, restrictRun, settingText, type SettingValues } from './grouping.js';
 import type { ReportColumn, ReportRow, ReportTable, RunView } from './model.js';
-import { methodLabel, type TitleOf } from './names.js';
+import type { MethodLabelOf, TitleOf } from './names.js';
 import { pairByItem, pairedComparison, seedFromText } from './stats.js';
 import { scoreCell } from './scores.js';
 
@@ -94,7 +94,12 @@ export function ablationFamilies(runs: readonly RunView[]): AblationFamily[] {
   return out;
 }
 
-export function ablationTables(runs: readonly RunView[], metricsOf: (benchmark: string) => MetricDef[], titleOf: TitleOf): ReportTable[] {
+export function ablationTables(
+  runs: readonly RunView[],
+  metricsOf: (benchmark: string) => MetricDef[],
+  titleOf: TitleOf,
+  methodLabel: MethodLabelOf,
+): ReportTable[] {
   return ablationFamilies(runs).map((f, n) => {
     const metrics = metricsOf(f.benchmark);
     const primary = metrics[0];
@@ -144,7 +149,7 @@ export function ablationTables(runs: readonly RunView[], metricsOf: (benchmark: 
       .join(', ');
     return {
       id: `ablation-${n + 1}`,
-      title: `Ablation: ${AXIS_NAMES[f.axis] ?? f.axis}, ${methodLabel(f.method)} on ${titleOf(f.benchmark)}${f.axis === 'model' ? '' : ` (${settingText(f.fixed.model)})`}`,
+      title: `Ablation: ${AXIS_NAMES[f.axis] ?? f.axis}, ${methodLabel(f.benchmark, f.method)} on ${titleOf(f.benchmark)}${f.axis === 'model' ? '' : ` (${settingText(f.fixed.model)})`}`,
       columns,
       rows,
       notes: [

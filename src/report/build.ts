@@ -6,7 +6,7 @@ import type { Benchmark, MetricDef } from '../benchmarks/types.js';
 import type { ReportColumn, ReportFigure, ReportRow, ReportTable, RunView } from './model.js';
 import { AnchorBook, loadAnchors, withAnchorBook, type AnchorSet } from './anchors.js';
 import { groupRuns, type Cohort } from './grouping.js';
-import { comparisonTables } from './comparisons.js';
+import { comparisonsLookup, comparisonTables } from './comparisons.js';
 import { ablationTables } from './ablation.js';
 import {
   analysisLookup,
@@ -19,7 +19,7 @@ import {
   type RunSample,
 } from './table2.js';
 import { publishedElsewhereTable } from './published.js';
-import { methodLabel, type TitleOf } from './names.js';
+import { methodLabels, type MethodLabelOf, type TitleOf } from './names.js';
 import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
@@ -67,6 +67,8 @@ export interface ReportContent {
   samples: RunSample[];
   /** Each benchmark's error-analysis hook by name: the trajectory browser's outcome and tags come from it. */
   analysisOf: AnalysisLookup;
+  /** A method as its benchmark writes it (Benchmark.methodLabels): the label sheet's sentences use it. */
+  methodLabel: MethodLabelOf;
 }
 
 function metricsLookup(runs: readonly RunView[], benchmarks: readonly Benchmark[]): (b: string) => MetricDef[] {
@@ -91,6 +93,7 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
   };
   grouped.cohorts.sort((a, b) => order(a.benchmark) - order(b.benchmark));
   const titleOf: TitleOf = (name) => benchmarks.find((b) => b.name === name)?.title ?? name;
+  const methodLabel = methodLabels(benchmarks);
   const metricsOf = metricsLookup(grouped.runs, benchmarks);
   const book = new AnchorBook(opts.anchors ?? loadAnchors());
   // Every table and the runs table ask for the same cells' intervals: each bootstrap is resampled once per build.
@@ -112,7 +115,14 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         }
       }
       const sections: ReportSection[] = [];
-      const comparisons = comparisonTables(grouped.cohorts, grouped.aligned, metricsOf, titleOf);
+      const comparisons = comparisonTables(
+        grouped.cohorts,
+        grouped.aligned,
+        metricsOf,
+        comparisonsLookup(benchmarks),
+        titleOf,
+        methodLabel,
+      );
       if (comparisons.length)
         sections.push({
           id: 'comparisons',
@@ -120,7 +130,7 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
           intro: 'Two methods on the same items: the difference with its paired 95% interval.',
           tables: comparisons,
         });
-      const ablations = ablationTables(grouped.runs, metricsOf, titleOf);
+      const ablations = ablationTables(grouped.runs, metricsOf, titleOf, methodLabel);
       if (ablations.length)
         sections.push({
           id: 'ablations',
@@ -132,10 +142,10 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
       const samples = sampleRuns(grouped.runs, analysisOf, opts.labelMethods).sort(
         (a, b) => order(a.run.manifest.task) - order(b.run.manifest.task),
       );
-      const analysis = autoTagTables(samples, titleOf);
+      const analysis = autoTagTables(samples, titleOf, methodLabel);
       const notes = [...grouped.notes];
       if (opts.labels) {
-        const l = labelledTables(grouped.runs, opts.labels, analysisOf, titleOf);
+        const l = labelledTables(grouped.runs, opts.labels, analysisOf, titleOf, methodLabel);
         analysis.unshift(...l.tables);
         notes.push(...l.notes);
       }
@@ -152,7 +162,10 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         });
       const present = [...new Set(grouped.runs.map((r) => r.manifest.task))].sort((a, b) => order(a) - order(b));
       const metricLabel = (b: string, key: string) => metricsOf(b).find((m) => m.key === key)?.label ?? key;
-      const published = publishedElsewhereTable(book, present, titleOf, { withErrorShares: opts.labels !== undefined, metricLabel });
+      const published = publishedElsewhereTable(book, present, titleOf, methodLabel, {
+        withErrorShares: opts.labels !== undefined,
+        metricLabel,
+      });
       if (published)
         sections.push({
           id: 'published-elsewhere',
@@ -166,10 +179,17 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         grouped.aligned,
         metricsOf,
         titleOf,
+        methodLabel,
       );
       // Model limits reached (context window, max_tokens, silent truncation) are said under every table
       // and figure whose numbers come from the run that reached them.
-      addLimitNotes([...tables, ...figures, runs, ...comparisons, ...ablations, ...analysis], grouped.runs, titleOf, producedBy);
+      addLimitNotes(
+        [...tables, ...figures, runs, ...comparisons, ...ablations, ...analysis],
+        grouped.runs,
+        titleOf,
+        methodLabel,
+        producedBy,
+      );
       return {
         title: opts.title ?? 'ReAct reproduction report',
         summary: `${grouped.runs.length} run(s)${dropped ? ` (${dropped} more folder(s) not counted: see the notes)` : ''} in ${grouped.cohorts.length} comparable set(s) of episodes.`,
@@ -183,6 +203,7 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         notes,
         samples,
         analysisOf,
+        methodLabel,
       };
     }),
   );
@@ -208,6 +229,7 @@ export function runsTable(
   aligned: readonly RunView[] = [],
   metricsOf?: (b: string) => MetricDef[],
   titleOf: TitleOf = (n) => n,
+  methodLabel: MethodLabelOf = (_b, m) => m,
 ): ReportTable {
   const defsOf = (r: RunView): MetricDef[] =>
     metricsOf?.(r.manifest.task) ?? r.manifest.metrics ?? Object.keys(r.summary.metrics).map((key) => ({ key, label: key.toUpperCase() }));
@@ -251,7 +273,7 @@ export function runsTable(
     const known = s.cost_known !== false;
     if (!known) unpriced++;
     return {
-      label: `${titleOf(m.task)} ${methodLabel(m.method)}${variant ? ` (${variant})` : ''}`,
+      label: `${titleOf(m.task)} ${methodLabel(m.task, m.method)}${variant ? ` (${variant})` : ''}`,
       source: 'ours',
       ref: m.runId,
       cells: {

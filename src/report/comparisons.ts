@@ -1,20 +1,21 @@
 // Paired comparisons of two methods on the same items (README "Reports"): the difference in points with its
 // paired-bootstrap 95% interval and p-value, and for 0/1 metrics the exact McNemar test. Run per
-// cohort (grouping.ts), on the items scored in both runs.
-import type { MetricDef } from '../benchmarks/types.js';
+// cohort (grouping.ts), on the items scored in both runs, for the pairs the cohort's benchmark
+// declares worth a test (Benchmark.comparisons).
+import type { Benchmark, MetricDef } from '../benchmarks/types.js';
 import { cohortSentence, type Cohort } from './grouping.js';
 import type { ReportRow, ReportTable, RunView } from './model.js';
-import { cohortTitle, methodLabel, type TitleOf } from './names.js';
+import { cohortTitle, type MethodLabelOf, type TitleOf } from './names.js';
 import { formatP } from '../util/numbers.js';
 import { pairByItem, pairedComparison, seedFromText } from './stats.js';
 
-/** The paper's claims worth a test: ReAct against Act and CoT, and each combination against CoT-SC. */
-export const COMPARISON_PAIRS: readonly (readonly [string, string])[] = [
-  ['react', 'act'],
-  ['react', 'cot'],
-  ['cot-sc-react', 'cot-sc'],
-  ['react-cot-sc', 'cot-sc'],
-];
+/** The method pairs a benchmark declares worth a test, [first, second], by its name (none for one not given). */
+export type ComparisonsOf = (benchmark: string) => NonNullable<Benchmark['comparisons']>;
+
+export function comparisonsLookup(benchmarks: readonly Pick<Benchmark, 'name' | 'comparisons'>[]): ComparisonsOf {
+  const byName = new Map(benchmarks.map((b) => [b.name, b.comparisons ?? []]));
+  return (name) => byName.get(name) ?? [];
+}
 
 /** Runs of methods a and b to compare: same variant name, or every run of one side against a single run of the other. */
 function pairsOf(as: RunView[], bs: RunView[]): [RunView, RunView][] {
@@ -22,8 +23,6 @@ function pairsOf(as: RunView[], bs: RunView[]): [RunView, RunView][] {
   if (bs.length === 1) return as.map((a) => [a, bs[0]]);
   return as.flatMap((a) => bs.filter((b) => b.variant === a.variant).map((b): [RunView, RunView] => [a, b]));
 }
-
-const label = (r: RunView) => methodLabel(r.manifest.method) + (r.variant ? ` (${r.variant})` : '');
 
 /** Metrics to compare on: every declared one, except one that equals an earlier one on every item (FEVER's F1 = Acc). */
 function distinctMetrics(metrics: readonly MetricDef[], runs: RunView[]): MetricDef[] {
@@ -35,14 +34,17 @@ export function comparisonTables(
   cohorts: readonly Cohort[],
   aligned: readonly RunView[],
   metricsOf: (benchmark: string) => MetricDef[],
+  comparisonsOf: ComparisonsOf,
   titleOf: TitleOf,
+  methodLabel: MethodLabelOf,
 ): ReportTable[] {
+  const label = (r: RunView) => methodLabel(r.manifest.task, r.manifest.method) + (r.variant ? ` (${r.variant})` : '');
   const tables: ReportTable[] = [];
   cohorts.forEach((c) => {
     const runs = aligned.filter((r) => r.cohort?.key === c.key);
     const byMethod = (m: string) => runs.filter((r) => r.manifest.method === m);
     const rows: ReportRow[] = [];
-    for (const [ma, mb] of COMPARISON_PAIRS) {
+    for (const [ma, mb] of comparisonsOf(c.benchmark)) {
       for (const [a, b] of pairsOf(byMethod(ma), byMethod(mb))) {
         for (const m of distinctMetrics(metricsOf(c.benchmark), [a, b])) {
           const p = pairByItem(a.records, b.records, m.key);

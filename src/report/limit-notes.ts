@@ -4,11 +4,11 @@
 // Such episodes are scored failures, counted in the scores like any wrong answer: the notes say so.
 import { isContextExceeded, limitCounts, limitSentences } from '../run/limit-outcomes.js';
 import type { ReportFigure, ReportTable, RunView } from './model.js';
-import { methodLabel, type TitleOf } from './names.js';
+import type { MethodLabelOf, TitleOf } from './names.js';
 import type { EpisodeRecord } from '../runlog/schema.js';
 
 /** One note per limit reached, per run (the run as stored: all its episodes). */
-export function limitNotes(runs: readonly RunView[], titleOf: TitleOf): string[] {
+export function limitNotes(runs: readonly RunView[], titleOf: TitleOf, methodLabel: MethodLabelOf): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (const r of runs) {
@@ -16,7 +16,7 @@ export function limitNotes(runs: readonly RunView[], titleOf: TitleOf): string[]
     if (seen.has(run.manifest.runId)) continue;
     seen.add(run.manifest.runId);
     for (const s of limitSentences(limitCounts(run.records)))
-      out.push(`${titleOf(run.manifest.task)} ${methodLabel(run.manifest.method)} (${run.manifest.runId}): ${s}.`);
+      out.push(`${titleOf(run.manifest.task)} ${methodLabel(run.manifest.task, run.manifest.method)} (${run.manifest.runId}): ${s}.`);
   }
   return out;
 }
@@ -39,6 +39,7 @@ export function addLimitNotes(
   items: readonly (ReportTable | ReportFigure)[],
   runs: readonly RunView[],
   titleOf: TitleOf,
+  methodLabel: MethodLabelOf,
   producedBy: ReadonlyMap<string, readonly string[]> = new Map(),
 ): void {
   for (const t of items) {
@@ -51,7 +52,7 @@ export function addLimitNotes(
       : tasks
         ? runs.filter((r) => tasks.includes(r.manifest.task))
         : runs;
-    const notes = limitNotes(drawnOn, titleOf);
+    const notes = limitNotes(drawnOn, titleOf, methodLabel);
     t.notes.push(...notes.filter((n) => !t.notes.includes(n)));
   }
 }

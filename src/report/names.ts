@@ -1,29 +1,18 @@
-// How a report names things: methods as the paper writes them, benchmarks by their registered title,
-// a cohort by benchmark, split and model.
+// How a report names things: methods as their benchmark writes them (Benchmark.methodLabels),
+// benchmarks by their registered title, a cohort by benchmark, split and model.
+import type { Benchmark } from '../benchmarks/types.js';
 import type { CohortInfo } from './model.js';
 
-const METHOD_LABELS: Record<string, string> = {
-  standard: 'Standard',
-  cot: 'CoT',
-  'cot-sc': 'CoT-SC',
-  act: 'Act',
-  react: 'ReAct',
-  'cot-sc-react': 'CoT-SC→ReAct',
-  'react-cot-sc': 'ReAct→CoT-SC',
-  'react-im': 'ReAct-IM',
-  // Methods of published numbers (anchors), as their sources name them.
-  'supervised-sota': 'Supervised SoTA',
-  butler: 'BUTLER',
-  il: 'IL',
-  'il-rl': 'IL+RL',
-  'human-expert': 'Human expert',
-  tot: 'ToT',
-  lats: 'LATS',
-  reflexion: 'Reflexion',
-};
+/** A method of a benchmark as the report writes it. */
+export type MethodLabelOf = (benchmark: string, method: string) => string;
 
-export function methodLabel(method: string): string {
-  return METHOD_LABELS[method] ?? method;
+/** Each benchmark's own labels (Benchmark.methodLabels); a method it does not label, or of a benchmark not given, keeps its name. */
+export function methodLabels(benchmarks: readonly Pick<Benchmark, 'name' | 'methodLabels'>[]): MethodLabelOf {
+  const byName = new Map(benchmarks.map((b) => [b.name, b.methodLabels ?? {}]));
+  return (benchmark, method) => {
+    const labels = byName.get(benchmark);
+    return labels && Object.hasOwn(labels, method) ? labels[method] : method;
+  };
 }
 
 export type TitleOf = (benchmark: string) => string;

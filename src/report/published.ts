@@ -4,7 +4,7 @@
 import type { Anchor, AnchorBook } from './anchors.js';
 import { anchorCitation, anchorProvenance } from './anchors.js';
 import type { ReportTable } from './model.js';
-import { methodLabel, type TitleOf } from './names.js';
+import type { MethodLabelOf, TitleOf } from './names.js';
 
 /** A metric key as the benchmark names it (FEVER's "em" is "Acc"). */
 export type MetricLabelOf = (benchmark: string, metric: string) => string;
@@ -25,6 +25,7 @@ export function publishedElsewhereTable(
   book: AnchorBook,
   benchmarks: readonly string[],
   titleOf: TitleOf,
+  methodLabel: MethodLabelOf,
   opts: { withErrorShares?: boolean; metricLabel?: MetricLabelOf } = {},
 ): ReportTable | null {
   const labelOf = opts.metricLabel ?? ((_b: string, m: string) => m);
@@ -45,7 +46,7 @@ export function publishedElsewhereTable(
       { key: 'caveat', label: 'Caveat', underRow: true },
     ],
     rows: anchors.map((a) => ({
-      label: methodLabel(a.method),
+      label: methodLabel(a.benchmark, a.method),
       ...anchorProvenance(a),
       cells: {
         benchmark: titleOf(a.benchmark),

@@ -40,6 +40,6 @@ function htmlInput(c: ReportContent, opts: { generatedNote?: string }): HtmlRepo
     isCorrect: (run, r) => episodeCorrect(c.analysisOf, run, r),
     extraTags: (run, r) => episodeTags(c.analysisOf, run, r),
     generatedNote: opts.generatedNote ?? c.summary,
-    labelling: labellingData(c.samples),
+    labelling: labellingData(c.samples, c.methodLabel),
   };
 }

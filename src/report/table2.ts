@@ -10,7 +10,7 @@ import { fullRecords, type ReportRow, type ReportTable, type RunView } from './m
 import { checkLabels, labelChoices, outcomeOfCategory, sampleForAnalysis, table2FromLabels, type LabelRow } from './error-tags.js';
 import { runPrompt } from './html/episodes.js';
 import { anchorCitation, anchorProvenance, reportAnchors, type Anchor } from './anchors.js';
-import { methodLabel, type TitleOf } from './names.js';
+import type { MethodLabelOf, TitleOf } from './names.js';
 import { percent } from '../util/numbers.js';
 import { UserError } from '../errors.js';
 
@@ -34,9 +34,14 @@ export function categoriesFor(analysis: ErrorAnalysis, method: string): readonly
 /**
  * UserError for the first label that is a category of the benchmark but not one that applies to its
  * run's method (a search result error on a CoT trajectory, which never searches), naming the file and
- * line, the run and item, the label and the categories that do apply.
+ * line, the run and item, the label and the categories that do apply (the method as `labelOf` writes it).
  */
-export function checkLabelsFitMethods(rows: readonly LabelRow[], analysis: ErrorAnalysis, methodOf: (run: string) => string): void {
+export function checkLabelsFitMethods(
+  rows: readonly LabelRow[],
+  analysis: ErrorAnalysis,
+  methodOf: (run: string) => string,
+  labelOf: (method: string) => string,
+): void {
   for (const r of rows) {
     if (r.label === '') continue;
     const method = methodOf(r.run);
@@ -44,7 +49,7 @@ export function checkLabelsFitMethods(rows: readonly LabelRow[], analysis: Error
     if (fit.includes(r.label)) continue;
     const side = fit.filter((k) => outcomeOfCategory(k) === outcomeOfCategory(r.label));
     throw new UserError(
-      `${r.at ?? 'the labels'}: label: ${r.label} does not apply to ${methodLabel(method)} trajectories (run ${r.run}, idx ${r.idx}; expected one of ${side.join(', ')}, or empty)`,
+      `${r.at ?? 'the labels'}: label: ${r.label} does not apply to ${labelOf(method)} trajectories (run ${r.run}, idx ${r.idx}; expected one of ${side.join(', ')}, or empty)`,
     );
   }
 }
@@ -159,12 +164,12 @@ export function labelSheetRows(samples: readonly RunSample[], opts: { trajectory
 }
 
 /** How a run is named in Table 2's column groups: the method, and the model when a method has runs of several. */
-function groupNames(runs: readonly RunView[]): Map<string, string> {
+function groupNames(runs: readonly RunView[], methodLabel: MethodLabelOf): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of runs) {
     const same = runs.filter((x) => x.manifest.task === r.manifest.task && x.manifest.method === r.manifest.method);
     const models = new Set(same.map((x) => x.manifest.model));
-    let name = methodLabel(r.manifest.method);
+    let name = methodLabel(r.manifest.task, r.manifest.method);
     if (models.size > 1) name += ` (${r.manifest.model})`;
     if (same.filter((x) => x.manifest.model === r.manifest.model).length > 1) name += ` (${r.variant ?? r.manifest.runId.slice(-8)})`;
     out.set(r.manifest.runId, name);
@@ -176,13 +181,16 @@ function groupNames(runs: readonly RunView[]): Map<string, string> {
  * The automatic tags of the sampled trajectories: per run, the share of its sampled incorrect (and
  * correct) ones with each of its benchmark's tags. A benchmark that declares no tags has no such table.
  */
-export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf): ReportTable[] {
+export function autoTagTables(samples: readonly RunSample[], titleOf: TitleOf, methodLabel: MethodLabelOf): ReportTable[] {
   const benchmarks = [...new Set(samples.map((s) => s.run.manifest.task))];
   return benchmarks.flatMap((b) => {
     const mine = samples.filter((s) => s.run.manifest.task === b);
     const tags = mine[0].analysis.tags;
     if (tags.length === 0) return [];
-    const names = groupNames(mine.map((s) => s.run));
+    const names = groupNames(
+      mine.map((s) => s.run),
+      methodLabel,
+    );
     const columns = mine.flatMap((s) => {
       const g = names.get(s.run.manifest.runId)!;
       return [
@@ -236,6 +244,7 @@ export function labelledTables(
   labels: readonly LabelRow[],
   analysisOf: AnalysisLookup,
   titleOf: TitleOf,
+  methodLabel: MethodLabelOf,
 ): { tables: ReportTable[]; notes: string[] } {
   const byId = new Map(runs.map((r) => [r.manifest.runId, r]));
   const notes: string[] = [];
@@ -259,9 +268,14 @@ export function labelledTables(
     const analysis = analysisOf(b)!;
     const rows = known.filter((l) => byId.get(l.run)!.manifest.task === b);
     checkLabels(rows, analysis.categories, titleOf(b));
-    checkLabelsFitMethods(rows, analysis, (run) => byId.get(run)!.manifest.method);
+    checkLabelsFitMethods(
+      rows,
+      analysis,
+      (run) => byId.get(run)!.manifest.method,
+      (method) => methodLabel(b, method),
+    );
     const labelled = [...new Set(rows.map((l) => l.run))].map((id) => byId.get(id)!);
-    const names = groupNames(labelled);
+    const names = groupNames(labelled, methodLabel);
     const methodOfGroup = new Map(labelled.map((r) => [names.get(r.manifest.runId)!, r.manifest.method]));
     const renamed = rows.map((l) => ({ ...l, method: names.get(l.run)! }));
     // The benchmark's order of methods (the paper's: ReAct, then CoT), then any other method.

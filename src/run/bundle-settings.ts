@@ -4,25 +4,15 @@
 // modules that read each setting then check its range as for a flag), and no path is taken from them:
 // a re-run, and any later --resume of it, writes only under --results-dir.
 import { UserError } from '../errors.js';
-import type { OptionTable, Settings } from '../options.js';
+import type { OptionTable, SettingValue, Settings } from '../options.js';
 import { validateSettings } from './experiment.js';
 import { isSessionOnly, optionIndex } from './options.js';
-
-/** Settings that name files or folders on the machine that made the bundle: never taken from a bundle. */
-export const PATH_SETTINGS = new Set(['cachePath', 'resultsDir', 'wikiSnapshot', 'fromRuns', 'games', 'llm', 'labels', 'labelSheet']);
-
-/** --wiki record:FILE / replay:FILE name a file too; record is live Wikipedia plus a recording. */
-function withoutWikiPath(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  if (v.startsWith('record:')) return 'live';
-  if (v.startsWith('replay:')) return undefined;
-  return v;
-}
 
 /**
  * The stored settings of a bundled run checked against `table` (every option `run` accepts): a key
  * that is not an option, a value of the wrong type or outside its choices is a UserError naming
- * `where` and the key; path settings are dropped. Returns a new object.
+ * `where` and the key. Settings that name a file on the machine that made the bundle (OptionSpec.path)
+ * are dropped, and a flag with OptionSpec.inBundle keeps what that says. Returns a new object.
  */
 export function bundleSettings(raw: unknown, table: OptionTable, where: string): Settings {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UserError(`${where}: settings: expected an object of run settings`);
@@ -39,8 +29,10 @@ export function bundleSettings(raw: unknown, table: OptionTable, where: string):
   const checked = { ...validateSettings(where, 'settings', plain, table), ...lists };
   const out: Settings = {};
   for (const [key, v] of Object.entries(checked)) {
-    if (PATH_SETTINGS.has(key)) continue;
-    const value = key === 'wiki' ? withoutWikiPath(v) : v;
+    const opt = index.get(key)?.opt;
+    if (opt?.path) continue;
+    // validateSettings let through only a value of the flag's type, or a list of strings
+    const value = opt?.inBundle ? opt.inBundle(v as SettingValue) : v;
     if (value !== undefined) out[key] = value;
   }
   return out;

@@ -1,22 +1,10 @@
-// Bad input caught at start with one line naming the flag to fix: contradictions between flags given
-// together, and a --resume whose flags name another run.
+// Bad input caught at start with one line naming the flag to fix: a --resume whose flags name another
+// run. (Contradictions between a benchmark's flags given together are the benchmark's own rule:
+// Benchmark.checkGivenFlags, called by resolve-runs.ts.)
 import { UserError } from '../errors.js';
 import type { Settings } from '../options.js';
 import { kebabCase } from './options.js';
 import { JsonFields } from '../util/json-fields.js';
-
-/**
- * Flags given together that contradict each other. `--env-url` stands for a Wikipedia site in the
- * Wikipedia benchmarks (live); with an explicit `--wiki snapshot` the run would silently be live.
- */
-export function checkGivenFlags(given: Settings): void {
-  const f = JsonFields.orEmpty(given);
-  if (f.get('envUrl') !== undefined && f.get('wiki') === 'snapshot') {
-    throw new UserError(
-      '--env-url and --wiki snapshot contradict each other: --env-url names a live site, --wiki snapshot the offline pages (give one)',
-    );
-  }
-}
 
 function show(v: unknown): string {
   if (v === undefined) return 'not set';

@@ -23,7 +23,7 @@ export const runOptions: OptionTable = {
       'Run shard K of N (K/N): split positions p with p % N == K-1; auto: the Slurm array task (SLURM_ARRAY_TASK_ID/MIN/COUNT); auto/N: a Kubernetes Indexed Job of N completions (JOB_COMPLETION_INDEX) (docs/cluster.md)',
   },
   concurrency: { operational: true, type: 'number', default: 8, describe: 'Episodes run at once' },
-  'results-dir': { operational: true, type: 'string', describe: 'Folder for run folders (default ./results)' },
+  'results-dir': { operational: true, type: 'string', path: true, describe: 'Folder for run folders (default ./results)' },
   resume: { type: 'string', session: true, describe: 'Resume this run id (its manifest supplies the settings you do not give)' },
   'retry-errors': { type: 'boolean', session: true, describe: 'Re-run only the episodes recorded with an infrastructure error' },
   'context-overflow': {
@@ -34,6 +34,7 @@ export const runOptions: OptionTable = {
   },
   'from-runs': {
     type: 'string',
+    path: true,
     describe: 'Combinations: the existing CoT-SC and ReAct run folders to combine (comma list) instead of running them',
   },
 };

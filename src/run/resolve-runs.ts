@@ -15,7 +15,6 @@ import { benchmarkNames, defaultBenchmarkName, flagsReadBy, getBenchmark } from 
 import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionTable } from '../options.js';
 import { coreRunOptions } from './core-options.js';
-import { checkGivenFlags } from './input-checks.js';
 import { parseRunConfig, type RunConfig } from './config.js';
 import { JsonFields } from '../util/json-fields.js';
 
@@ -32,8 +31,9 @@ export function resolveExperimentPath(p: string): string {
 export function resolveRuns(argv: Record<string, unknown>, notify: (line: string) => void = () => {}): Settings[] {
   const table = allRunOptions();
   const given = givenFlags(argv, table);
-  checkGivenFlags(given);
   const runs = settingsOfRuns(argv, table, given, notify);
+  // Flags given together that contradict each other, by the rules of the runs' benchmarks.
+  for (const bench of new Set(runs.map((s) => benchAndMethod(s).bench))) bench.checkGivenFlags?.(given);
   checkFlagsRead(runs, given, JsonFields.orEmpty(argv).str('experiment'), notify);
   return runs;
 }

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import '../../src/benchmarks/builtin.js';
-import { registerBenchmark } from '../../src/benchmarks/registry.js';
+import { benchmarkNames, getBenchmark, registerBenchmark } from '../../src/benchmarks/registry.js';
+import { methodLabels } from '../../src/report/names.js';
 import { runDefaults } from '../../src/run/deps.js';
 import { ablationFamilies, ablationTables } from '../../src/report/ablation.js';
 import { groupRuns } from '../../src/report/grouping.js';
@@ -59,7 +60,7 @@ describe('ablation notes', () => {
     exemplarRun(dir, 'react', 3, 'rrrwww');
     exemplarRun(dir, 'cot', 1, 'rrwwww');
     exemplarRun(dir, 'cot', 3, 'rrrrww');
-    const tables = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title);
+    const tables = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title, methodLabels(benchmarkNames().map(getBenchmark)));
     expect(tables.map((t) => t.title)).toEqual([
       'Ablation: number of exemplars (--exemplars), CoT on HotpotQA (test-model)',
       'Ablation: number of exemplars (--exemplars), ReAct on HotpotQA (test-model)',
@@ -96,7 +97,7 @@ describe("a method's notes leave out the flags only other methods read", () => {
     recordedRun(dir, 'react-k3', 'react', 'rrrwww', { exemplars: 3 });
     recordedRun(dir, 'cot-k1', 'cot', 'rrwwww', { exemplars: 1 });
     recordedRun(dir, 'cot-k3', 'cot', 'rrrrww', { exemplars: 3 });
-    const tables = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title);
+    const tables = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title, methodLabels(benchmarkNames().map(getBenchmark)));
     expect(tables.map((t) => t.title)).toEqual([
       'Ablation: number of exemplars (--exemplars), CoT on HotpotQA (test-model)',
       'Ablation: number of exemplars (--exemplars), ReAct on HotpotQA (test-model)',
@@ -122,7 +123,7 @@ describe("a method's notes leave out the flags only other methods read", () => {
       ['samples', 'cot-sc', [5, 21], ['cot-sc-n5', 'cot-sc-n21']],
     ]);
     expect(fams[0]!.fixed).toEqual({ scTemperature: 0.7, model: 'test-model' });
-    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title);
+    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title, methodLabels(benchmarkNames().map(getBenchmark)));
     expect(table!.title).toBe('Ablation: CoT-SC samples (--samples), CoT-SC on HotpotQA (test-model)');
     expect(listed(table!.notes[1])).toEqual(['model test-model', 'scTemperature 0.7']);
   });
@@ -153,7 +154,7 @@ describe("a method's notes leave out the flags only other methods read", () => {
         settings: { ...RECORDED, majorityRule: rule },
         environment: SNAPSHOT,
       });
-    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title);
+    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title, methodLabels(benchmarkNames().map(getBenchmark)));
     expect(listed(table!.notes[1])).toEqual([
       'cleanStrErrors keep',
       'emptyAction invalid',
@@ -179,7 +180,7 @@ describe('a combination made from given runs', () => {
         settings: { ...RECORDED, majorityRule: rule, fromRuns: ['results/cot-sc-x', 'results/react-y'] },
         environment: SNAPSHOT,
       });
-    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title);
+    const [table] = ablationTables(loadRuns([dir], quiet), () => QA_METRICS, title, methodLabels(benchmarkNames().map(getBenchmark)));
     expect(table!.title).toMatch(/^Ablation: majorityRule, /);
     expect(listed(table!.notes[1])).toEqual(['model test-model']);
   });

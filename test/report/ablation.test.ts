@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import '../../src/benchmarks/builtin.js';
+import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { ablationFamilies, ablationTables } from '../../src/report/ablation.js';
+import { methodLabels } from '../../src/report/names.js';
 import { loadRuns } from '../../src/report/load.js';
 import { qaRecords, writeRun } from './run-folders.js';
 
@@ -45,7 +48,12 @@ describe('ablation families', () => {
       ['model', 'cot', ['model-a', 'model-b'], ['cot-a', 'cot-b']],
       ['exemplars', 'react', [1, 3, undefined], ['react-k1', 'react-k3', 'react-k6']],
     ]);
-    const [models, exemplars] = ablationTables(runs, metrics, (b) => (b === 'hotpotqa' ? 'HotpotQA' : b));
+    const [models, exemplars] = ablationTables(
+      runs,
+      metrics,
+      (b) => (b === 'hotpotqa' ? 'HotpotQA' : b),
+      methodLabels(benchmarkNames().map(getBenchmark)),
+    );
     expect(models!.title).toBe('Ablation: model, CoT on HotpotQA');
     expect(models!.rows.map((r) => [r.label, r.cells.em, r.cells.n, r.cells.diff])).toEqual([
       ['model model-a', 33.3, 6, null],

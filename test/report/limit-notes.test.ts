@@ -83,7 +83,7 @@ describe('limit notes', () => {
       notes: [] as string[],
       rows: [{ label: 'x', source: 'ours' as const, ref: 'c-combo', cells: {} }],
     };
-    addLimitNotes([table], c.runs, (n) => n);
+    addLimitNotes([table], c.runs, (n) => n, c.methodLabel);
     expect(table.notes.some((n) => n.includes("(c-react): 3 of 10 episodes outgrew the model's context window"))).toBe(true);
   });
 });

@@ -10,6 +10,9 @@ import { csvText, neutraliseCell } from '../../src/util/csv.js';
 import { checkOutputFile, checkReadableFile, checkWritableDir } from '../../src/util/safe-path.js';
 import { tarPack, tarUnpack } from '../../src/util/tar.js';
 import { bundleSettings } from '../../src/run/bundle-settings.js';
+import { llmCliOptions } from '../../src/llm/config.js';
+import { runOptions } from '../../src/run/options.js';
+import { wikiCliOptions } from '../../src/envs/wikipedia/index.js';
 import { labelsToCsv, parseLabelsCsv } from '../../src/report/error-tags.js';
 import { summaryCsv } from '../../src/run/summary.js';
 import type { OptionTable } from '../../src/options.js';
@@ -129,9 +132,10 @@ describe('tar limits and bundle settings', () => {
     method: { type: 'string', describe: '' },
     samples: { type: 'number', describe: '' },
     cache: { type: 'string', choices: ['rw', 'off', 'replay'], describe: '' },
-    'cache-path': { type: 'string', describe: '' },
-    'results-dir': { type: 'string', describe: '' },
-    wiki: { type: 'string', describe: '' },
+    // The real declarations of the flags that name a file (OptionSpec.path, OptionSpec.inBundle).
+    'cache-path': llmCliOptions['cache-path'],
+    'results-dir': runOptions['results-dir'],
+    wiki: wikiCliOptions.wiki,
     'base-url': { type: 'string', describe: '' },
   };
   it('unknown keys and wrong types are refused; paths are never taken', () => {

@@ -19,6 +19,15 @@ import { alfworldIdentity, checkAlfworldServer, createAlfworldPoolHandle, observ
 export const SPLIT = 'valid_unseen';
 const METHODS = ['act', 'react'] as const;
 
+/** How reports write our methods, and those of the ALFWorld anchors as their sources name them. */
+const METHOD_LABELS: Readonly<Record<string, string>> = {
+  act: 'Act',
+  react: 'ReAct',
+  'react-im': 'ReAct-IM',
+  butler: 'BUTLER',
+  reflexion: 'Reflexion',
+};
+
 function makeItem(index: number): Item {
   const games = paperGameList();
   const id = games[index];
@@ -107,6 +116,7 @@ export function createAlfworldBenchmark(): ParsedBenchmark<AlfworldOptions> {
 
     methods: METHODS,
     defaultMethod: 'react',
+    methodLabels: METHOD_LABELS,
     createMethod: (name, options) => {
       if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: ALFWorld runs ${METHODS.join(' or ')}`);
       return createAlfworldMethod(name, loaded(), options.promptSet);
@@ -148,5 +158,7 @@ export function createAlfworldBenchmark(): ParsedBenchmark<AlfworldOptions> {
       alfworldVersion: '0.3.3 expected on the server (0.4.0 changed the action grammar the prompts use)',
     }),
     reportTables: buildAlfworldTables,
+    // The paper's claim on ALFWorld: ReAct beats Act.
+    comparisons: [['react', 'act']],
   };
 }

@@ -22,6 +22,7 @@ export const alfworldOptions = {
   },
   games: {
     type: 'string',
+    path: true,
     describe: `JSON list of "<task dir>/<trial>" game names in the server's game-id order (default: the paper's 134 valid_unseen games, ${GAMES_FILE})`,
   },
   'alfworld-obs': {

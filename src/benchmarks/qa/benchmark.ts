@@ -12,13 +12,14 @@ import { createMethod, METHOD_NAMES, searchesWikipedia } from './methods/index.j
 import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv, type MethodOptions } from './methods/options.js';
 import { PROMPT_FILES } from './methods/prompts.js';
 import { qaObservation } from './methods/loop.js';
-import { createWikiEnvHandle, usesSnapshot, wikiArgv, WIKI_SNAPSHOT_FILE } from './wiki-env.js';
+import { checkWikiFlagsGiven, createWikiEnvHandle, usesSnapshot, wikiArgv, WIKI_SNAPSHOT_FILE } from './wiki-env.js';
 import { JsonFields } from '../../util/json-fields.js';
 import { qaDerivedMethods } from './derived.js';
 import { buildTable1 } from './report/table1.js';
 import { isQaTask } from './task-specs.js';
 import { buildSweepFigures } from './report/sweep.js';
 import { qaErrorAnalysis } from './report/error-analysis.js';
+import { QA_COMPARISONS, QA_METHOD_LABELS } from './report/names.js';
 
 export interface QaBenchmarkSpec {
   name: TaskName;
@@ -113,7 +114,9 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
     },
     methods: METHOD_NAMES,
     defaultMethod: 'react',
+    methodLabels: QA_METHOD_LABELS,
     parseOptions: (settings) => parseQaOptions(settings, spec.defaultSplit),
+    checkGivenFlags: checkWikiFlagsGiven,
     createMethod: (name, options) => createMethod(name, t(), options.method),
     derivedMethods,
     methodFlags: (method) => {
@@ -145,6 +148,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
       return mine.length ? [buildTable1(mine)] : [];
     },
     reportFigures: (runs) => buildSweepFigures(runs.filter((r) => r.manifest.task === spec.name)),
+    comparisons: QA_COMPARISONS,
     errorAnalysis: qaErrorAnalysis,
     ...(spec.startNotes ? { startNotes: spec.startNotes } : {}),
   };

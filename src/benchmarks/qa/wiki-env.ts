@@ -41,6 +41,19 @@ export function wikiArgv(settings: Settings): WikiArgv {
   };
 }
 
+/**
+ * Flags given together that contradict each other (Benchmark.checkGivenFlags). `--env-url` stands for a
+ * Wikipedia site (live, wikiArgv); with an explicit `--wiki snapshot` the run would silently be live.
+ */
+export function checkWikiFlagsGiven(given: Settings): void {
+  const f = JsonFields.orEmpty(given);
+  if (f.get('envUrl') !== undefined && f.get('wiki') === 'snapshot') {
+    throw new UserError(
+      '--env-url and --wiki snapshot contradict each other: --env-url names a live site, --wiki snapshot the offline pages (give one)',
+    );
+  }
+}
+
 /** Whether these Wikipedia flags read the offline snapshot (the default). */
 export function usesSnapshot(argv: WikiArgv): boolean {
   return (argv.wiki ?? 'snapshot') === 'snapshot';

@@ -25,6 +25,16 @@ export const PROMPT_FILE = 'prompts/webshop_prompts.json';
 export const SPLIT = 'test500';
 export const N_SESSIONS = 500;
 const METHODS = ['act', 'react'] as const;
+/** How reports write our methods, and those of the WebShop anchors as their sources name them. */
+const METHOD_LABELS: Readonly<Record<string, string>> = {
+  act: 'Act',
+  react: 'ReAct',
+  il: 'IL',
+  'il-rl': 'IL+RL',
+  'human-expert': 'Human expert',
+  lats: 'LATS',
+  reflexion: 'Reflexion',
+};
 /** Start pages fetched at once by the pre-run goals check. */
 const CHECK_CONCURRENCY = 8;
 const KIND = "WebShop Flask site (web_agent_site/app.py) with the notebook's HTML→text conversion and session state machine";
@@ -197,6 +207,7 @@ export function createWebshopBenchmark(): ParsedBenchmark<WebshopOptions> {
 
     methods: METHODS,
     defaultMethod: 'react',
+    methodLabels: METHOD_LABELS,
     createMethod: (name) => {
       if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: WebShop runs ${METHODS.join(' or ')}`);
       const head = loaded()[name];
@@ -274,5 +285,7 @@ export function createWebshopBenchmark(): ParsedBenchmark<WebshopOptions> {
     },
     summaryNotes: (run) => (run.manifest.task === 'webshop' ? [describeTally(tallyGoals(goalChecksOf(run)))] : []),
     reportTables: buildWebshopTables,
+    // The paper's claim on WebShop: ReAct beats Act.
+    comparisons: [['react', 'act']],
   };
 }

@@ -1,6 +1,6 @@
 // The Wikipedia environment (§6) and its backends: snapshot (default, offline), live (the paper's
 // index.php scraping), api (MediaWiki Action API), record:FILE and replay:FILE.
-import type { OptionTable } from '../../options.js';
+import type { OptionTable, SettingValue } from '../../options.js';
 import type { WikiBackend } from './backend.js';
 import type { WikiEnvOptions } from './wiki-env.js';
 import { UserError } from '../../errors.js';
@@ -75,15 +75,27 @@ export async function createWikiBackend(spec: string, opts: WikiBackendOptions =
   throw new UserError(`--wiki ${spec}: expected ${SPECS}`);
 }
 
+/**
+ * --wiki as a re-run from a bundle keeps it: record:FILE and replay:FILE name a file on the machine that
+ * made the run; recording is live Wikipedia plus a recording, so it stays live, and a replay is dropped.
+ */
+function wikiInBundle(v: SettingValue): SettingValue | undefined {
+  if (typeof v !== 'string') return v;
+  if (v.startsWith('record:')) return 'live';
+  if (v.startsWith('replay:')) return undefined;
+  return v;
+}
+
 /** The yargs options of the Wikipedia backend, spread into `run` and `wiki`. */
 export const wikiCliOptions = {
   wiki: {
     type: 'string',
     default: 'snapshot',
     describe: `Wikipedia backend: ${SPECS} (snapshot = offline 2017 pages; live = the paper's index.php scraping)`,
+    inBundle: wikiInBundle,
   },
   'wiki-url': { operational: true, type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL}); several, comma-separated, make a pool of mirrors for live and api (docs/cluster.md)` },
-  'wiki-snapshot': { type: 'string', describe: 'Snapshot database for --wiki snapshot (default: the shipped 2017 pages, built on first use)' },
+  'wiki-snapshot': { type: 'string', path: true, describe: 'Snapshot database for --wiki snapshot (default: the shipped 2017 pages, built on first use)' },
   'wiki-timeout': { operational: true, type: 'number', default: 30, describe: 'Seconds per Wikipedia request before it is retried (up to 10 attempts)' },
   'wiki-query': {
     type: 'string',

@@ -9,7 +9,7 @@ import { labelSheetRows, type RunSample } from '../table2.js';
 import { xmlEscape as esc } from '../svg.js';
 import { FORMULA_START, NUMBER } from '../../util/csv.js';
 import { BODIES_JS } from './bodies.js';
-import { methodLabel } from '../names.js';
+import type { MethodLabelOf } from '../names.js';
 
 export interface LabellingRow {
   run: string;
@@ -36,14 +36,14 @@ export interface LabellingData {
 }
 
 /** The page's labelling data from the report's Table 2 samples (null: nothing to label). */
-export function labellingData(samples: readonly RunSample[]): LabellingData | null {
+export function labellingData(samples: readonly RunSample[], methodLabel: MethodLabelOf): LabellingData | null {
   const rows = labelSheetRows(samples, { trajectory: false });
   if (rows.length === 0) return null;
   const categories: Record<string, readonly AnalysisLabel[]> = {};
   const methodLabels: Record<string, string> = {};
   for (const s of samples) {
     categories[s.run.manifest.task] = s.analysis.categories;
-    methodLabels[s.run.manifest.method] = methodLabel(s.run.manifest.method);
+    methodLabels[s.run.manifest.method] = methodLabel(s.run.manifest.task, s.run.manifest.method);
   }
   return {
     columns: SHEET_COLUMNS,

@@ -19,7 +19,7 @@ import {
   settingText,
   type SettingValues,
 } from '../../../report/grouping.js';
-import { methodLabel } from '../../../report/names.js';
+import { qaMethodLabel as methodLabel } from './names.js';
 import { scoreCell } from '../../../report/scores.js';
 
 /** Table 1 row order, as in the paper. */
