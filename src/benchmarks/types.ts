@@ -67,15 +67,14 @@ export interface StoredEpisode {
 
 /**
  * Table 2-style error analysis (paper §3.3): the report samples 50 correct and 50 incorrect scored
- * episodes per run of `methods`, a person labels them with `categories`, and the table is drawn beside
- * the published shares (anchors with metric "error_share" and subset = a category key). A benchmark
- * without it is left out of the error analysis.
+ * episodes (correct as BenchmarkTask.isCorrect says) per run of `methods`, a person labels them with
+ * `categories`, and the table is drawn beside the published shares (anchors with metric
+ * "error_share" and subset = a category key). A benchmark without it is left out of the error
+ * analysis.
  */
 export interface ErrorAnalysis {
   /** Methods whose runs are sampled unless `report --label-methods` says otherwise, in table order. */
   methods: readonly string[];
-  /** Whether a scored episode counts as correct (e.g. EM = 1; never "any partial credit" unless meant). */
-  isCorrect(episode: AnalysedEpisode): boolean;
   /** The categories a person labels with, in table order: success_* for correct, failure_* for incorrect. */
   categories: readonly AnalysisLabel[];
   /**
@@ -138,6 +137,13 @@ export interface BenchmarkTask<Options = Settings> {
 
   /** Scores one episode: a value in [0, 1] for every declared metric. The only scorer. */
   score(item: Item, result: EpisodeResult): Record<string, number>;
+  /**
+   * Whether a scored episode counts as correct: the trajectory browser's outcome, Table 2's sample of
+   * correct and incorrect trajectories, export's successful trajectories and `correct` column all
+   * ask src/report/correct.ts, which asks this. Default: the primary metric (the first of `metrics`)
+   * equals 1, full marks, so a partial score is never correct.
+   */
+  isCorrect?(episode: AnalysedEpisode): boolean;
   /** Repo-relative files a run of this method reads (hashed into the manifest); default none. */
   inputFiles?(method: string, options: Options): string[];
   /** The fidelity choices of this benchmark, for the manifest (FEVER sample, step limit, goals check...). */

@@ -10,6 +10,7 @@ import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/
 import { pageData, renderHtmlChunks, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
 import { labellingData, type LabellingData, type LabellingRow } from '../../src/report/html/labelling.js';
 import { analysisLookup, sampleRuns as table2Sample } from '../../src/report/table2.js';
+import { episodeCorrectness } from '../../src/report/correct.js';
 import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { loadRun } from '../../src/report/load.js';
@@ -238,7 +239,8 @@ describe('label data', () => {
       loadRun(writeRun(dir, { runId: `hotpotqa-${method}-x`, method, indices: idx, records: qaRecords(idx, 'rrww') })),
     );
     fs.rmSync(dir, { recursive: true, force: true });
-    const d = labellingData(table2Sample(runs, analysisLookup(benchmarkNames().map(getBenchmark))))!;
+    const benchmarks = benchmarkNames().map(getBenchmark);
+    const d = labellingData(table2Sample(runs, analysisLookup(benchmarks), episodeCorrectness(benchmarks)))!;
     expect(d.methodLabels).toEqual({ react: 'ReAct', cot: 'CoT' });
     expect([...new Set(d.rows.map((r) => r.method))].sort()).toEqual(['cot', 'react']);
   });

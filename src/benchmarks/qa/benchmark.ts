@@ -18,7 +18,7 @@ import { qaDerivedMethods } from './derived.js';
 import { buildTable1 } from './report/table1.js';
 import { isQaTask } from './task-specs.js';
 import { buildSweepFigures } from './report/sweep.js';
-import { qaErrorAnalysis } from './report/error-analysis.js';
+import { qaErrorAnalysis, qaIsCorrect } from './report/error-analysis.js';
 
 export interface QaBenchmarkSpec {
   name: TaskName;
@@ -133,6 +133,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
       const s = t().score(result.answer, item.gold ?? '');
       return { em: s.em, f1: s.f1 };
     },
+    isCorrect: qaIsCorrect,
     inputFiles: (method, options) => {
       const files = [...spec.promptFiles, spec.dataFile];
       if (method !== 'react') files.push(`prompts/${PROMPT_FILES.framings}`);
