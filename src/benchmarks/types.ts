@@ -42,16 +42,22 @@ export interface EnvHandle {
   close?(): Promise<void>;
 }
 
-/** A method computed from other runs of the same items, with no model calls (the QA combinations). */
-export interface DerivedMethod {
+/**
+ * A method computed from other runs of the same items, with no model calls (the QA combinations).
+ * Its hooks receive the combination run's options as its benchmark's parseOptions returned them,
+ * parsed once (src/run/combination-run.ts).
+ */
+export interface DerivedMethod<Options = Settings> {
   name: string;
-  /** Methods of the base runs, in the order combine() receives their records. */
+  /**
+   * Methods of the base runs, in the order combine() receives their records. A base run is run with
+   * the combination's settings, its method the base's.
+   */
   bases: string[];
-  /** Settings of a base run derived from the combination's own settings. */
-  baseSettings(settings: Settings, base: string): Settings;
-  describe(settings: Settings): Record<string, unknown>;
+  /** What the combination is: part of its run's identity (its run id) and fidelity. */
+  describe(options: Options): Record<string, unknown>;
   /** One item's result from the base runs' results (all present and error-free). */
-  combine(item: Item, bases: StoredEpisode[], settings: Settings): EpisodeResult;
+  combine(item: Item, bases: StoredEpisode[], options: Options): EpisodeResult;
 }
 
 /** The part of a stored episode record a derived method reads. */
@@ -158,7 +164,7 @@ export interface BenchmarkLoops<Options = Settings> {
   defaultMethod?: string;
   /** Builds the method (UserError on a bad prompt file). */
   createMethod(name: string, options: Options): Method;
-  derivedMethods?: Record<string, DerivedMethod>;
+  derivedMethods?: Record<string, DerivedMethod<Options>>;
   /**
    * The flags of this benchmark's `options` that a run of `method` (one of `methods` or of
    * `derivedMethods`) reads besides its environment's (play.flags), named as `options` names them

@@ -9,7 +9,14 @@ import type { DerivedMethod, Item, MetricDef, ParsedBenchmark, RunStart } from '
 import type { QATask } from './base.js';
 import type { Example, MethodName, TaskName } from './types.js';
 import { createMethod, METHOD_NAMES, searchesWikipedia } from './methods/index.js';
-import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv, type MethodOptions } from './methods/options.js';
+import {
+  combinationCliOptions,
+  combinationOptionsFromSettings,
+  methodCliOptions,
+  methodOptionsFromArgv,
+  type CombinationOptions,
+  type MethodOptions,
+} from './methods/options.js';
 import { PROMPT_FILES } from './methods/prompts.js';
 import { qaObservation } from './methods/loop.js';
 import { createWikiEnvHandle, usesSnapshot, wikiArgv, WIKI_SNAPSHOT_FILE } from './wiki-env.js';
@@ -45,6 +52,8 @@ export interface QaOptions {
   wiki: WikiArgv;
   /** The split the run covers, or null with --indices (a split's own files are inputs of the run). */
   split: string | null;
+  /** What the combinations read (derived.ts): the majority rule and the step limit given. */
+  combination: CombinationOptions;
 }
 
 export function parseQaOptions(settings: Settings, defaultSplit: string): QaOptions {
@@ -54,6 +63,7 @@ export function parseQaOptions(settings: Settings, defaultSplit: string): QaOpti
     method: methodOptionsFromArgv(settings),
     wiki: wikiArgv(settings),
     split: f.get('indices') !== undefined ? null : typeof split === 'string' ? split : defaultSplit,
+    combination: combinationOptionsFromSettings(settings),
   };
 }
 
@@ -81,7 +91,7 @@ const qaMethodFlags = (method: string): readonly QaFlag[] | undefined =>
  * The flags a combination reads: --majority-rule and --max-steps (the step limit it judges ReAct by,
  * derived.ts), and what its base runs read (it runs them with its own settings).
  */
-function combinationFlags(derived: DerivedMethod): QaFlag[] {
+function combinationFlags(derived: DerivedMethod<QaOptions>): QaFlag[] {
   const bases = derived.bases.flatMap((b) => qaMethodFlags(b) ?? []);
   return [...new Set<QaFlag>(['majority-rule', 'max-steps', ...bases])];
 }
