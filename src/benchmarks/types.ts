@@ -42,16 +42,22 @@ export interface EnvHandle {
   close?(): Promise<void>;
 }
 
-/** A method computed from other runs of the same items, with no model calls (the QA combinations). */
-export interface DerivedMethod {
+/**
+ * A method computed from other runs of the same items, with no model calls (the QA combinations).
+ * Its hooks receive the combination run's options as its benchmark's parseOptions returned them,
+ * parsed once (src/run/combination-run.ts).
+ */
+export interface DerivedMethod<Options = Settings> {
   name: string;
-  /** Methods of the base runs, in the order combine() receives their records. */
+  /**
+   * Methods of the base runs, in the order combine() receives their records. A base run is run with
+   * the combination's settings, its method the base's.
+   */
   bases: string[];
-  /** Settings of a base run derived from the combination's own settings. */
-  baseSettings(settings: Settings, base: string): Settings;
-  describe(settings: Settings): Record<string, unknown>;
+  /** What the combination is: part of its run's identity (its run id) and fidelity. */
+  describe(options: Options): Record<string, unknown>;
   /** One item's result from the base runs' results (all present and error-free). */
-  combine(item: Item, bases: StoredEpisode[], settings: Settings): EpisodeResult;
+  combine(item: Item, bases: StoredEpisode[], options: Options): EpisodeResult;
 }
 
 /** The part of a stored episode record a derived method reads. */
@@ -67,15 +73,14 @@ export interface StoredEpisode {
 
 /**
  * Table 2-style error analysis (paper §3.3): the report samples 50 correct and 50 incorrect scored
- * episodes per run of `methods`, a person labels them with `categories`, and the table is drawn beside
- * the published shares (anchors with metric "error_share" and subset = a category key). A benchmark
- * without it is left out of the error analysis.
+ * episodes (correct as BenchmarkTask.isCorrect says) per run of `methods`, a person labels them with
+ * `categories`, and the table is drawn beside the published shares (anchors with metric
+ * "error_share" and subset = a category key). A benchmark without it is left out of the error
+ * analysis.
  */
 export interface ErrorAnalysis {
   /** Methods whose runs are sampled unless `report --label-methods` says otherwise, in table order. */
   methods: readonly string[];
-  /** Whether a scored episode counts as correct (e.g. EM = 1; never "any partial credit" unless meant). */
-  isCorrect(episode: AnalysedEpisode): boolean;
   /** The categories a person labels with, in table order: success_* for correct, failure_* for incorrect. */
   categories: readonly AnalysisLabel[];
   /**
@@ -145,6 +150,13 @@ export interface BenchmarkTask<Options = Settings> {
 
   /** Scores one episode: a value in [0, 1] for every declared metric. The only scorer. */
   score(item: Item, result: EpisodeResult): Record<string, number>;
+  /**
+   * Whether a scored episode counts as correct: the trajectory browser's outcome, Table 2's sample of
+   * correct and incorrect trajectories, export's successful trajectories and `correct` column all
+   * ask src/report/correct.ts, which asks this. Default: the primary metric (the first of `metrics`)
+   * equals 1, full marks, so a partial score is never correct.
+   */
+  isCorrect?(episode: AnalysedEpisode): boolean;
   /** Repo-relative files a run of this method reads (hashed into the manifest); default none. */
   inputFiles?(method: string, options: Options): string[];
   /** The fidelity choices of this benchmark, for the manifest (FEVER sample, step limit, goals check...). */
@@ -165,7 +177,7 @@ export interface BenchmarkLoops<Options = Settings> {
   methodLabels?: Readonly<Record<string, string>>;
   /** Builds the method (UserError on a bad prompt file). */
   createMethod(name: string, options: Options): Method;
-  derivedMethods?: Record<string, DerivedMethod>;
+  derivedMethods?: Record<string, DerivedMethod<Options>>;
   /**
    * The flags of this benchmark's `options` that a run of `method` (one of `methods` or of
    * `derivedMethods`) reads besides its environment's (play.flags), named as `options` names them

@@ -26,6 +26,7 @@ import { addLimitNotes } from './limit-notes.js';
 import { costText } from './cost.js';
 import { RECORDS_MISSING, runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
+import { episodeCorrectness, type EpisodeCorrect } from './correct.js';
 
 export interface ReportOptions {
   title?: string;
@@ -65,10 +66,12 @@ export interface ReportContent {
   notes: string[];
   /** Table 2's samples. */
   samples: RunSample[];
-  /** Each benchmark's error-analysis hook by name: the trajectory browser's outcome and tags come from it. */
+  /** Each benchmark's error-analysis hook by name: the trajectory browser's tags come from it. */
   analysisOf: AnalysisLookup;
   /** A method as its benchmark writes it (Benchmark.methodLabels): the label sheet's sentences use it. */
   methodLabel: MethodLabelOf;
+  /** Whether an episode is correct, by its benchmark's rule (correct.ts): the browser's outcome, Table 2's sample. */
+  isCorrect: EpisodeCorrect;
 }
 
 function metricsLookup(runs: readonly RunView[], benchmarks: readonly Benchmark[]): (b: string) => MetricDef[] {
@@ -139,7 +142,8 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
           tables: ablations,
         });
       const analysisOf = analysisLookup(benchmarks);
-      const samples = sampleRuns(grouped.runs, analysisOf, opts.labelMethods).sort(
+      const isCorrect = episodeCorrectness(benchmarks);
+      const samples = sampleRuns(grouped.runs, analysisOf, isCorrect, opts.labelMethods).sort(
         (a, b) => order(a.run.manifest.task) - order(b.run.manifest.task),
       );
       const analysis = autoTagTables(samples, titleOf, methodLabel);
@@ -204,6 +208,7 @@ export function buildReport(all: RunView[], benchmarks: Benchmark[], opts: Repor
         samples,
         analysisOf,
         methodLabel,
+        isCorrect,
       };
     }),
   );

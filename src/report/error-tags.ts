@@ -1,8 +1,9 @@
 // Table 2 (error analysis, paper §3.3; docs/protocol.md §1), the parts every benchmark shares: a seeded
 // sample of 50 correct and 50 incorrect trajectories per run, a CSV in which a person labels each
 // sampled trajectory with one of the benchmark's categories, and the table rebuilt from those labels
-// beside the published shares. What counts as correct, the categories and the automatic tags are the
-// benchmark's (Benchmark.errorAnalysis). Pure functions; reading/writing the CSV is the caller's.
+// beside the published shares. What counts as correct is the benchmark's rule (src/report/correct.ts);
+// the categories and the automatic tags are its Benchmark.errorAnalysis. Pure functions;
+// reading/writing the CSV is the caller's.
 import { csvText } from '../util/csv.js';
 import type { LabelRow, ReportRow, ReportTable } from './model.js';
 export type { LabelRow } from './model.js';

@@ -1,5 +1,6 @@
 // `react-repro export`: episodes as JSON lines for use outside this suite (README "Publishable runs and exports").
-// - finetune: the successful trajectories as fine-tuning examples of the kind FireAct (Chen et al.,
+// - finetune: the successful trajectories (correct as the run's benchmark says, src/report/correct.ts)
+//   as fine-tuning examples of the kind FireAct (Chen et al.,
 //   2023, github.com/anchen1011/FireAct) trained on: no few-shot exemplars, the task text as the
 //   prompt and the trajectory as "Thought: ...\nAction: ...\nObservation: ...\n" turns (step numbers
 //   dropped) as the target. Three shapes: prompt/completion (the default), chat messages (FireAct's
@@ -19,6 +20,7 @@ import { metricKeysOf } from '../run/summary.js';
 import { episodeCostKnown } from '../run/meter.js';
 import { recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { isScored } from '../util/numbers.js';
+import type { EpisodeCorrect } from './correct.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
@@ -133,11 +135,12 @@ export interface FinetuneCounts {
 }
 
 /**
- * The successful trajectories of the runs as fine-tuning lines. Success: no error and the metric
- * (default: the run's primary metric, e.g. EM, success) equal to 1.
+ * The successful trajectories of the runs as fine-tuning lines. Success: no error and correct as
+ * `isCorrect` (the run's benchmark, correct.ts) says, or with `metric` (--metric) that metric equal to 1.
  */
 export function finetuneLines(
   runs: RunView[],
+  isCorrect: EpisodeCorrect,
   opts: { style?: FinetuneStyle; metric?: string } = {},
 ): { lines: string[]; counts: FinetuneCounts } {
   const style = opts.style ?? 'prompt-completion';
@@ -149,18 +152,17 @@ export function finetuneLines(
       counts.derivedRuns++;
       continue;
     }
-    // The run's declared metrics (schema 1: those its records carry); the primary one decides success.
+    // The run's declared metrics (schema 1: those its records carry).
     const keys = metricKeysOf(run.manifest, run.records);
-    const metric = opts.metric ?? keys[0];
-    if (metric === undefined) continue; // a run without any scored metric has no successful episode
-    if (opts.metric !== undefined && keys.length && !keys.includes(opts.metric)) {
-      throw new UserError(
-        `--metric: ${run.manifest.runId} (${run.manifest.task}) has no metric "${opts.metric}" (it has ${keys.join(', ')})`,
-      );
+    const metric = opts.metric;
+    if (metric === undefined && !keys.length) continue; // a run without any scored metric has no successful episode
+    if (metric !== undefined && keys.length && !keys.includes(metric)) {
+      throw new UserError(`--metric: ${run.manifest.runId} (${run.manifest.task}) has no metric "${metric}" (it has ${keys.join(', ')})`);
     }
+    const successful = metric === undefined ? (r: EpisodeRecord) => isCorrect(run, r) : (r: EpisodeRecord) => r.metrics?.[metric] === 1;
     for (const r of run.records) {
       if (r.error) counts.errors++;
-      else if (r.metrics?.[metric] !== 1) counts.unsuccessful++;
+      else if (!successful(r)) counts.unsuccessful++;
       else if (!r.steps?.length) counts.noSteps++;
       else if (!taskText(r)) counts.noTask++;
       else {
@@ -183,10 +185,12 @@ function spent(r: EpisodeRecord): { tokens: number; cost: number } {
   };
 }
 
-/** One episode as a flat object: run columns, the record's fields, metrics as metric_<key>, extras last. */
-export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unknown> {
+/**
+ * One episode as a flat object: run columns, the record's fields, metrics as metric_<key>, extras
+ * last; `correct` as `isCorrect` (correct.ts) says.
+ */
+export function flatEpisode(run: RunView, r: EpisodeRecord, isCorrect: EpisodeCorrect): Record<string, unknown> {
   const m = run.manifest;
-  const primary = m.metrics?.[0]?.key;
   // An error episode's record carries 0 metrics, which would pull down any mean taken over this export.
   const scored = isScored(r);
   const out = new Map<string, unknown>(
@@ -202,7 +206,9 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
       input: r.input,
       gold: r.gold,
       answer: r.answer,
-      correct: scored && primary !== undefined ? r.metrics?.[primary] === 1 : null,
+      // A run that declares no metrics (schema 1) has always exported correct: null; kept so, its
+      // exports stay byte-identical.
+      correct: scored && m.metrics?.length ? isCorrect(run, r) : null,
     }),
   );
   if (scored) {
@@ -243,6 +249,6 @@ export function flatEpisode(run: RunView, r: EpisodeRecord): Record<string, unkn
   return Object.fromEntries(out);
 }
 
-export function flatLines(runs: RunView[]): string[] {
-  return runs.flatMap((run) => run.records.map((r) => JSON.stringify(flatEpisode(run, r))));
+export function flatLines(runs: RunView[], isCorrect: EpisodeCorrect): string[] {
+  return runs.flatMap((run) => run.records.map((r) => JSON.stringify(flatEpisode(run, r, isCorrect))));
 }

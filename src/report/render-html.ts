@@ -4,7 +4,7 @@ import type { ReportContent } from './build.js';
 import type { ReportFigure } from './model.js';
 import { renderHtmlChunks, renderHtmlReport, type HtmlReportInput } from './html/render.js';
 import { linePlotSvg } from './svg.js';
-import { episodeCorrect, episodeTags } from './table2.js';
+import { episodeTags } from './table2.js';
 import { labellingData } from './html/labelling.js';
 
 /** A figure as an SVG line plot; its first note is the caption (what the points are computed on). */
@@ -36,8 +36,8 @@ function htmlInput(c: ReportContent, opts: { generatedNote?: string }): HtmlRepo
     runs: c.runs,
     runsTable: c.runsTable,
     notes: c.notes,
-    // Outcome and automatic tags as the record's benchmark defines them (Benchmark.errorAnalysis).
-    isCorrect: (run, r) => episodeCorrect(c.analysisOf, run, r),
+    // Outcome by the record's benchmark's rule (correct.ts); automatic tags by its Benchmark.errorAnalysis.
+    isCorrect: c.isCorrect,
     extraTags: (run, r) => episodeTags(c.analysisOf, run, r),
     generatedNote: opts.generatedNote ?? c.summary,
     labelling: labellingData(c.samples, c.methodLabel),

@@ -1,9 +1,10 @@
 // Table 2 (error analysis, paper §3.3) in the report: the seeded sample of 50 correct and 50
 // incorrect trajectories per run, their automatic tags, the sheet a person labels
 // (`report --label-sheet FILE`), and the table rebuilt from those labels (`report --labels FILE`)
-// with the published shares beside ours. What is correct, the categories, the tags and the methods the
-// paper analysed are each benchmark's (Benchmark.errorAnalysis); a benchmark without that hook is left
-// out with a note. The generic pieces are in error-tags.ts; this joins them to runs.
+// with the published shares beside ours. The categories, the tags and the methods the paper analysed
+// are each benchmark's (Benchmark.errorAnalysis; a benchmark without that hook is left out with a
+// note), and what is correct is its rule (correct.ts). The generic pieces are in error-tags.ts; this
+// joins them to runs.
 import type { Benchmark, ErrorAnalysis } from '../benchmarks/types.js';
 import type { AnalysisLabel, EpisodeRecord } from '../runlog/schema.js';
 import { fullRecords, type ReportRow, type ReportTable, type RunView } from './model.js';
@@ -13,6 +14,7 @@ import { anchorCitation, anchorProvenance, reportAnchors, type Anchor } from './
 import type { MethodLabelOf, TitleOf } from './names.js';
 import { percent } from '../util/numbers.js';
 import { UserError } from '../errors.js';
+import type { EpisodeCorrect } from './correct.js';
 
 /** Same seed as the paper's question sample (docs/protocol.md §2), so the draw is easy to recognise and repeat. */
 export const SAMPLE_SEED = 233;
@@ -54,11 +56,6 @@ export function checkLabelsFitMethods(
   }
 }
 
-/** Whether a scored record counts as correct for its benchmark, where the benchmark says. */
-export function episodeCorrect(analysisOf: AnalysisLookup, run: RunView, r: EpisodeRecord): boolean | undefined {
-  return r.error ? undefined : analysisOf(run.manifest.task)?.isCorrect(r);
-}
-
 /** The automatic tags of a scored record, from its benchmark's hook ([] without one). */
 export function episodeTags(analysisOf: AnalysisLookup, run: RunView, r: EpisodeRecord): string[] {
   return r.error ? [] : (analysisOf(run.manifest.task)?.autoTags(r) ?? []);
@@ -97,10 +94,16 @@ export interface RunSample {
   available: { correct: number; incorrect: number };
 }
 
-export function sampleRuns(runs: readonly RunView[], analysisOf: AnalysisLookup, methods?: readonly string[]): RunSample[] {
+/** Table 2's sample of each analysed run, correct and incorrect as `isCorrect` (correct.ts) says. */
+export function sampleRuns(
+  runs: readonly RunView[],
+  analysisOf: AnalysisLookup,
+  isCorrect: EpisodeCorrect,
+  methods?: readonly string[],
+): RunSample[] {
   return analysedRuns(runs, analysisOf, methods).map((run) => {
     const analysis = analysisOf(run.manifest.task)!;
-    const s = sampleForAnalysis(run.records, { isCorrect: (r) => analysis.isCorrect(r), seed: SAMPLE_SEED, perClass: PER_CLASS });
+    const s = sampleForAnalysis(run.records, { isCorrect: (r) => isCorrect(run, r), seed: SAMPLE_SEED, perClass: PER_CLASS });
     if (!run.source) return { run, analysis, ...s };
     // The sample is drawn on the records as kept (slim ones carry the scores); its tags and the sheet
     // read the full ones, back from the file when asked: a report of many runs never holds them all.

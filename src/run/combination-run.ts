@@ -7,7 +7,7 @@ import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/type
 import {
   executeRun,
   resultsDirOf,
-  benchmarkOf,
+  runBenchmark,
   checkResultsDir,
   ensureResultsDir,
   errorCauses,
@@ -59,15 +59,18 @@ function recordedSettings(bench: Benchmark, settings: Settings, given: readonly 
   return out;
 }
 
-/** The derived method a run names, or null when --method names an ordinary method. */
+/**
+ * The derived method a run names, with the benchmark's options for the run (parsed once, what its
+ * hooks receive), or null when --method names an ordinary method.
+ */
 export function derivedMethodOf(
   run: Settings | RunConfig,
   deps: Pick<RunDeps, 'getBenchmark'>,
-): { bench: Benchmark; derived: DerivedMethod } | null {
+): { bench: Benchmark; derived: DerivedMethod<unknown>; options: unknown } | null {
   const cfg = runConfigOf(run);
-  const bench = benchmarkOf(cfg, deps);
+  const { benchmark: bench, options } = runBenchmark(cfg, deps);
   const derived = bench.derivedMethods?.[cfg.method ?? bench.defaultMethod];
-  return derived ? { bench, derived } : null;
+  return derived ? { bench, derived, options } : null;
 }
 
 function stored(r: EpisodeRecord): StoredEpisode {
@@ -83,7 +86,13 @@ function stored(r: EpisodeRecord): StoredEpisode {
 }
 
 /** One item's derived record from its base records; an error in any base is the record's error. */
-function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, bases: EpisodeRecord[], settings: Settings): EpisodeRecord {
+function derivedRecord(
+  bench: Benchmark,
+  derived: DerivedMethod<unknown>,
+  idx: number,
+  bases: EpisodeRecord[],
+  options: unknown,
+): EpisodeRecord {
   const item = bench.item(idx);
   const sum = (f: (r: EpisodeRecord) => number) => bases.reduce((a, r) => a + f(r), 0);
   const accounting = {
@@ -120,7 +129,7 @@ function derivedRecord(bench: Benchmark, derived: DerivedMethod, idx: number, ba
       error: { source: e.source, message: `${derived.bases[failed]}: ${e.message}` },
     };
   }
-  const result = derived.combine(item, bases.map(stored), settings);
+  const result = derived.combine(item, bases.map(stored), options);
   return { ...recordFromResult(item, result, bench.score(item, result), 0, null), ...accounting };
 }
 
@@ -129,7 +138,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   const settings = cfg.settings;
   const found = derivedMethodOf(cfg, deps);
   if (!found) throw new Error('executeCombination: --method is not a derived method');
-  const { bench, derived } = found;
+  const { bench, derived, options } = found;
   const name = derived.name;
   let bases: BaseRun[];
   if (cfg.fromRuns !== undefined) {
@@ -144,7 +153,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     checkResultsDir(cfg);
     const ran: RunResult[] = [];
     for (const [i, method] of derived.bases.entries()) {
-      const res = await executeRun(derived.baseSettings(settings, method), deps, io);
+      const res = await executeRun({ ...settings, method }, deps, io);
       if (res.status === 'failed' || res.status === 'interrupted') {
         const label = (m: string) => `${cfg.task} ${m}`;
         return { ...res, notReached: [...derived.bases.slice(i + 1).map(label), label(name)] };
@@ -163,7 +172,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   if (m0.task !== bench.name) throw new UserError(`--from-runs: the runs are ${m0.task}, not ${bench.name} (--task)`);
   const models = [...new Set(bases.map((b) => b.manifest.model))];
   const model = models.join('+');
-  const description = derived.describe(settings);
+  const description = derived.describe(options);
   const identity = {
     task: bench.name,
     method: name,
@@ -181,7 +190,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   for (const idx of m0.indices) {
     const recs = bases.map((b) => b.records.get(idx)).filter((r): r is EpisodeRecord => r !== undefined);
     if (recs.length < bases.length) continue;
-    records.set(idx, derivedRecord(bench, derived, idx, recs, settings));
+    records.set(idx, derivedRecord(bench, derived, idx, recs, options));
   }
   const now = new Date().toISOString();
   const manifest = newManifest(

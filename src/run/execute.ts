@@ -239,10 +239,6 @@ export function runBenchmark(
   return { benchmark: bench.forSettings?.(options) ?? bench, options };
 }
 
-export function benchmarkOf(cfg: Pick<RunConfig, 'task' | 'settings'>, deps: Pick<RunDeps, 'getBenchmark'>): Benchmark {
-  return runBenchmark(cfg, deps).benchmark;
-}
-
 /** Which item indices a run covers: --indices or a split, then --limit, then --shard. */
 export function planEpisodes(cfg: RunConfig, deps: Pick<RunDeps, 'getBenchmark'>): Plan {
   const { benchmark, options } = runBenchmark(cfg, deps);

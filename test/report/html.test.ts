@@ -11,6 +11,7 @@ import { pageData, renderHtmlChunks, renderHtmlReport, scriptJson, tableHtml } f
 import { labellingData, type LabellingData, type LabellingRow } from '../../src/report/html/labelling.js';
 import { analysisLookup, sampleRuns as table2Sample } from '../../src/report/table2.js';
 import { methodLabels } from '../../src/report/names.js';
+import { episodeCorrectness } from '../../src/report/correct.js';
 import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { loadRun } from '../../src/report/load.js';
@@ -240,7 +241,7 @@ describe('label data', () => {
     );
     fs.rmSync(dir, { recursive: true, force: true });
     const benchmarks = benchmarkNames().map(getBenchmark);
-    const d = labellingData(table2Sample(runs, analysisLookup(benchmarks)), methodLabels(benchmarks))!;
+    const d = labellingData(table2Sample(runs, analysisLookup(benchmarks), episodeCorrectness(benchmarks)), methodLabels(benchmarks))!;
     expect(d.methodLabels).toEqual({ react: 'ReAct', cot: 'CoT' });
     expect([...new Set(d.rows.map((r) => r.method))].sort()).toEqual(['cot', 'react']);
   });

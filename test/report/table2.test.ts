@@ -260,9 +260,9 @@ describe('Table 2 through Benchmark.errorAnalysis', () => {
         ? b
         : {
             ...b,
+            isCorrect: (e) => e.metrics.score === 1,
             errorAnalysis: {
               methods: ['react'],
-              isCorrect: (e) => e.metrics.score === 1,
               categories: [
                 { key: 'success_bought', label: 'Success' },
                 { key: 'failure_wrong_item', label: 'Failure: wrong item' },

@@ -9,6 +9,10 @@ import { finetuneExample, finetuneLines, flatEpisode, flatLines, loadRunsForExpo
 import { selectRuns } from '../../src/report/grouping.js';
 import { runFolders } from '../../src/report/load.js';
 import type { RunManifest, EpisodeRecord } from '../../src/runlog/schema.js';
+import { episodeCorrectness } from '../../src/report/correct.js';
+
+/** Correct by the default rule (no benchmark declares one here): the run's primary metric equal to 1. */
+const byDefault = episodeCorrectness([]);
 
 function record(idx: number, over: Partial<EpisodeRecord> = {}): EpisodeRecord {
   return {
@@ -107,13 +111,17 @@ describe('finetune export', () => {
       ]),
       run('combo', [record(5)], { kind: 'combination' }),
     ];
-    const { lines, counts } = finetuneLines(runs);
+    const { lines, counts } = finetuneLines(runs, byDefault);
     expect(lines.map((l) => JSON.parse(l).prompt)).toEqual(['Question number 0?\n']);
     expect(counts).toEqual({ examples: 1, unsuccessful: 1, errors: 1, noSteps: 1, noTask: 1, derivedRuns: 1 });
     // Another metric as the success criterion; a metric the run does not have is refused.
-    expect(finetuneLines([run('a', [record(1, { metrics: { em: 0, f1: 1 } })])], { metric: 'f1' }).lines).toHaveLength(1);
-    expect(() => finetuneLines(runs, { metric: 'success' })).toThrow('--metric: a (hotpotqa) has no metric "success" (it has em, f1)');
-    expect(() => finetuneLines(runs, { style: 'sharegpt' as never })).toThrow(/--style: expected one of prompt-completion, chat, alpaca/);
+    expect(finetuneLines([run('a', [record(1, { metrics: { em: 0, f1: 1 } })])], byDefault, { metric: 'f1' }).lines).toHaveLength(1);
+    expect(() => finetuneLines(runs, byDefault, { metric: 'success' })).toThrow(
+      '--metric: a (hotpotqa) has no metric "success" (it has em, f1)',
+    );
+    expect(() => finetuneLines(runs, byDefault, { style: 'sharegpt' as never })).toThrow(
+      /--style: expected one of prompt-completion, chat, alpaca/,
+    );
   });
 });
 
@@ -128,7 +136,7 @@ describe('flat export', () => {
         spent_cost: 0,
       }),
     ]);
-    const f0 = flatEpisode(v, v.records[0]);
+    const f0 = flatEpisode(v, v.records[0], byDefault);
     expect(f0).toMatchObject({
       run_id: 'a',
       run_kind: 'run',
@@ -162,10 +170,10 @@ describe('flat export', () => {
       'answer',
       'correct',
     ]);
-    const f1 = flatEpisode(v, v.records[1]);
+    const f1 = flatEpisode(v, v.records[1], byDefault);
     expect(f1).toMatchObject({ correct: null, error: 'timeout', error_source: 'llm', spent_tokens: 0, spent_cost: 0 });
     expect(f1).not.toHaveProperty('spent_usage');
-    expect(flatLines([v]).map((l) => JSON.parse(l).idx)).toEqual([0, 1]);
+    expect(flatLines([v], byDefault).map((l) => JSON.parse(l).idx)).toEqual([0, 1]);
   });
 });
 

@@ -64,15 +64,16 @@ function twoValues(flag: string, spec: OptionSpec): readonly [unknown, unknown] 
  * The method's part of a run's identity for these settings, no model or environment built: as
  * src/run/execute.ts executeRun computes it (methodOptions: the built method's describe(); the
  * run id's tag, Benchmark.runIdTag), or for a derived method as src/run/combination-run.ts does (its
- * describe() beside its base runs', each run with baseSettings).
+ * describe() of the parsed options beside its base runs', each run with the combination's settings
+ * and its own method).
  */
 function methodIdentity(task: string, method: string, settings: Settings): string {
   const { benchmark, options } = runBenchmark({ task, settings }, { getBenchmark });
   const derived = benchmark.derivedMethods?.[method];
   if (derived) {
     return canonicalJson({
-      combination: derived.describe(settings),
-      base: derived.bases.map((b) => methodIdentity(task, b, derived.baseSettings(settings, b))),
+      combination: derived.describe(options),
+      base: derived.bases.map((b) => methodIdentity(task, b, { ...settings, method: b })),
     });
   }
   return canonicalJson({

@@ -9,7 +9,14 @@ import type { DerivedMethod, Item, MetricDef, ParsedBenchmark, RunStart } from '
 import type { QATask } from './base.js';
 import type { Example, MethodName, TaskName } from './types.js';
 import { createMethod, METHOD_NAMES, searchesWikipedia } from './methods/index.js';
-import { combinationCliOptions, methodCliOptions, methodOptionsFromArgv, type MethodOptions } from './methods/options.js';
+import {
+  combinationCliOptions,
+  combinationOptionsFromSettings,
+  methodCliOptions,
+  methodOptionsFromArgv,
+  type CombinationOptions,
+  type MethodOptions,
+} from './methods/options.js';
 import { PROMPT_FILES } from './methods/prompts.js';
 import { qaObservation } from './methods/loop.js';
 import { checkWikiFlagsGiven, createWikiEnvHandle, usesSnapshot, wikiArgv, WIKI_SNAPSHOT_FILE } from './wiki-env.js';
@@ -18,7 +25,7 @@ import { qaDerivedMethods } from './derived.js';
 import { buildTable1 } from './report/table1.js';
 import { isQaTask } from './task-specs.js';
 import { buildSweepFigures } from './report/sweep.js';
-import { qaErrorAnalysis } from './report/error-analysis.js';
+import { qaErrorAnalysis, qaIsCorrect } from './report/error-analysis.js';
 import { QA_COMPARISONS, QA_METHOD_LABELS } from './report/names.js';
 
 export interface QaBenchmarkSpec {
@@ -46,6 +53,8 @@ export interface QaOptions {
   wiki: WikiArgv;
   /** The split the run covers, or null with --indices (a split's own files are inputs of the run). */
   split: string | null;
+  /** What the combinations read (derived.ts): the majority rule and the step limit given. */
+  combination: CombinationOptions;
 }
 
 export function parseQaOptions(settings: Settings, defaultSplit: string): QaOptions {
@@ -55,6 +64,7 @@ export function parseQaOptions(settings: Settings, defaultSplit: string): QaOpti
     method: methodOptionsFromArgv(settings),
     wiki: wikiArgv(settings),
     split: f.get('indices') !== undefined ? null : typeof split === 'string' ? split : defaultSplit,
+    combination: combinationOptionsFromSettings(settings),
   };
 }
 
@@ -82,7 +92,7 @@ const qaMethodFlags = (method: string): readonly QaFlag[] | undefined =>
  * The flags a combination reads: --majority-rule and --max-steps (the step limit it judges ReAct by,
  * derived.ts), and what its base runs read (it runs them with its own settings).
  */
-function combinationFlags(derived: DerivedMethod): QaFlag[] {
+function combinationFlags(derived: DerivedMethod<QaOptions>): QaFlag[] {
   const bases = derived.bases.flatMap((b) => qaMethodFlags(b) ?? []);
   return [...new Set<QaFlag>(['majority-rule', 'max-steps', ...bases])];
 }
@@ -136,6 +146,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
       const s = t().score(result.answer, item.gold ?? '');
       return { em: s.em, f1: s.f1 };
     },
+    isCorrect: qaIsCorrect,
     inputFiles: (method, options) => {
       const files = [...spec.promptFiles, spec.dataFile];
       if (method !== 'react') files.push(`prompts/${PROMPT_FILES.framings}`);

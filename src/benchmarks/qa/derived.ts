@@ -1,13 +1,12 @@
 // The paper's combinations (§5) as derived methods: ReAct→CoT-SC and CoT-SC→ReAct are computed from
 // one CoT-SC run and one ReAct run of the same items, with no model calls.
-import { JsonFields } from '../../util/json-fields.js';
 import { UserError } from '../../errors.js';
-import type { Settings } from '../../options.js';
 import type { DerivedMethod, Item, StoredEpisode } from '../types.js';
 import type { EpisodeResult } from '../../methods/types.js';
 import { combine } from './methods/combinations.js';
-import { parseMajorityRule, parseMaxSteps, resolveMaxSteps } from './methods/options.js';
+import { resolveMaxSteps, type CombinationOptions } from './methods/options.js';
 import type { CombinationName, Task, TaskName } from './types.js';
+import type { QaOptions } from './benchmark.js';
 import { qaRecordFields } from './record-fields.js';
 
 // Part of a combination's identity (its run id): worded as first released, "issue 8" being
@@ -17,37 +16,31 @@ const MEANING = {
   author: 'use CoT-SC only when its majority has more than n/2 votes (issue 8)',
 };
 
-function reactStepLimit(settings: Settings, task: TaskName): number | undefined {
-  const maxSteps = JsonFields.orEmpty(settings).get('maxSteps');
-  return maxSteps !== undefined ? resolveMaxSteps(parseMaxSteps(maxSteps), task) : undefined;
+/** The step limit ReAct's answer is judged by: --max-steps for this task, or undefined (as the ReAct run ran). */
+function reactStepLimit(options: CombinationOptions, task: TaskName): number | undefined {
+  return options.maxSteps !== undefined ? resolveMaxSteps(options.maxSteps, task) : undefined;
 }
 
-const majorityRuleOf = (settings: Settings) => parseMajorityRule(JsonFields.orEmpty(settings).get('majorityRule'));
-
-export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<CombinationName, DerivedMethod> {
-  const make = (name: CombinationName): DerivedMethod => ({
+export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<CombinationName, DerivedMethod<QaOptions>> {
+  const make = (name: CombinationName): DerivedMethod<QaOptions> => ({
     name,
     // Run order: CoT-SC first, then ReAct (each resumes or hits the completion cache).
     bases: ['cot-sc', 'react'],
-    baseSettings: (settings, base) => ({ ...settings, method: base }),
-    describe: (settings) => {
-      const rule = majorityRuleOf(settings);
-      return {
-        combination: name,
-        majorityRule: rule,
-        majorityRuleMeaning: MEANING[rule],
-        reactStepLimit: reactStepLimit(settings, task.name) ?? 'as the ReAct run ran',
-        extraModelCalls: 0,
-      };
-    },
-    combine: (item: Item, [cotSc, react]: StoredEpisode[], settings: Settings): EpisodeResult => {
+    describe: ({ combination }) => ({
+      combination: name,
+      majorityRule: combination.majorityRule,
+      majorityRuleMeaning: MEANING[combination.majorityRule],
+      reactStepLimit: reactStepLimit(combination, task.name) ?? 'as the ReAct run ran',
+      extraModelCalls: 0,
+    }),
+    combine: (item: Item, [cotSc, react]: StoredEpisode[], { combination }: QaOptions): EpisodeResult => {
       const { samples } = qaRecordFields(cotSc.extra);
       if (!samples) throw new UserError(`--from-runs: the CoT-SC run stores no samples for item ${item.index}`);
       const { forcedFinish } = qaRecordFields(react.extra);
       const out = combine(
         name,
         { react: { answer: react.answer, forcedFinish, steps: react.steps }, cotSc: { samples }, task, gold: item.gold ?? '' },
-        { rule: majorityRuleOf(settings), reactStepLimit: reactStepLimit(settings, task.name) },
+        { rule: combination.majorityRule, reactStepLimit: reactStepLimit(combination, task.name) },
       );
       return {
         answer: out.answer,

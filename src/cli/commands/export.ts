@@ -12,6 +12,8 @@ import {
   loadRunsForExport,
   type FinetuneStyle,
 } from '../../report/export.js';
+import { episodeCorrectness } from '../../report/correct.js';
+import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
 import { checkOutputPath, writeOutputFile } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { countOf } from '../../util/numbers.js';
@@ -50,7 +52,7 @@ export const exportCommand: CommandModule = {
       .option('metric', {
         type: 'string',
         describe:
-          "With --format finetune: the metric that must be 1 for an episode to count as successful [default: the run's primary metric]",
+          "With --format finetune: the metric that must be 1 for an episode to count as successful [default: correct as the run's benchmark says: its primary metric equal to 1 unless it declares otherwise]",
       })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
       .example(
@@ -90,10 +92,12 @@ export const exportCommand: CommandModule = {
         task: '--task',
       },
     );
+    // Correct (a successful trajectory, the jsonl's `correct`) as each run's benchmark says.
+    const isCorrect = episodeCorrectness(benchmarkNames().map(getBenchmark));
     let lines: string[];
     let done: string;
     if (format === 'finetune') {
-      const r = finetuneLines(runs, {
+      const r = finetuneLines(runs, isCorrect, {
         ...(argv.style !== undefined ? { style: String(argv.style) as FinetuneStyle } : {}),
         ...(argv.metric !== undefined ? { metric: String(argv.metric) } : {}),
       });
@@ -109,7 +113,7 @@ export const exportCommand: CommandModule = {
       const which = [...new Set(runs.map((r) => r.manifest.method))].join(', ');
       done = `${countOf(c.examples, 'fine-tuning example')} from ${countOf(runs.length, 'run')} (method ${which})${left.length ? `; left out: ${left.join(', ')}` : ''}`;
     } else {
-      lines = flatLines(runs);
+      lines = flatLines(runs, isCorrect);
       done = `${countOf(lines.length, 'episode')} from ${countOf(runs.length, 'run')}`;
     }
     if (selected.skipped)

@@ -19,6 +19,7 @@ import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
 import type { Benchmark } from '../../benchmarks/types.js';
 import { labelsToCsv, parseLabelsCsv } from '../../report/error-tags.js';
 import { analysisLookup, labelSheetRows, sampleRuns, unanalysedBenchmarks } from '../../report/table2.js';
+import { episodeCorrectness } from '../../report/correct.js';
 import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
 import { forTerminal } from '../../util/terminal-text.js';
@@ -153,7 +154,7 @@ export function writeLabelSheet(
   const abs = labelSheetFile(file);
   const { runs } = groupRuns(loaded);
   const analysisOf = analysisLookup(benchmarks);
-  const samples = sampleRuns(runs, analysisOf, methods);
+  const samples = sampleRuns(runs, analysisOf, episodeCorrectness(benchmarks), methods);
   const skipped = unanalysedBenchmarks(runs, analysisOf);
   const skippedText = skipped.length
     ? `; runs of ${skipped.map((n) => benchmarks.find((b) => b.name === n)?.title ?? n).join(', ')} are not analysed (the benchmark declares no error analysis)`

@@ -4,6 +4,7 @@
 import { fullRecords, type RunView } from '../model.js';
 import type { EpisodeRecord } from '../../runlog/schema.js';
 import { limitTags } from '../limit-notes.js';
+import { episodeCorrectness, primaryMetricOf, type EpisodeCorrect } from '../correct.js';
 
 export interface BrowserRun {
   id: string;
@@ -96,19 +97,12 @@ export function runPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'
 
 const CORE = new Set(['idx', 'item', 'input', 'gold', 'answer', 'metrics', 'reward', 'traj', 'steps', 'error', 'tags']);
 
-/** The primary metric: the manifest's first declared metric, else the first the records carry. */
-function primaryOf(run: RunView): string {
-  return (
-    run.manifest.metrics?.[0]?.key ?? Object.keys(run.records.find((r) => !r.error)?.metrics ?? run.records[0]?.metrics ?? {})[0] ?? 'score'
-  );
-}
+/** Correctness where no benchmark is given: each benchmark's default rule (src/report/correct.ts). */
+const byDefaultRule = episodeCorrectness([]);
 
 export interface BrowserOptions {
-  /**
-   * Whether a scored episode is correct, as its benchmark says (Benchmark.errorAnalysis.isCorrect);
-   * undefined falls back to full marks on the primary metric, so a partial score is never "correct".
-   */
-  isCorrect?: (run: RunView, r: EpisodeRecord) => boolean | undefined;
+  /** Whether an episode is correct, as its benchmark says (src/report/correct.ts); absent: the default rule. */
+  isCorrect?: EpisodeCorrect;
   /** Tags to add to a record's own (the benchmark's automatic tags). */
   extraTags?: (run: RunView, r: EpisodeRecord) => string[];
 }
@@ -121,14 +115,14 @@ export function browserRun(run: RunView): BrowserRun {
     method: run.manifest.method,
     split: run.manifest.split,
     model: run.manifest.model,
-    primary: primaryOf(run),
+    primary: primaryMetricOf(run) ?? 'score',
     prompt: runPrompt(fullRecords(run)),
   };
 }
 
 /** One record as the browser shows it (`info` from browserRun, `i` the run's position). */
 export function browserEpisode(run: RunView, i: number, info: BrowserRun, r: EpisodeRecord, opts: BrowserOptions = {}): BrowserEpisode {
-  const { primary, prompt } = info;
+  const { prompt } = info;
   const own = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
   const tags = [...new Set([...own, ...limitTags(r), ...(opts.extraTags?.(run, r) ?? [])])];
   const extras = Object.fromEntries(Object.entries(r).filter(([k]) => !CORE.has(k)));
@@ -141,7 +135,7 @@ export function browserEpisode(run: RunView, i: number, info: BrowserRun, r: Epi
     gold: r.gold ?? null,
     answer: r.answer ?? null,
     metrics: r.metrics ?? {},
-    outcome: r.error ? 'error' : (opts.isCorrect?.(run, r) ?? r.metrics?.[primary] === 1) ? 'correct' : 'incorrect',
+    outcome: r.error ? 'error' : (opts.isCorrect ?? byDefaultRule)(run, r) ? 'correct' : 'incorrect',
     error: r.error ? `${r.error.source}: ${r.error.message}` : null,
     tags,
     steps: (r.steps ?? []).map((s) => ({ step: s.step, thought: s.thought ?? null, action: s.action, observation: s.observation })),

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fullRecords, type ReportTable, type RunView } from '../model.js';
 import type { EpisodeRecord } from '../../runlog/schema.js';
+import type { EpisodeCorrect } from '../correct.js';
 import { fmt } from '../format.js';
 import { expandIntervals } from '../display.js';
 import { xmlEscape as esc } from '../svg.js';
@@ -47,8 +48,8 @@ export interface HtmlReportInput {
   runsTable?: ReportTable;
   /** Sentences on how the runs were grouped (reruns, superseded shards). */
   notes?: string[];
-  /** Whether a scored episode is correct (undefined: the default, its run's primary metric = 1, full marks). */
-  isCorrect?: (run: RunView, record: EpisodeRecord) => boolean | undefined;
+  /** Whether an episode is correct, as its benchmark says (src/report/correct.ts); absent: the default rule. */
+  isCorrect?: EpisodeCorrect;
   /** Tags to add to a record's own `tags` (e.g. automatic error-analysis tags). */
   extraTags?: (run: RunView, record: EpisodeRecord) => string[];
   /** A line saying when and from what the report was built. */

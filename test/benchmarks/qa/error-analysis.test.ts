@@ -3,7 +3,14 @@
 // benchmarks declare it while the core finds it only through the Benchmark interface.
 import { describe, expect, it } from 'vitest';
 import type { AnalysedEpisode } from '../../../src/benchmarks/types.js';
-import { QA_CATEGORIES, QA_TAGS, qaAutoTags, qaCategoriesOf, qaErrorAnalysis } from '../../../src/benchmarks/qa/report/error-analysis.js';
+import {
+  QA_CATEGORIES,
+  QA_TAGS,
+  qaAutoTags,
+  qaCategoriesOf,
+  qaErrorAnalysis,
+  qaIsCorrect,
+} from '../../../src/benchmarks/qa/report/error-analysis.js';
 import { createHotpotQABenchmark } from '../../../src/benchmarks/hotpotqa/index.js';
 import { createFeverBenchmark } from '../../../src/benchmarks/fever/index.js';
 import { loadAnchors } from '../../../src/report/anchors.js';
@@ -57,9 +64,9 @@ describe('qaAutoTags', () => {
 
 describe('qaErrorAnalysis', () => {
   it('correct = EM 1 (the paper judged by EM): a partly right answer is incorrect', () => {
-    expect(qaErrorAnalysis.isCorrect(ep({ metrics: { em: 1, f1: 1 } }))).toBe(true);
-    expect(qaErrorAnalysis.isCorrect(ep({ metrics: { em: 0, f1: 0.8 } }))).toBe(false);
-    expect(qaErrorAnalysis.isCorrect(ep({ metrics: {} }))).toBe(false);
+    expect(qaIsCorrect(ep({ metrics: { em: 1, f1: 1 } }))).toBe(true);
+    expect(qaIsCorrect(ep({ metrics: { em: 0, f1: 0.8 } }))).toBe(false);
+    expect(qaIsCorrect(ep({ metrics: {} }))).toBe(false);
   });
 
   it("the paper's six categories, success_* then failure_*, each with a published share for ReAct on HotpotQA", () => {
@@ -92,8 +99,10 @@ describe('qaErrorAnalysis', () => {
     expect(qaErrorAnalysis.categoriesOf).toBe(qaCategoriesOf);
   });
 
-  it('HotpotQA and FEVER declare it on their Benchmark', () => {
+  it('HotpotQA and FEVER declare it, and what is correct, on their Benchmark', () => {
     expect(createHotpotQABenchmark().errorAnalysis).toBe(qaErrorAnalysis);
     expect(createFeverBenchmark().errorAnalysis).toBe(qaErrorAnalysis);
+    expect(createHotpotQABenchmark().isCorrect).toBe(qaIsCorrect);
+    expect(createFeverBenchmark().isCorrect).toBe(qaIsCorrect);
   });
 });

@@ -189,3 +189,20 @@ export function parseMajorityRule(v: unknown): MajorityRule {
   if (v === 'author') return 'author';
   throw new UserError(`--majority-rule: expected paper or author, got ${String(v)}`);
 }
+
+/** What the combinations (§5) read of a run's settings. */
+export interface CombinationOptions {
+  majorityRule: MajorityRule;
+  /** --max-steps as given: the step limit ReAct's answer is judged by; absent: as the ReAct run ran. */
+  maxSteps?: MaxStepsSpec;
+}
+
+/** The combinations' options from a run's settings (camelCase, as the manifest stores them). */
+export function combinationOptionsFromSettings(settings: Record<string, unknown>): CombinationOptions {
+  const f = JsonFields.orEmpty(settings);
+  const maxSteps = f.get('maxSteps');
+  return {
+    majorityRule: parseMajorityRule(f.get('majorityRule')),
+    ...(maxSteps !== undefined ? { maxSteps: parseMaxSteps(maxSteps) } : {}),
+  };
+}

@@ -1,7 +1,8 @@
 // Table 2 (paper §3.3; docs/protocol.md §1) for HotpotQA and FEVER: which runs are sampled (ReAct and
-// CoT, as the paper), what counts as correct (EM, "judged by EM" in the paper), the paper's six
-// categories a person labels with, and the tags a trajectory shows by itself. The report core
-// (src/report/table2.ts) does the sampling, the label sheet and the table through this hook.
+// CoT, as the paper), what counts as correct (EM, "judged by EM" in the paper; the benchmarks'
+// isCorrect, which the trajectory browser and export use too), the paper's six categories a person
+// labels with, and the tags a trajectory shows by itself. The report core (src/report/table2.ts) does
+// the sampling, the label sheet and the table through this hook.
 import type { AnalysedEpisode, AnalysisLabel, ErrorAnalysis } from '../../types.js';
 import { NO_RESULTS_BLOCKS } from '../../../envs/wikipedia/offline-pages.js';
 import { searchesWikipedia } from '../methods/index.js';
@@ -78,10 +79,15 @@ export function qaCategoriesOf(method: string): readonly AnalysisLabel[] {
   return searchesWikipedia(method) ? QA_CATEGORIES : QA_CATEGORIES.filter((c) => c.key !== 'failure_search_result_error');
 }
 
-/** HotpotQA and FEVER (FEVER's EM is label accuracy; its F1 equals EM, so it never shows label-ambiguity). */
+/**
+ * A correct HotpotQA or FEVER episode (Benchmark.isCorrect): EM = 1, as the paper's Table 2 splits its
+ * sample; a partial F1 is never correct. FEVER's EM is label accuracy.
+ */
+export const qaIsCorrect = (e: AnalysedEpisode): boolean => e.metrics?.em === 1;
+
+/** HotpotQA and FEVER (FEVER's F1 equals EM, so it never shows label-ambiguity). */
 export const qaErrorAnalysis: ErrorAnalysis = {
   methods: ['react', 'cot'],
-  isCorrect: (e) => e.metrics?.em === 1,
   categories: QA_CATEGORIES,
   categoriesOf: qaCategoriesOf,
   tags: QA_TAGS,
