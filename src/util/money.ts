@@ -76,7 +76,8 @@ export function dollars(x: number): number {
 /** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators ("$0.000017" under $0.00005). */
 export function usd(raw: number): string {
   const x = snap(raw);
-  const digits = x < 1 ? 4 : 2;
+  // Decided on the amount as rounded: $0.99995 is "$1.00", as $1 is, not "$1.0000".
+  const digits = Number(fixedHalfAway(x, 4)) < 1 ? 4 : 2;
   return `$${nonZero(x, withThousands(fixedHalfAway(x, digits)))}`;
 }
 

@@ -35,6 +35,14 @@ describe('money', () => {
     expect(usdFigure(0.02)).toBe('0.0200');
   });
 
+  it('chooses its decimals from the rounded amount: just under a dollar that rounds to one reads as a dollar', () => {
+    expect(usd(0.99995)).toBe('$1.00');
+    expect(usd(0.999949)).toBe('$0.9999');
+    expect(usd(1)).toBe('$1.00');
+    expect(usd(0.99995)).toBe(usd(1));
+    expect(usd(999.995)).toBe('$1,000.00');
+  });
+
   it('rounds half away from zero on the decimal an amount is, not on its binary value', () => {
     // 3,655 tokens at $10 per million: the nearest double is a hair under 0.03655
     expect(fixedHalfAway(0.03655, 4)).toBe('0.0366');
