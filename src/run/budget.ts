@@ -15,8 +15,8 @@ import { estimateTokens } from '../llm/limits.js';
 import { RunStop, UserError } from '../errors.js';
 import { costUsd, isUnpriced, type PriceInfo, type Prices } from '../llm/pricing.js';
 import { AbortedUnsentError, type CompletionRequest } from '../llm/types.js';
-import { SpendMeter } from './meter.js';
-import { usd } from '../util/money.js';
+import { SpendMeter, spendStanding } from './meter.js';
+import { usd, usdText } from '../util/money.js';
 
 /** Prompt tokens of a text by the chars/4 rule (the same estimate the rate limiter uses). */
 export function estimatePromptTokens(prompt: string): number {
@@ -153,9 +153,11 @@ export class Budget {
    * the spend so far and `counted` of the estimates in flight (none, unless the call held an admission).
    */
   private stop(estimate: number, counted: number): BudgetStop {
+    // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are left out.
+    const spent = usdText(this.spent, spendStanding(this.meter.spent));
     this.stopped = new BudgetStop(
-      `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${usd(this.spent)} spent by this command when it stopped` +
-        (this.unreported > 0 ? ` (plus up to ${usd(this.unreported)} for calls answered without usage)` : '') +
+      `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${spent ?? 'an unknown amount'} spent by this command when it stopped` +
+        (this.unreported > 0 ? ` (${spent ? 'plus ' : ''}up to ${usd(this.unreported)} for calls answered without usage)` : '') +
         (counted > 0 ? ` (up to ${usd(counted)} more in flight)` : '') +
         `, and the next call (up to ${usd(estimate)}) could pass it`,
     );

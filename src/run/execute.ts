@@ -36,7 +36,14 @@ import { settleEarlierSessions, SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
-import { PROCESS_GONE, type RunSummary, type RunManifest, type SessionInfo, type EpisodeRecord } from '../runlog/schema.js';
+import {
+  PROCESS_GONE,
+  usageUnknownCalls,
+  type RunSummary,
+  type RunManifest,
+  type SessionInfo,
+  type EpisodeRecord,
+} from '../runlog/schema.js';
 import { JsonFields } from '../util/json-fields.js';
 import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
@@ -625,6 +632,7 @@ function initialProgress(kept: EpisodeRecord[], total: number, primary: { key: s
     retries,
     tokens: kept.reduce((a, r) => a + r.usage.total_tokens, 0),
     cost: kept.reduce((a, r) => a + r.cost, 0),
+    usageUnknownCalls: kept.reduce((a, r) => a + usageUnknownCalls(r), 0),
   };
 }
 

@@ -255,10 +255,26 @@ describe('spent = billed', () => {
       expect(srv.billed.requests).toBeLessThan(100);
       expect(stopped.stdout).toContain(`(+${srv.billed.requests} calls of unknown billing: answered without usage or cut off in flight)`);
       expect(stopped.stdout + stopped.stderr).toContain('for calls answered without usage');
+      // Nothing was counted, so no figure is the bill: never "$0.0000" (src/run/meter.ts costStanding).
+      const calls = srv.billed.requests;
+      // (The recorded episodes' calls, then every call this command paid for.)
+      expect(stopped.stdout).toMatch(
+        new RegExp(
+          `tokens 0, cost unknown \\(\\+\\d+ calls? answered without usage, not counted\\); this command spent 0 tokens, cost unknown \\(\\+${calls} calls of unknown billing`,
+        ),
+      );
+      expect(stopped.stderr).toMatch(
+        /: an unknown amount spent by this command when it stopped \(up to \$[0-9.]+ for calls answered without usage\)/,
+      );
+      expect(stopped.stderr).toContain(`this command spent an unknown amount in all (+${calls} calls of unknown billing)`);
+      expect(stopped.stdout + stopped.stderr).not.toContain('$0.0000');
+      expect(csvRow(path.join(results, dir))).toMatchObject({ cost_usd: '', spent_cost_usd: '' });
       // The report's Runs table gives the count in its own column, in every format (the CSV here).
       const report = await runCli(['report', results, '--format', 'csv'], { cwd: tmp, env });
       expect(report.code, report.stderr).toBe(0);
       expect(report.stdout).toContain(`,ours,Calls of unknown billing,${srv.billed.requests},,,${dir}`);
+      expect(report.stdout).toContain(`,ours,Cost USD (total),unknown,,,${dir}`);
+      expect(report.stdout).toContain(`,ours,Cost USD (spent),unknown,,,${dir}`);
     } finally {
       await srv.close();
     }
