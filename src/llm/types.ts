@@ -47,9 +47,9 @@ export type CompleteOptions = {
   /**
    * Called with each request just before it goes to the backend, below the cache (the budget's
    * admission, src/run/model-chain.ts): a call the cache answers is never admitted, as it costs nothing.
-   * It may throw to refuse the request.
+   * The request waits until it settles; it may reject to refuse the request.
    */
-  admit?: (sent: CompletionRequest) => void;
+  admit?: (sent: CompletionRequest) => void | Promise<void>;
 };
 
 export interface CompletionResult {

@@ -24,6 +24,7 @@ import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
 import { costText } from './cost.js';
+import { runCostStandings } from '../run/meter.js';
 import { RECORDS_MISSING, runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
 import { episodeCorrectness, type EpisodeCorrect } from './correct.js';
@@ -275,8 +276,8 @@ export function runsTable(
       if (v !== null) ci[c.col] = scoreCell(r.records, c.key, m.runId).ci;
     }
     // A run that recorded money had a price, whatever its (older) manifest says.
-    const known = s.cost_known !== false;
-    if (!known) unpriced++;
+    if (s.cost_known === false) unpriced++;
+    const standing = runCostStandings(s);
     return {
       label: `${titleOf(m.task)} ${methodLabel(m.task, m.method)}${variant ? ` (${variant})` : ''}`,
       source: 'ours',
@@ -293,9 +294,9 @@ export function runsTable(
         cached: s.cached_calls,
         tokens: s.total_tokens,
         spent_tokens: s.spent_tokens,
-        cost: costText(s.cost_usd, known),
+        cost: costText(s.cost_usd, standing.total),
         ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls } : {}),
-        spent_cost: costText(s.spent_cost_usd, known),
+        spent_cost: costText(s.spent_cost_usd, standing.spent),
         ...(unknownBilling ? { paid_unknown: s.paid_unknown_calls } : {}),
         status: runStatus(m, r.dir, undefined, r.recordLines),
       },
@@ -322,12 +323,12 @@ export function runsTable(
         : []),
       ...(withoutUsage
         ? [
-            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out.',
+            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage).',
           ]
         : []),
       ...(unknownBilling
         ? [
-            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out.',
+            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage).',
           ]
         : []),
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",

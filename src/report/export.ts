@@ -17,7 +17,7 @@ import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
 import { metricKeysOf } from '../run/summary.js';
-import { episodeCostKnown } from '../run/meter.js';
+import { episodeCostKnown, episodeCostStandings } from '../run/meter.js';
 import { recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { isScored } from '../util/numbers.js';
 import type { EpisodeCorrect } from './correct.js';
@@ -221,6 +221,9 @@ export function flatEpisode(run: RunView, r: EpisodeRecord, isCorrect: EpisodeCo
   const s = spent(r);
   // A call metered with no known price cost $0, which is not money (src/run/meter.ts).
   const priced = episodeCostKnown(r, m, run.summary.cost_known !== false);
+  // The one rule of a cost figure (src/run/meter.ts costStanding): null when unknown, and a lower bound
+  // (calls without usage left out) says so beside its figure.
+  const standing = episodeCostStandings(r, priced, m.kind);
   const accounting = {
     reward: r.reward,
     error: r.error?.message ?? null,
@@ -231,11 +234,13 @@ export function flatEpisode(run: RunView, r: EpisodeRecord, isCorrect: EpisodeCo
     prompt_tokens: r.usage?.prompt_tokens ?? 0,
     completion_tokens: r.usage?.completion_tokens ?? 0,
     total_tokens: r.usage?.total_tokens ?? 0,
-    cost: priced ? (r.cost ?? 0) : null,
+    cost: standing.total === 'unknown' ? null : (r.cost ?? 0),
+    ...(standing.total === 'at-least' ? { cost_lower_bound: true } : {}),
     // Calls the token and cost figures leave out (answered without usage).
     usage_unknown_calls: usageUnknownCalls(r),
     spent_tokens: s.tokens,
-    spent_cost: priced ? s.cost : null,
+    spent_cost: standing.spent === 'unknown' ? null : s.cost,
+    ...(standing.spent === 'at-least' ? { spent_cost_lower_bound: true } : {}),
     cached_calls: r.cached_calls ?? 0,
     latency_ms: r.latency_ms,
     traj: r.traj,

@@ -2,17 +2,21 @@
 // file together), read from the meter (src/run/meter.ts). Before each request the cache cannot answer
 // (the admission layer of the episode's model chain, src/run/model-chain.ts; a cache hit costs nothing
 // and is never refused) the request's cost is estimated (prompt chars/4 tokens plus
-// max_tokens × n completion tokens, at the model's prices: an upper bound for the completion); when
-// the spend so far, plus what calls in flight may still cost, plus this call would pass the budget,
-// the call is not made and the run stops like an interrupt: in-flight episodes are dropped (their
-// completions are in the cache, so resuming does not pay for them twice), the summary is written,
-// and the same command resumes.
+// max_tokens × n completion tokens, at the model's prices: an upper bound for the completion). A call
+// is admitted when the spend so far, plus what the calls in flight may still cost (their estimates),
+// plus its own estimate stays within the budget, so the spend never passes it. A call that would pass
+// it only because of calls still in flight waits, in arrival order, until they settle (they then count
+// at what they really cost) and is admitted once it fits. When the call could pass the budget even
+// with nothing else in flight, it is not made and the run stops like an interrupt: in-flight episodes
+// are dropped (their completions are in the cache, so resuming does not pay for them twice), the
+// summary is written, and the same command resumes. Waiting never deadlocks: a call waits only while
+// another is in flight, and every release decides the waiting calls again.
 import { estimateTokens } from '../llm/limits.js';
 import { RunStop, UserError } from '../errors.js';
 import { costUsd, isUnpriced, type PriceInfo, type Prices } from '../llm/pricing.js';
-import type { CompletionRequest } from '../llm/types.js';
-import { SpendMeter } from './meter.js';
-import { usd } from '../util/money.js';
+import { AbortedUnsentError, type CompletionRequest } from '../llm/types.js';
+import { SpendMeter, spendStanding } from './meter.js';
+import { usd, usdText } from '../util/money.js';
 
 /** Prompt tokens of a text by the chars/4 rule (the same estimate the rate limiter uses). */
 export function estimatePromptTokens(prompt: string): number {
@@ -30,11 +34,23 @@ export class BudgetStop extends RunStop {
   override readonly name = 'BudgetStop';
 }
 
+/** Ends a call's admission; `unreported`: the call was answered without usage, so its estimate stays counted. */
+export type BudgetRelease = (unreported?: boolean) => void;
+
+interface Waiting {
+  estimate: number;
+  admit: (release: BudgetRelease) => void;
+  refuse: (e: Error) => void;
+}
+
 export class Budget {
-  /** Estimates of the calls in flight. */
+  /** Estimates of the calls in flight, and how many they are. */
   private inFlight = 0;
+  private inFlightCalls = 0;
   /** Estimates kept for calls answered without usage: what they cost is unknown, so the budget assumes the most. */
   private unreported = 0;
+  /** Calls waiting for those in flight to settle, in arrival order. */
+  private readonly waiting: Waiting[] = [];
   /** Set when the budget stopped the run. */
   stopped: BudgetStop | null = null;
 
@@ -54,31 +70,99 @@ export class Budget {
     return this.meter.costUsd;
   }
 
+  /** What no settling call can lower: the spend and the estimates kept for calls answered without usage. */
+  private get settled(): number {
+    return this.spent + this.unreported;
+  }
+
   /**
-   * Admits a call of estimated cost `estimate`, or throws BudgetStop (and remembers it) when the
-   * call could pass the budget. The returned release() ends the estimate once the call has returned
-   * (and the meter counted what it cost) or failed; release(true), for a call answered without usage,
-   * keeps its estimate counted for good.
+   * Admits a call of estimated cost `estimate`: at once when it fits beside the calls in flight; after
+   * they settle when it fits only then; or refuses it with BudgetStop (remembered: every later call is
+   * refused too) when it could pass the budget with nothing else in flight. A call refused while
+   * waiting because `signal` aborted gets an AbortedUnsentError (it was never sent, so never billed).
+   * `held`: estimates this same call already holds (a call that sends more than one request); such a
+   * call never waits, since it would wait on itself: it is admitted or refused with everything in flight
+   * counted. The returned release ends the estimate once the call has returned (and the meter counted
+   * what it cost) or failed.
    */
-  begin(estimate: number): (unreported?: boolean) => void {
-    if (this.stopped) throw this.stopped;
-    if (this.spent + this.unreported + this.inFlight + estimate > this.maxUsd) {
-      this.stopped = new BudgetStop(
-        `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${usd(this.spent)} spent by this command when it stopped` +
-          (this.unreported > 0 ? ` (plus up to ${usd(this.unreported)} for calls answered without usage)` : '') +
-          (this.inFlight > 0 ? ` (up to ${usd(this.inFlight)} more in flight)` : '') +
-          `, and the next call (up to ${usd(estimate)}) could pass it`,
-      );
-      throw this.stopped;
+  begin(estimate: number, opts: { signal?: AbortSignal; held?: number } = {}): Promise<BudgetRelease> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const { signal, held = 0 } = opts;
+    if (signal?.aborted) return Promise.reject(new AbortedUnsentError(signal.reason));
+    if (held > 0) {
+      if (this.settled + this.inFlight + estimate > this.maxUsd) return Promise.reject(this.stop(estimate, this.inFlight));
+      return Promise.resolve(this.admit(estimate));
     }
+    return new Promise<BudgetRelease>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiting.indexOf(w);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        reject(new AbortedUnsentError(signal?.reason));
+        this.decide(); // it may have been the call the others waited behind
+      };
+      const w: Waiting = {
+        estimate,
+        admit: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+        refuse: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(w);
+      this.decide();
+    });
+  }
+
+  /** Admits the waiting calls, first come first served, while the first one fits; stops when it never can. */
+  private decide(): void {
+    while (this.waiting.length > 0 && !this.stopped) {
+      const w = this.waiting[0];
+      if (this.settled + w.estimate > this.maxUsd) {
+        this.stop(w.estimate, 0);
+        return;
+      }
+      // It fits once the calls in flight settle (at most at their estimates): until then it waits.
+      if (this.inFlightCalls > 0 && this.settled + this.inFlight + w.estimate > this.maxUsd) return;
+      this.waiting.shift();
+      w.admit(this.admit(w.estimate));
+    }
+  }
+
+  private admit(estimate: number): BudgetRelease {
     this.inFlight += estimate;
+    this.inFlightCalls++;
     let released = false;
     return (unreported = false) => {
       if (released) return;
       released = true;
-      this.inFlight -= estimate;
+      this.inFlightCalls--;
+      // With none in flight the sum is exactly 0, not what float subtraction leaves of it.
+      this.inFlight = this.inFlightCalls === 0 ? 0 : this.inFlight - estimate;
       if (unreported) this.unreported += estimate;
+      this.decide();
     };
+  }
+
+  /**
+   * Stops the run, refusing every waiting call: the next call (of `estimate`) could pass the budget with
+   * the spend so far and `counted` of the estimates in flight (none, unless the call held an admission).
+   */
+  private stop(estimate: number, counted: number): BudgetStop {
+    // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are left out.
+    const spent = usdText(this.spent, spendStanding(this.meter.spent));
+    this.stopped = new BudgetStop(
+      `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${spent ?? 'an unknown amount'} spent by this command when it stopped` +
+        (this.unreported > 0 ? ` (${spent ? 'plus ' : ''}up to ${usd(this.unreported)} for calls answered without usage)` : '') +
+        (counted > 0 ? ` (up to ${usd(counted)} more in flight)` : '') +
+        `, and the next call (up to ${usd(estimate)}) could pass it`,
+    );
+    for (const w of this.waiting.splice(0)) w.refuse(this.stopped);
+    return this.stopped;
   }
 }
 

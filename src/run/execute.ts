@@ -44,7 +44,7 @@ import { SpendMeter, type Spend } from './meter.js';
 import { refusePseudo } from '../util/safe-path.js';
 import { applyResponseLimits } from './response-limits.js';
 import { checkResumeSettings } from './input-checks.js';
-import type { RunSummary, EpisodeRecord } from '../runlog/schema.js';
+import { usageUnknownCalls, type RunSummary, type EpisodeRecord } from '../runlog/schema.js';
 import { JsonFields } from '../util/json-fields.js';
 import { runConfigOf, withSettings, type RunConfig } from './config.js';
 
@@ -603,6 +603,7 @@ function initialProgress(kept: EpisodeRecord[], total: number, primary: { key: s
     retries,
     tokens: kept.reduce((a, r) => a + r.usage.total_tokens, 0),
     cost: kept.reduce((a, r) => a + r.cost, 0),
+    usageUnknownCalls: kept.reduce((a, r) => a + usageUnknownCalls(r), 0),
   };
 }
 

@@ -15,8 +15,16 @@
 import type { CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import type { PromptObservation } from '../llm/context-limit.js';
 import { recordingText } from '../runlog/store.js';
-import type { EpisodeRecord, PriceStatus, SessionInfo, Spend } from '../runlog/schema.js';
-import { usdExact } from '../util/money.js';
+import {
+  spentOf,
+  usageUnknownCalls,
+  type EpisodeRecord,
+  type PriceStatus,
+  type RunSummary,
+  type SessionInfo,
+  type Spend,
+} from '../runlog/schema.js';
+import { billText, type CostStanding } from '../util/money.js';
 import { pricesOfDescription } from '../llm/pricing.js';
 
 export type { Spend } from '../runlog/schema.js';
@@ -283,11 +291,79 @@ function sessionsSayPrice(run: PricedRun): boolean {
 }
 
 /**
- * Money as the closing lines show it: unknown when no price is known (never a false $0.0000); 'partly':
- * this model has a price but some of the run's episodes were metered without one (costKnown).
+ * The one rule of what a cost figure is of the bill, for every output (the closing lines, the progress
+ * line, summary.csv, the report's tables, export; README "Reliability"): unknown when it is not money
+ * (`priced` false: costKnown), or when it counts none of its calls (`tokens` 0 while some calls were
+ * left out: every call was answered without usage, so its $0 is not what was billed); a lower bound
+ * when it leaves out `uncountedCalls` (answered without usage, or cut off in flight) but counts others;
+ * else the whole bill. Calls counted at $0 for their tokens were billed nothing (a model run in-process,
+ * or priced at 0): the calls left out cost nothing either, so such a $0 is whole.
  */
-export function moneyText(usd: number, price: PriceStatus | 'partly'): string {
+export function costStanding(f: { priced: boolean; usd: number; tokens: number; uncountedCalls: number }): CostStanding {
+  if (!f.priced) return 'unknown';
+  if (f.uncountedCalls <= 0) return 'whole';
+  if (f.tokens <= 0) return 'unknown';
+  return f.usd === 0 ? 'whole' : 'at-least';
+}
+
+/** A spend's cost (what a command or session paid for): its calls of unknown billing are left out. */
+export function spendStanding(s: Spend, priced = true): CostStanding {
+  return costStanding({ priced, usd: s.cost_usd, tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
+}
+
+/**
+ * A run's two cost figures: the total (every call, cache hits included) leaves out the calls answered
+ * without usage; the spent (what its sessions paid for) leaves out the calls of unknown billing.
+ */
+export function runCostStandings(
+  s: Pick<
+    RunSummary,
+    'cost_known' | 'cost_usd' | 'total_tokens' | 'usage_unknown_calls' | 'spent_cost_usd' | 'spent_tokens' | 'paid_unknown_calls'
+  >,
+): { total: CostStanding; spent: CostStanding } {
+  const priced = s.cost_known !== false;
+  return {
+    total: costStanding({ priced, usd: s.cost_usd, tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls }),
+    spent: costStanding({ priced, usd: s.spent_cost_usd, tokens: s.spent_tokens, uncountedCalls: s.paid_unknown_calls }),
+  };
+}
+
+/**
+ * One episode's two cost figures (an export's row; `priced`: episodeCostKnown). Its record does not say
+ * which of its calls without usage went to the model, so its spent counts them all as left out; a
+ * combination's episode spent nothing (it makes no calls), which is whole.
+ */
+export function episodeCostStandings(
+  r: Pick<EpisodeRecord, 'usage' | 'cost' | 'usage_unknown_calls' | 'spent_usage' | 'spent_cost'>,
+  priced: boolean,
+  kind: string | undefined,
+): { total: CostStanding; spent: CostStanding } {
+  const uncounted = usageUnknownCalls(r);
+  const spent = spentOf(r);
+  return {
+    total: costStanding({ priced, usd: r.cost ?? 0, tokens: r.usage?.total_tokens ?? 0, uncountedCalls: uncounted }),
+    spent: costStanding({
+      priced,
+      usd: spent.cost,
+      tokens: spent.usage.total_tokens,
+      uncountedCalls: kind === 'combination' ? 0 : uncounted,
+    }),
+  };
+}
+
+/**
+ * Money as the closing lines show it: unknown when no price is known (never a false $0.0000); 'partly':
+ * this model has a price but some of the run's episodes were metered without one (costKnown); else by
+ * the rule above on what the figure counts ("≥ $0.0123" when it leaves calls out, unknown when it
+ * counts none of them).
+ */
+export function moneyText(usd: number, price: PriceStatus | 'partly', counted: { tokens: number; uncountedCalls: number }): string {
   if (price === 'unknown') return 'cost unknown (no price for this model: give --price-prompt and --price-completion)';
   if (price === 'partly') return 'cost unknown (some of its episodes were run with no known price)';
-  return `cost ${usdExact(usd)}`;
+  return `cost ${billText(usd, costStanding({ priced: true, usd, ...counted })) ?? 'unknown'}`;
+}
+
+/** What a command (or session) spent, as the closing lines state it: "$1.7503", "≥ $1.7503" or `unknown` ("cost unknown"). */
+export function spendText(spent: Spend, unknown = 'cost unknown'): string {
+  return billText(spent.cost_usd, spendStanding(spent)) ?? unknown;
 }

@@ -3,7 +3,8 @@
 //   budget     --max-cost: holds the call's admission until it is released (src/run/budget.ts)
 //   metering   the episode's meter counts it (src/run/meter.ts)
 //   cache      answered from the completion cache, or sent and stored (src/llm/cache.ts cacheLayer)
-//   admission  a request the cache could not answer is admitted by the budget, or refused (a clean stop)
+//   admission  a request the cache could not answer is admitted by the budget (perhaps after waiting for
+//              calls in flight to settle), or refused (a clean stop)
 //   the backend (src/llm/openai-model.ts, the local llama model, a bundle's answers, a test double)
 // A cache hit costs nothing, so it is never refused (a re-run from the cache under --max-cost runs
 // whole); what an admitted request cost is counted by the meter before its admission is released.
@@ -14,7 +15,7 @@ import { cacheLayer, ConversationKeyer, forgetSharedCacheKey, sharedCacheKey, ty
 import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
 import type { Prices } from '../llm/pricing.js';
-import { BudgetStop, estimateCallUsd, type Budget } from './budget.js';
+import { BudgetStop, estimateCallUsd, type Budget, type BudgetRelease } from './budget.js';
 import { isInFlightAbort, type EpisodeMeter } from './meter.js';
 import type { CallSink } from './run-recording.js';
 
@@ -93,16 +94,20 @@ export function recordingLayer(t: CallSink): ModelLayer {
 
 /**
  * Budget (--max-cost): each request the cache cannot answer is admitted first, at its estimated cost
- * (by the admission layer below the cache), or refused with a BudgetStop (the runner then stops the
- * run). The admission is held here, above the metering layer, until the call has returned and the
+ * (by the admission layer below the cache; it may wait there for the calls in flight to settle), or
+ * refused with a BudgetStop (the runner then stops the run). The admission is held here, above the metering layer, until the call has returned and the
  * meter counted what it really cost, so the budget never sees a paid call as neither in flight nor spent.
  */
 export function budgetLayer(budget: Budget, prices: Prices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
   return (inner) =>
     around(inner, async (req, opts) => {
-      const releases: Array<(unreported?: boolean) => void> = [];
-      const admit = (sent: CompletionRequest) => {
-        releases.push(budget.begin(estimateCallUsd(sent, prices)));
+      const releases: BudgetRelease[] = [];
+      let held = 0;
+      // Waits while the calls in flight may still fill the budget; an interrupt ends the wait (src/run/budget.ts).
+      const admit = async (sent: CompletionRequest) => {
+        const estimate = estimateCallUsd(sent, prices);
+        releases.push(await budget.begin(estimate, { ...(opts?.signal ? { signal: opts.signal } : {}), held }));
+        held += estimate;
       };
       let res: CompletionResult | undefined;
       try {
@@ -120,8 +125,8 @@ export function budgetLayer(budget: Budget, prices: Prices | null, onStop: (stop
 
 /** Where the budget admits a request: right above the backend, below the cache (see budgetLayer). */
 export const admissionLayer: ModelLayer = (inner) =>
-  around(inner, (req, opts) => {
-    opts?.admit?.(req);
+  around(inner, async (req, opts) => {
+    await opts?.admit?.(req);
     return inner.complete(req, opts);
   });
 

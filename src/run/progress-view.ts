@@ -4,7 +4,8 @@
 // progress.ts and drawing in progress-tty.ts; a new counter is a new field in ProgressState and a
 // new segment here.
 import { formatScore, meanPercent, thousands } from '../util/numbers.js';
-import { usd } from '../util/money.js';
+import { usdText } from '../util/money.js';
+import { costStanding } from './meter.js';
 
 export interface ProgressState {
   done: number;
@@ -20,6 +21,8 @@ export interface ProgressState {
   retries: number;
   tokens: number;
   cost: number;
+  /** Calls answered without usage, which tokens and cost leave out (the cost is then a lower bound). */
+  usageUnknownCalls?: number;
   /** Further named counts to show (e.g. episodes ended by a model limit), each shown once non-zero. */
   counts?: Record<string, number>;
 }
@@ -97,7 +100,9 @@ export function statSegments(s: ProgressState): string[] {
   ];
   for (const [name, n] of Object.entries(s.counts ?? {})) if (n > 0) out.push(`${name} ${thousands(n)}`);
   out.push(`tokens ${thousands(s.tokens)}`);
-  if (s.cost > 0) out.push(usd(s.cost));
+  // As every output states a cost (src/run/meter.ts costStanding): "≥ $0.1229" when calls are left out.
+  const cost = usdText(s.cost, costStanding({ priced: true, usd: s.cost, tokens: s.tokens, uncountedCalls: s.usageUnknownCalls ?? 0 }));
+  if (s.cost > 0 && cost) out.push(cost);
   return out;
 }
 

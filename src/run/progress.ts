@@ -17,6 +17,7 @@ import {
   type ProgressView,
 } from './progress-view.js';
 import { isContextExceeded } from './limit-outcomes.js';
+import { usageUnknownCalls } from '../runlog/schema.js';
 
 export { errorsText, formatDuration };
 export type { ProgressRenderer, ProgressSink, ProgressState };
@@ -117,6 +118,7 @@ export class Progress {
       metrics: Record<string, number>;
       usage: { total_tokens: number };
       cost: number;
+      usage_unknown_calls?: number;
       outcome?: unknown;
     },
     primaryKey: string,
@@ -134,6 +136,7 @@ export class Progress {
     }
     s.tokens += rec.usage.total_tokens;
     s.cost += rec.cost;
+    if (usageUnknownCalls(rec) > 0) s.usageUnknownCalls = (s.usageUnknownCalls ?? 0) + usageUnknownCalls(rec);
     this.session++;
     this.render(false);
   }

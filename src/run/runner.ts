@@ -5,7 +5,8 @@
 // - the circuit breaker (breaker.ts) stops it when one side fails N episodes in a row: the failures
 //   that tripped it are recorded as errors, the episodes still in flight are aborted and not written
 //   (tripped by the last episodes with every one written, it stopped nothing: the run finished);
-// - the budget (--max-cost, budget.ts) stops it before a call that could pass it: no episode starts
+// - the budget (--max-cost, budget.ts) stops it before a call that could pass it with nothing else in
+//   flight (one that fits once the calls in flight settle waits for them): no episode starts
 //   after that, calls already admitted finish and are paid for (src/run/meter.ts), an episode that
 //   asks for another call is dropped, one that finishes without is written;
 // - a disk that refuses a write (DiskError: full, read-only) stops it and is rethrown: the record

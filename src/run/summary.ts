@@ -9,8 +9,8 @@ import { isContextExceeded } from './limit-outcomes.js';
 import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { isScored, metricScore } from '../util/numbers.js';
 import { spentOf, usageUnknownCalls } from '../runlog/schema.js';
-import { costKnown, runSpend, type PricedRun } from './meter.js';
-import { dollars } from '../util/money.js';
+import { costKnown, runCostStandings, runSpend, type PricedRun } from './meter.js';
+import { dollarsCell } from '../util/money.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
 export function orderedRecords(records: Map<number, EpisodeRecord>, planned: number[]): EpisodeRecord[] {
@@ -91,17 +91,24 @@ const TAIL: (keyof RunSummary)[] = [
   'usage_unknown_calls',
 ];
 
-const COST_COLUMNS = new Set<keyof RunSummary>(['cost_usd', 'spent_cost_usd']);
+/** Each cost column and which of the run's figures it is (src/run/meter.ts runCostStandings). */
+const COST_COLUMNS = new Map<keyof RunSummary, 'total' | 'spent'>([
+  ['cost_usd', 'total'],
+  ['spent_cost_usd', 'spent'],
+]);
 
 /** One row per run; the metric columns are the union of the runs' metrics, in first-seen order. */
 export function summaryCsv(rows: RunSummary[]): string {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
   const blank = (v: unknown) => (v === null || v === undefined ? '' : v);
-  // A cost that is not known is left blank, as a metric with nothing scored is.
+  // A cost that is not known is left blank, as a metric with nothing scored is; one that leaves out calls
+  // without usage (or of unknown billing) is a lower bound, "≥0.012300" (the rule: src/run/meter.ts).
   // Costs to six decimals in the file only: the summary keeps the sum, which the closing line and the
   // reports show with the digits a tiny amount needs (src/util/money.ts).
-  const cell = (r: RunSummary, c: keyof RunSummary) =>
-    COST_COLUMNS.has(c) ? (r.cost_known === false ? '' : dollars(r[c] as number)) : blank(r[c]);
+  const cell = (r: RunSummary, c: keyof RunSummary) => {
+    const figure = COST_COLUMNS.get(c);
+    return figure ? dollarsCell(r[c] as number, runCostStandings(r)[figure]) : blank(r[c]);
+  };
   return csvText(
     rows.map((r) => [...HEAD.map((c) => blank(r[c])), ...metricKeys.map((k) => blank(r.metrics[k])), ...TAIL.map((c) => cell(r, c))]),
     { header: [...HEAD.map((c) => (c === 'runId' ? 'run_id' : c)), ...metricKeys, ...TAIL] },

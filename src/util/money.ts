@@ -76,7 +76,8 @@ export function dollars(x: number): number {
 /** "$0.1229", "$1,234.56": four decimals below a dollar, two above, with thousands separators ("$0.000017" under $0.00005). */
 export function usd(raw: number): string {
   const x = snap(raw);
-  const digits = x < 1 ? 4 : 2;
+  // Decided on the amount as rounded: $0.99995 is "$1.00", as $1 is, not "$1.0000".
+  const digits = Number(fixedHalfAway(x, 4)) < 1 ? 4 : 2;
   return `$${nonZero(x, withThousands(fixedHalfAway(x, digits)))}`;
 }
 
@@ -89,4 +90,39 @@ export function usdExact(x: number): string {
 export function usdFigure(raw: number): string {
   const x = snap(raw);
   return nonZero(x, fixedHalfAway(x, 4));
+}
+
+/**
+ * What a cost figure is of the bill, decided by one rule (src/run/meter.ts costStanding): all of it
+ * ('whole'); a lower bound ('at-least': some calls it stands for were answered without usage, or cut
+ * off in flight, and only the others are counted); or 'unknown' (no price is known, or no call it
+ * stands for was counted: its $0 is no figure at all).
+ */
+export type CostStanding = 'whole' | 'at-least' | 'unknown';
+
+/** The mark of a lower bound in every output (README "Reliability"); LaTeX writes it $\ge$ (src/report/tex.ts). */
+export const AT_LEAST = '≥';
+
+/** The bill as the closing lines state it: "$1.7503", "≥ $1.7503", or null when unknown (the caller says why). */
+export function billText(x: number, standing: CostStanding): string | null {
+  if (standing === 'unknown') return null;
+  return standing === 'at-least' ? `${AT_LEAST} ${usdExact(x)}` : usdExact(x);
+}
+
+/** An amount as the progress line shows it: "$0.1229", "≥ $0.1229", or null when unknown. */
+export function usdText(x: number, standing: CostStanding): string | null {
+  if (standing === 'unknown') return null;
+  return standing === 'at-least' ? `${AT_LEAST} ${usd(x)}` : usd(x);
+}
+
+/** A report's cost cell: "0.1229", "≥0.1229" (a lower bound), or "unknown". */
+export function figureText(x: number, standing: CostStanding): string {
+  if (standing === 'unknown') return 'unknown';
+  return standing === 'at-least' ? `${AT_LEAST}${usdFigure(x)}` : usdFigure(x);
+}
+
+/** A summary.csv cost cell: dollars to six decimals, "≥" before a lower bound, blank when unknown. */
+export function dollarsCell(x: number, standing: CostStanding): number | string {
+  if (standing === 'unknown') return '';
+  return standing === 'at-least' ? `${AT_LEAST}${dollars(x)}` : dollars(x);
 }

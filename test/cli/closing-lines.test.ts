@@ -97,8 +97,21 @@ describe('closing lines', () => {
     expect(closingLines([stop], undefined, spent)[0]).toBe(
       'stopped at ...; with the calls then in flight, this command spent $0.7500 in all',
     );
+    // Those calls are left out of the figure, so it is a lower bound; with none counted, no figure at all.
     expect(closingLines([stop], undefined, { ...spent, paid_unknown_calls: 2 })[0]).toBe(
-      'stopped at ...; with the calls then in flight, this command spent $0.7500 in all (+2 calls of unknown billing)',
+      'stopped at ...; with the calls then in flight, this command spent ≥ $0.7500 in all (+2 calls of unknown billing)',
+    );
+    const nothingCounted = {
+      ...spent,
+      calls: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      cost_usd: 0,
+      paid_unknown_calls: 3,
+    };
+    expect(closingLines([stop], undefined, nothingCounted)[0]).toBe(
+      'stopped at ...; with the calls then in flight, this command spent an unknown amount in all (+3 calls of unknown billing)',
     );
   });
 

@@ -119,6 +119,56 @@ describe('spent = billed', () => {
     }
   }, 180_000);
 
+  it('--concurrency 8 under a small budget: calls wait for those in flight to settle, so the run spends close to the budget and never past it', async () => {
+    const srv = await startOpenAIServer({ respond: threeTurns });
+    try {
+      const results = path.join(tmp, 'budget-wide');
+      const budget = 1.5; // some eight calls' upper bounds: at --concurrency 8 those in flight could fill it
+      const args = [
+        'run',
+        '--task',
+        'hotpotqa',
+        '--method',
+        'react',
+        '--limit',
+        '40',
+        '--concurrency',
+        '8',
+        '--base-url',
+        srv.baseURL,
+        '--model',
+        'test-model',
+        '--cache',
+        'off',
+        '--price-prompt',
+        String(PRICE),
+        '--price-completion',
+        String(PRICE),
+        '--results-dir',
+        results,
+        '--max-cost',
+        String(budget),
+      ];
+      const r = await runCli(args, { cwd: tmp, env: cleanEnv() });
+      expect(r.code, r.stderr).toBe(4);
+      const spent = manifestOf(path.join(results, runDirs(results)[0])).sessions[0].spent.cost_usd;
+      expect(spent).toBeCloseTo(billedUsd(srv), 9);
+      // The call refused could not fit even with nothing else in flight: what was spent leaves less than it.
+      const refused = /the next call \(up to \$([0-9.]+)\) could pass it/.exec(r.stderr);
+      expect(refused, r.stderr).not.toBeNull();
+      const upperBound = Number(refused![1]);
+      expect(upperBound).toBeLessThan(budget / 4);
+      expect(spent).toBeLessThanOrEqual(budget);
+      expect(spent).toBeGreaterThanOrEqual(budget - upperBound - 0.00005); // the bound as printed, to four decimals
+      // So was what had been spent when it stopped (as printed: to a cent above a dollar).
+      const atStop = /: \$([0-9.,]+) spent by this command when it stopped/.exec(r.stderr);
+      expect(atStop, r.stderr).not.toBeNull();
+      expect(Number(atStop![1])).toBeGreaterThanOrEqual(budget - upperBound - 0.005);
+    } finally {
+      await srv.close();
+    }
+  }, 180_000);
+
   it('kill -9 mid-run, then resumed: the calls answered before the kill count as spent, the bill is matched exactly', async () => {
     let completions = 0;
     let onHeld: () => void = () => {};
@@ -205,10 +255,26 @@ describe('spent = billed', () => {
       expect(srv.billed.requests).toBeLessThan(100);
       expect(stopped.stdout).toContain(`(+${srv.billed.requests} calls of unknown billing: answered without usage or cut off in flight)`);
       expect(stopped.stdout + stopped.stderr).toContain('for calls answered without usage');
+      // Nothing was counted, so no figure is the bill: never "$0.0000" (src/run/meter.ts costStanding).
+      const calls = srv.billed.requests;
+      // (The recorded episodes' calls, then every call this command paid for.)
+      expect(stopped.stdout).toMatch(
+        new RegExp(
+          `tokens 0, cost unknown \\(\\+\\d+ calls? answered without usage, not counted\\); this command spent 0 tokens, cost unknown \\(\\+${calls} calls of unknown billing`,
+        ),
+      );
+      expect(stopped.stderr).toMatch(
+        /: an unknown amount spent by this command when it stopped \(up to \$[0-9.]+ for calls answered without usage\)/,
+      );
+      expect(stopped.stderr).toContain(`this command spent an unknown amount in all (+${calls} calls of unknown billing)`);
+      expect(stopped.stdout + stopped.stderr).not.toContain('$0.0000');
+      expect(csvRow(path.join(results, dir))).toMatchObject({ cost_usd: '', spent_cost_usd: '' });
       // The report's Runs table gives the count in its own column, in every format (the CSV here).
       const report = await runCli(['report', results, '--format', 'csv'], { cwd: tmp, env });
       expect(report.code, report.stderr).toBe(0);
       expect(report.stdout).toContain(`,ours,Calls of unknown billing,${srv.billed.requests},,,${dir}`);
+      expect(report.stdout).toContain(`,ours,Cost USD (total),unknown,,,${dir}`);
+      expect(report.stdout).toContain(`,ours,Cost USD (spent),unknown,,,${dir}`);
     } finally {
       await srv.close();
     }

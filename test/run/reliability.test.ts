@@ -166,20 +166,31 @@ describe('--max-cost', () => {
     expect(pricesOfDescription({ backend: 'llama' })).toEqual({ promptPerM: 0, completionPerM: 0, status: 'free' });
   });
 
-  it('refuses the call that could pass the budget, counting calls in flight', async () => {
+  it('counts calls in flight at their estimates: a call that fits only once they settle waits, and is admitted at what they cost', async () => {
     const b = new Budget(0.01);
-    const settleA = b.begin(0.004);
-    const settleB = b.begin(0.004);
-    expect(() => b.begin(0.004)).toThrow(BudgetStop);
-    expect(b.stopped?.message).toMatch(
-      /^stopped at the --max-cost budget of \$0\.0100: \$0\.0000 spent by this command when it stopped \(up to \$0\.0080 more in flight\)/,
-    );
+    const settleA = await b.begin(0.004);
+    const settleB = await b.begin(0.004);
+    let admitted = false;
+    const third = b.begin(0.004).then((release) => {
+      admitted = true;
+      return release;
+    });
+    await Promise.resolve();
+    expect(admitted).toBe(false); // 0.008 in flight + 0.004 could pass 0.01
     b.meter.paid({ promptTokens: 0, completionTokens: 0, totalTokens: 0 }, 0.003); // what the meter counts, not the estimate
     settleA();
+    await Promise.resolve();
+    expect(admitted).toBe(false); // 0.003 spent + 0.004 in flight + 0.004
     b.meter.paid({ promptTokens: 0, completionTokens: 0, totalTokens: 0 }, 0.001);
     settleB();
+    (await third)(); // 0.004 spent + 0.004 fits
     expect(b.spent).toBeCloseTo(0.004, 12);
-    expect(() => b.begin(0)).toThrow(BudgetStop); // once stopped, stopped
+    expect(b.stopped).toBeNull();
+    await expect(b.begin(0.007)).rejects.toThrow(BudgetStop); // could pass it with nothing in flight
+    expect(b.stopped?.message).toBe(
+      'stopped at the --max-cost budget of $0.0100: $0.0040 spent by this command when it stopped, and the next call (up to $0.0070) could pass it',
+    );
+    await expect(b.begin(0)).rejects.toThrow(BudgetStop); // once stopped, stopped
     let stops = 0;
     // The budget layer over the metering layer, as in an episode's chain (src/run/model-chain.ts).
     const budget = new Budget(0.0025);

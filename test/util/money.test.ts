@@ -2,7 +2,7 @@
 // decimals give "$0.0000" (a free model's figure), two significant digits are shown ("$0.000017").
 // Every other amount prints as it always did (many tests and READMEs quote those strings).
 import { describe, expect, it } from 'vitest';
-import { dollars, fixedHalfAway, usd, usdExact, usdFigure } from '../../src/util/money.js';
+import { billText, dollars, dollarsCell, figureText, fixedHalfAway, usd, usdExact, usdFigure, usdText } from '../../src/util/money.js';
 
 describe('money', () => {
   it('a non-zero amount that four decimals would round to zero shows two significant digits', () => {
@@ -33,6 +33,28 @@ describe('money', () => {
     expect(usdExact(1.75031)).toBe('$1.7503');
     expect(usdExact(1234.5)).toBe('$1234.5000');
     expect(usdFigure(0.02)).toBe('0.0200');
+  });
+
+  it('chooses its decimals from the rounded amount: just under a dollar that rounds to one reads as a dollar', () => {
+    expect(usd(0.99995)).toBe('$1.00');
+    expect(usd(0.999949)).toBe('$0.9999');
+    expect(usd(1)).toBe('$1.00');
+    expect(usd(0.99995)).toBe(usd(1));
+    expect(usd(999.995)).toBe('$1,000.00');
+  });
+
+  it('marks a lower bound with ≥ in every form, and writes no figure for an unknown one', () => {
+    expect(billText(0.0123, 'whole')).toBe('$0.0123');
+    expect(billText(0.0123, 'at-least')).toBe('≥ $0.0123');
+    expect(billText(0, 'unknown')).toBeNull();
+    expect(usdText(1234.5, 'at-least')).toBe('≥ $1,234.50');
+    expect(usdText(0, 'unknown')).toBeNull();
+    expect(figureText(0.0123, 'at-least')).toBe('≥0.0123');
+    expect(figureText(0.0123, 'whole')).toBe('0.0123');
+    expect(figureText(0, 'unknown')).toBe('unknown');
+    expect(dollarsCell(0.0000125, 'at-least')).toBe('≥0.000013');
+    expect(dollarsCell(0.0000125, 'whole')).toBe(0.000013);
+    expect(dollarsCell(0, 'unknown')).toBe('');
   });
 
   it('rounds half away from zero on the decimal an amount is, not on its binary value', () => {

@@ -1,0 +1,192 @@
+// A cost that leaves out calls answered without usage is not the bill (README "Reliability"): every
+// output says so by one rule (src/run/meter.ts costStanding): a lower bound is marked ≥ ($\ge$ in
+// LaTeX), a figure that counts none of its calls is unknown (never $0.0000), and a whole one is as before.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/benchmarks/builtin.js';
+import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
+import { buildReport } from '../../src/report/build.js';
+import { loadRuns } from '../../src/report/load.js';
+import { CSV_COLUMNS, csvRows, renderCsv } from '../../src/report/render-csv.js';
+import { renderMarkdown } from '../../src/report/render-md.js';
+import { renderHtml } from '../../src/report/render-html.js';
+import { renderTex } from '../../src/report/render-tex.js';
+import { flatEpisode } from '../../src/report/export.js';
+import { episodeCorrectness } from '../../src/report/correct.js';
+import { summaryCsv } from '../../src/run/summary.js';
+import { costStanding, episodeCostStandings, moneyText, runCostStandings, spendStanding, spendText } from '../../src/run/meter.js';
+import { progressLine } from '../../src/run/progress.js';
+import type { RunView } from '../../src/report/model.js';
+import { qaRecords, writeRun } from './run-folders.js';
+
+let tmp: string;
+let runs: RunView[];
+const idx = [0, 1, 2, 3];
+const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+const session = (spent: Record<string, number>) => ({
+  startedAt: '2026-01-01T00:00:00.000Z',
+  endedAt: '2026-01-01T00:01:00.000Z',
+  status: 'complete',
+  price: 'known',
+  spent: { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0, paid_unknown_calls: 0, ...spent },
+});
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cost-bounds-'));
+  // Every call had usage: 4 episodes × 2 calls, $0.001 each episode.
+  writeRun(tmp, {
+    runId: 'whole',
+    method: 'cot',
+    indices: idx,
+    records: qaRecords(idx, 'rrww'),
+    sessions: [session({ calls: 8, prompt_tokens: 400, completion_tokens: 40, total_tokens: 440, cost_usd: 0.004 })],
+  });
+  // One call of episode 3 was answered without usage: its figures leave it out.
+  writeRun(tmp, {
+    runId: 'some',
+    method: 'react',
+    indices: idx,
+    records: qaRecords(idx, 'rrww', (i) => (i === 3 ? { usage_unknown_calls: 1 } : {})),
+    sessions: [session({ calls: 7, prompt_tokens: 400, completion_tokens: 40, total_tokens: 440, cost_usd: 0.004, paid_unknown_calls: 1 })],
+  });
+  // A server that never reports usage: nothing counted.
+  writeRun(tmp, {
+    runId: 'none',
+    method: 'act',
+    indices: idx,
+    records: qaRecords(idx, 'rrww', () => ({ usage: NO_USAGE, cost: 0, usage_unknown_calls: 2, spent_usage: NO_USAGE, spent_cost: 0 })),
+    sessions: [session({ paid_unknown_calls: 8 })],
+  });
+  runs = loadRuns([tmp], { warn: () => {} });
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const run = (id: string) => runs.find((r) => r.manifest.runId === id)!;
+const report = () => buildReport(runs, benchmarkNames().map(getBenchmark));
+
+describe('the rule', () => {
+  it('whole when nothing is left out; a lower bound when some calls are; unknown when none is counted or no price is known', () => {
+    expect(costStanding({ priced: true, usd: 0.004, tokens: 440, uncountedCalls: 0 })).toBe('whole');
+    expect(costStanding({ priced: true, usd: 0, tokens: 0, uncountedCalls: 0 })).toBe('whole'); // no call at all: $0 is the bill
+    expect(costStanding({ priced: true, usd: 0.004, tokens: 440, uncountedCalls: 1 })).toBe('at-least');
+    expect(costStanding({ priced: true, usd: 0, tokens: 0, uncountedCalls: 8 })).toBe('unknown');
+    expect(costStanding({ priced: false, usd: 0, tokens: 440, uncountedCalls: 0 })).toBe('unknown');
+    // Calls billed nothing for their tokens (in-process, or priced at 0): the calls left out cost nothing either.
+    expect(costStanding({ priced: true, usd: 0, tokens: 440, uncountedCalls: 1 })).toBe('whole');
+    expect(runCostStandings(run('whole').summary)).toEqual({ total: 'whole', spent: 'whole' });
+    expect(runCostStandings(run('some').summary)).toEqual({ total: 'at-least', spent: 'at-least' });
+    expect(runCostStandings(run('none').summary)).toEqual({ total: 'unknown', spent: 'unknown' });
+    // A command's spend: its calls of unknown billing (without usage, or cut off in flight) are left out.
+    const spend = { calls: 3, prompt_tokens: 30, completion_tokens: 3, total_tokens: 33, cost_usd: 0.01, paid_unknown_calls: 1 };
+    expect(spendStanding(spend)).toBe('at-least');
+    expect(spendStanding({ ...spend, paid_unknown_calls: 0 })).toBe('whole');
+    // A combination's episode spent nothing (it makes no calls): that is whole, whatever its base calls lacked.
+    const combined = { usage: NO_USAGE, cost: 0, usage_unknown_calls: 2, spent_usage: NO_USAGE, spent_cost: 0 };
+    expect(episodeCostStandings(combined, true, 'combination')).toEqual({ total: 'unknown', spent: 'whole' });
+    expect(episodeCostStandings(combined, true, 'run')).toEqual({ total: 'unknown', spent: 'unknown' });
+  });
+});
+
+describe('every output says the same', () => {
+  it("summary.csv: the figure as before when whole, '≥' before a lower bound, blank when unknown", () => {
+    const cells = (id: string) => {
+      const [head, row] = summaryCsv([run(id).summary])
+        .trim()
+        .split('\n');
+      const at = (c: string) => row.split(',')[head.split(',').indexOf(c)];
+      return [at('cost_usd'), at('spent_cost_usd'), at('usage_unknown_calls'), at('paid_unknown_calls')];
+    };
+    expect(cells('whole')).toEqual(['0.004', '0.004', '0', '0']);
+    expect(cells('some')).toEqual(['≥0.004', '≥0.004', '1', '1']);
+    expect(cells('none')).toEqual(['', '', '8', '8']);
+  });
+
+  it("the report's Runs table in CSV, Markdown, HTML and LaTeX: ≥ before a lower bound, unknown for none counted, with the note that says why", () => {
+    const c = report();
+    const cell = (id: string, column: string) =>
+      csvRows(c.runsTable)
+        .map((cells) => Object.fromEntries(CSV_COLUMNS.map((k, i) => [k, cells[i]])) as Record<(typeof CSV_COLUMNS)[number], string>)
+        .find((r) => r.source_ref === id && r.column === column)!.value;
+    expect([cell('whole', 'Cost USD (total)'), cell('whole', 'Cost USD (spent)')]).toEqual(['0.0040', '0.0040']);
+    expect([cell('some', 'Cost USD (total)'), cell('some', 'Cost USD (spent)')]).toEqual(['≥0.0040', '≥0.0040']);
+    expect([cell('none', 'Cost USD (total)'), cell('none', 'Cost USD (spent)')]).toEqual(['unknown', 'unknown']);
+    expect(cell('some', 'Calls without usage')).toBe('1');
+    expect(renderCsv(c)).toContain(',ours,Cost USD (total),≥0.0040,,,some');
+    const md = renderMarkdown(c);
+    const mdRow = (id: string) => md.split('\n').find((l) => l.startsWith('|') && l.includes(id))!;
+    expect(mdRow('some')).toMatch(/\| ≥0\.0040 \| 1 \| ≥0\.0040 \| 1 \|/);
+    expect(mdRow('none')).toMatch(/\| unknown \| 8 \| unknown \| 8 \|/);
+    expect(mdRow('whole')).toMatch(/\| 0\.0040 \| 0 \| 0\.0040 \| 0 \|/);
+    expect(md).toContain('so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage)');
+    const html = renderHtml(c);
+    expect(html).toContain('≥0.0040');
+    expect(html).toContain('so that cost is a lower bound, marked ≥');
+    // pdflatex reads ASCII: the mark in math mode.
+    const tex = renderTex(c);
+    expect(tex).toContain('$\\ge$0.0040');
+    expect(tex).not.toContain('≥');
+  });
+
+  it('export: null when unknown, and a lower bound says so beside its figure', () => {
+    const isCorrect = episodeCorrectness(benchmarkNames().map(getBenchmark));
+    const row = (id: string, i: number) => flatEpisode(run(id), run(id).records[i], isCorrect);
+    const pick = (r: Record<string, unknown>) =>
+      Object.fromEntries(['cost', 'cost_lower_bound', 'spent_cost', 'spent_cost_lower_bound', 'usage_unknown_calls'].map((k) => [k, r[k]]));
+    expect(pick(row('whole', 3))).toEqual({
+      cost: 0.001,
+      cost_lower_bound: undefined,
+      spent_cost: 0.001,
+      spent_cost_lower_bound: undefined,
+      usage_unknown_calls: 0,
+    });
+    expect(Object.keys(row('whole', 3))).not.toContain('cost_lower_bound'); // an export of whole figures is as before
+    expect(pick(row('some', 3))).toEqual({
+      cost: 0.001,
+      cost_lower_bound: true,
+      spent_cost: 0.001,
+      spent_cost_lower_bound: true,
+      usage_unknown_calls: 1,
+    });
+    expect(pick(row('some', 0))).toMatchObject({ cost: 0.001, cost_lower_bound: undefined });
+    expect(pick(row('none', 0))).toEqual({
+      cost: null,
+      cost_lower_bound: undefined,
+      spent_cost: null,
+      spent_cost_lower_bound: undefined,
+      usage_unknown_calls: 2,
+    });
+  });
+
+  it('the closing lines: "cost ≥ $0.0123" for a lower bound, "cost unknown" when nothing was counted', () => {
+    expect(moneyText(0.0123, 'known', { tokens: 440, uncountedCalls: 0 })).toBe('cost $0.0123');
+    expect(moneyText(0.0123, 'known', { tokens: 440, uncountedCalls: 2 })).toBe('cost ≥ $0.0123');
+    expect(moneyText(0, 'known', { tokens: 0, uncountedCalls: 8 })).toBe('cost unknown');
+    expect(moneyText(0.0123, 'unknown', { tokens: 440, uncountedCalls: 2 })).toMatch(/^cost unknown \(no price for this model/);
+    const spend = { calls: 3, prompt_tokens: 30, completion_tokens: 3, total_tokens: 33, cost_usd: 0.0123, paid_unknown_calls: 0 };
+    expect(spendText(spend)).toBe('$0.0123');
+    expect(spendText({ ...spend, paid_unknown_calls: 1 })).toBe('≥ $0.0123');
+    expect(spendText({ ...spend, calls: 0, total_tokens: 0, cost_usd: 0, paid_unknown_calls: 1 })).toBe('cost unknown');
+  });
+
+  it('the progress line: ≥ before a lower bound, no figure when none is counted', () => {
+    const state = (over: object) => ({
+      done: 2,
+      total: 4,
+      scored: 2,
+      metricLabel: 'EM',
+      metricValues: [1, 0],
+      errors: 0,
+      errorsBySource: {},
+      retries: 0,
+      tokens: 220,
+      cost: 0.002,
+      ...over,
+    });
+    expect(progressLine('r', state({}), 2, 10)).toContain('tokens 220 $0.0020 elapsed');
+    expect(progressLine('r', state({ usageUnknownCalls: 1 }), 2, 10)).toContain('tokens 220 ≥ $0.0020 elapsed');
+    const none = progressLine('r', state({ tokens: 0, cost: 0, usageUnknownCalls: 4 }), 2, 10);
+    expect(none).toContain('tokens 0 elapsed');
+  });
+});
