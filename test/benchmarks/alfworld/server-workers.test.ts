@@ -96,7 +96,10 @@ describe.skipIf(!hasPython)(`server.py --workers${hasPython ? '' : ' (skipped: p
       `files = [os.path.join(os.environ["ALFWORLD_DATA"], "json_2.1.1", "valid_unseen", ${JSON.stringify(paperGames[0])}, "game.tw-pddl")]`,
       'envs = [ToyBatchEnv(files, 50) for _ in range(2)]',
       'errors = []',
+      // Both threads call at once, and each call holds the stand-in for 0.5 s: they overlap even on a busy machine.
+      'start = threading.Barrier(2)',
       'def run(e):',
+      '    start.wait()',
       '    try:',
       '        e.reset(); e.step(["look"])',
       '    except RuntimeError as x:',
@@ -105,7 +108,10 @@ describe.skipIf(!hasPython)(`server.py --workers${hasPython ? '' : ' (skipped: p
       '[t.start() for t in ts]; [t.join() for t in ts]',
       'print(json.dumps(errors))',
     ].join('\n');
-    const r = spawnSync('python3', ['-c', script], { env: { ...envVars(), ALFWORLD_STANDIN_OVERLAP_LOG: '' }, encoding: 'utf8' });
+    const r = spawnSync('python3', ['-c', script], {
+      env: { ...envVars(), ALFWORLD_STANDIN_OVERLAP_LOG: '', ALFWORLD_STANDIN_STEP_DELAY: '0.5' },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     const errors = JSON.parse(r.stdout.trim().split('\n').pop()!);
     expect(errors.length).toBeGreaterThan(0);
