@@ -1,4 +1,4 @@
-// LaTeX: every table of the report as a booktabs float that fits a two-column page (tex.ts chooses
+// LaTeX: every table of the report as a booktabs float that fits a two-column page (tex/layout.ts chooses
 // table or table*, the font size and column gap, and sets columns too many for the page in several
 // tabulars; run ids are left out of the paper's tables, the Runs table gives each run's id on a line
 // under its row, and "Published elsewhere" each number's source and caveat), each figure as a
@@ -7,7 +7,9 @@
 import type { ReportContent } from './build.js';
 import { expandIntervals, figureTable } from './display.js';
 import type { ReportTable } from './model.js';
-import { texHead, texTable, type TexOptions } from './tex.js';
+import { texHead } from './tex/document.js';
+import { texTable } from './tex/float.js';
+import type { TexOptions } from './tex/options.js';
 import { PGFPLOTS_PREAMBLE, texFigure } from './tex-figure.js';
 
 export interface TexRenderOptions {

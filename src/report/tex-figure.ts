@@ -4,7 +4,9 @@
 // Preamble: \usepackage{pgfplots} \pgfplotsset{compat=1.16} (TeX Live's pgfplots; Debian:
 // texlive-pictures). The points can also be given as a table (report --tex-figure-tables).
 import type { ReportFigure } from './model.js';
-import { captionText, texEscape, texEscapeBreakable, texNotes } from './tex.js';
+import { captionText } from './tex/caption.js';
+import { texEscape, texEscapeBreakable } from './tex/escape.js';
+import { texNotes } from './tex/notes.js';
 
 export const PGFPLOTS_PREAMBLE = '\\usepackage{pgfplots} \\pgfplotsset{compat=1.16}';
 

@@ -100,7 +100,7 @@ export function usdFigure(raw: number): string {
  */
 export type CostStanding = 'whole' | 'at-least' | 'unknown';
 
-/** The mark of a lower bound in every output (README "Reliability"); LaTeX writes it $\ge$ (src/report/tex.ts). */
+/** The mark of a lower bound in every output (README "Reliability"); LaTeX writes it $\ge$ (src/report/tex/escape.ts). */
 export const AT_LEAST = '≥';
 
 /** The bill as the closing lines state it: "$1.7503", "≥ $1.7503", or null when unknown (the caller says why). */

@@ -8,22 +8,17 @@ import { PDFLATEX } from '../support/pdflatex.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  cellText,
-  chooseLayout,
-  COLUMN_WIDTH_PT,
-  estimateWidthPt,
-  paperColumns,
-  renderTexTables,
-  TEXT_WIDTH_PT,
-  texEscape,
-  texNotes,
-  texTable,
-  texTabular,
-  textWidthPt,
-  tokenPieces,
-  type TexLayout,
-} from '../../src/report/tex.js';
+import { cellText, paperColumns } from '../../src/report/tex/columns.js';
+import { renderTexTables } from '../../src/report/tex/document.js';
+import { texEscape } from '../../src/report/tex/escape.js';
+import { texTable } from '../../src/report/tex/float.js';
+import { textWidthPt } from '../../src/report/tex/font-metrics.js';
+import { chooseLayout, type TexLayout } from '../../src/report/tex/layout.js';
+import { texNotes } from '../../src/report/tex/notes.js';
+import { COLUMN_WIDTH_PT, TEXT_WIDTH_PT } from '../../src/report/tex/options.js';
+import { texTabular } from '../../src/report/tex/tabular.js';
+import { estimateWidthPt } from '../../src/report/tex/width-estimate.js';
+import { tokenPieces } from '../../src/report/tex/wrap.js';
 import type { ReportTable } from '../../src/report/model.js';
 import { NASTY, table1, table3, table4, wideRuns } from './sample-tables.js';
 
