@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { OptionTable } from '../options.js';
 import { ConfigError, UserError } from '../errors.js';
 import { cacheDir } from '../paths.js';
-import type { CacheMode } from './cache.js';
+import type { CacheMode } from './cache/store.js';
 import { isOfficialOpenAI, safeEndpointLabel, type BalancePolicy } from './endpoints.js';
 import { redactUrl } from '../util/redact.js';
 import { cacheDirName, checkOutputFile, checkWritableDir } from '../util/safe-path.js';

@@ -64,7 +64,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typ
 const FAMILIES: readonly ServerFamily[] = ['openai', 'vllm', 'llama.cpp', 'ollama', 'tgi', 'other'];
 
 /**
- * A ContextLimit read back from its JSON (a completion-cache entry, src/llm/cache.ts), its fields in
+ * A ContextLimit read back from its JSON (a completion-cache entry, src/llm/cache/file.ts), its fields in
  * the order recognizeContextLimit writes them; undefined when `v` is not one.
  */
 export function contextLimitFromJson(v: unknown): ContextLimit | undefined {

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256File } from '../util/hash.js';
 import { ConfigError, FatalRunError, InfraError } from '../errors.js';
-import { CacheStore, cacheLayer } from './cache.js';
+import { cacheLayer } from './cache/layer.js';
+import { CacheStore } from './cache/store.js';
 import type { Clock } from '../util/clock.js';
 import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
 import { isOfficialOpenAI, safeEndpointLabel } from './endpoints.js';
@@ -30,7 +31,10 @@ export {
   noModelMessage,
 } from './config.js';
 export type { ModelConfig, OpenAIModelConfig, LlamaModelConfig, LlmSettings } from './config.js';
-export { CompletionCache, CacheStore, CacheMissError, cacheKey, canonicalRequest, cacheLayer, type CacheMode } from './cache.js';
+export { cacheKey, canonicalRequest } from './cache/key.js';
+export { CompletionCache } from './cache/file.js';
+export { CacheStore, CacheMissError, type CacheMode } from './cache/store.js';
+export { cacheLayer } from './cache/layer.js';
 export { ContextLengthError } from './context-limit.js';
 export { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 export { LlmAccumulator, type LlmTotals } from './stats.js';

@@ -1,5 +1,5 @@
 // The one small interface of every wrapper around a CompletionModel: a layer takes the model below and
-// returns a model that answers the same requests (recording, budget, metering and the cache, src/llm/cache.ts,
+// returns a model that answers the same requests (recording, budget, metering and the cache, src/llm/cache/layer.ts,
 // in the runner's per-episode chain, src/run/model-chain.ts). Options (the abort signal, and whatever a
 // caller tags a call with) pass through every layer unchanged.
 import type { CompleteOptions, CompletionModel, CompletionRequest, CompletionResult } from './types.js';

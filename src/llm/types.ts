@@ -62,7 +62,7 @@ export interface CompletionResult {
   cachedChoices: number;
   latencyMs: number;
   /**
-   * What the call stands for with the cache's samples counted (src/llm/cache.ts): a hit's stored usage
+   * What the call stands for with the cache's samples counted (src/llm/cache/store.ts): a hit's stored usage
    * at the run's prices. Absent: the same as usage/costUsd (README "Reports": a replayed run is not "0 tokens").
    * `usageUnknown`: some sample's call was answered without usage, which these figures leave out.
    */
@@ -108,6 +108,6 @@ export interface CompletionModel {
   readonly prices?: ModelPrices;
   complete(req: CompletionRequest, opts?: CompleteOptions): Promise<CompletionResult>;
   close?(): Promise<void>;
-  /** The api part of this model's completion-cache keys, when it is cached (src/llm/cache.ts). */
+  /** The api part of this model's completion-cache keys, when it is cached (src/llm/cache/key.ts). */
   readonly cacheApi?: string;
 }

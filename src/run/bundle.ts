@@ -9,7 +9,7 @@
 // `export` read as they are, while the JSON members stay plain text (diffable, greppable).
 // Cache entries are JSON lines (cache/completions.jsonl), not a SQLite file: text, deterministic, and
 // no SQLite needed to read them. Each entry is exported from the SQLite completion cache
-// (src/llm/cache.ts tables `completions` and `requests`) by the exact keys the episodes' model calls
+// (src/llm/cache/file.ts tables `completions` and `requests`) by the exact keys the episodes' model calls
 // used, as recording.jsonl names them; a run made with --cache off (nothing in the cache) takes the
 // completions from its recording instead, and so does a key whose cached samples are not the ones the
 // episode received.
@@ -94,7 +94,7 @@ export interface BundleManifest {
 export interface CacheEntry {
   key: string;
   model: string;
-  /** The canonical request JSON the key hashes (src/llm/cache.ts canonicalRequest); null when not cached. */
+  /** The canonical request JSON the key hashes (src/llm/cache/key.ts canonicalRequest); null when not cached. */
   request: string | null;
   samples: Array<{
     index: number;
@@ -199,7 +199,7 @@ type CacheRow = {
   totalTokens: number | null;
 };
 
-/** Reads entries of the SQLite completion cache (read-only; the tables of src/llm/cache.ts). */
+/** Reads entries of the SQLite completion cache (read-only; the tables of src/llm/cache/file.ts). */
 class CacheReader {
   private readonly dbs = new Map<string, SqliteDatabase | null>();
 

@@ -9,7 +9,8 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CompletionModel } from '../llm/types.js';
-import { cacheLayer, type CacheStore } from '../llm/cache.js';
+import { cacheLayer } from '../llm/cache/layer.js';
+import type { CacheStore } from '../llm/cache/store.js';
 import type { Benchmark, EnvHandle } from '../benchmarks/types.js';
 import { FatalRunError, UserError, errorMessage, errorCode } from '../errors.js';
 import { benchmarkOptions, defaultBenchmarkName } from '../benchmarks/registry.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Benchmark, Item } from '../benchmarks/types.js';
 import { benchmarkOptions, getBenchmark as registryBenchmark } from '../benchmarks/registry.js';
 import { FatalRunError, UserError, errorMessage } from '../errors.js';
-import { cacheKey } from '../llm/cache.js';
+import { cacheKey } from '../llm/cache/key.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
 import type { Method, MethodContext } from '../methods/types.js';
 import { quote, replayEnvHandle, ReplayDivergence, reviveError, type EnvEvent, type EpisodeCursor } from '../envs/recording.js';

@@ -2,7 +2,7 @@
 //   recording  its line in recording.jsonl (src/run/run-recording.ts), answered, failed or refused
 //   budget     --max-cost: holds the call's admission until it is released (src/run/budget.ts)
 //   metering   the episode's meter counts it (src/run/meter.ts)
-//   cache      answered from the completion cache, or sent and stored (src/llm/cache.ts cacheLayer)
+//   cache      answered from the completion cache, or sent and stored (src/llm/cache/layer.ts cacheLayer)
 //   admission  a request the cache could not answer is admitted by the budget (perhaps after waiting for
 //              calls in flight to settle), or refused (a clean stop)
 //   the backend (src/llm/openai-model.ts, the local llama model, a bundle's answers, a test double)
@@ -11,7 +11,9 @@
 // Each is a ModelLayer (src/llm/layer.ts). The cache layer wraps the run's one CacheStore (opened once
 // per run): one file and one lock per request key serve every episode of the process.
 import { around, chain, type ModelLayer } from '../llm/layer.js';
-import { cacheLayer, ConversationKeyer, forgetSharedCacheKey, sharedCacheKey, type CacheStore } from '../llm/cache.js';
+import { ConversationKeyer, forgetSharedCacheKey, sharedCacheKey } from '../llm/cache/key.js';
+import { cacheLayer } from '../llm/cache/layer.js';
+import type { CacheStore } from '../llm/cache/store.js';
 import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage } from '../llm/types.js';
 import { recordError } from '../envs/recording.js';
 import type { Prices } from '../llm/pricing.js';
@@ -55,7 +57,7 @@ const tokenUsage = (u: TokenUsage): TokenUsage => ({
  */
 export function recordingLayer(t: CallSink): ModelLayer {
   let calls = 0;
-  // The attempt's calls are one conversation: each prompt extends the last (src/llm/cache.ts).
+  // The attempt's calls are one conversation: each prompt extends the last (src/llm/cache/key.ts).
   const keyer = new ConversationKeyer();
   return (inner) =>
     around(inner, async (req, opts) => {
@@ -65,7 +67,7 @@ export function recordingLayer(t: CallSink): ModelLayer {
         attempt: t.attempt,
         call: calls++,
         step: t.cursor.steps + 1,
-        // Computed once per call: the cache store below takes this same key (src/llm/cache.ts).
+        // Computed once per call: the cache store below takes this same key (src/llm/cache/key.ts).
         key: sharedCacheKey(inner.model, t.api, req, keyer),
         n: req.n,
       };

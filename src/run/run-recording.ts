@@ -5,7 +5,7 @@
 //   {"t":"llm", item, attempt, call, step, key, n, choices, cached, usage, cost | error}   every model call
 //   {"t":"end", item, attempt, written}                                 whether the runner wrote its record
 // after one {"t":"session", session, model, api, startedAt} line per session. The model-call lines
-// carry the completion cache key (src/llm/cache.ts cacheKey: the keys a bundle exports) and the call's
+// carry the completion cache key (src/llm/cache/key.ts cacheKey: the keys a bundle exports) and the call's
 // own accounting (tokens, cost, cache hit), so a replay rebuilds the episode record byte for byte.
 // Lines are appended whole (src/util/durable.ts appendRecord, all through one GroupCommitLog, which
 // tracks the file's length); an attempt's "end" line is durable before the runner appends the episode
@@ -37,7 +37,7 @@ export interface CallSink {
   attempt: string;
   /** The environment steps so far (a call precedes step steps + 1). */
   cursor: { steps: number };
-  /** The api part of the cache keys (src/llm/cache.ts). */
+  /** The api part of the cache keys (src/llm/cache/key.ts). */
   api: string;
   write(line: LlmLine): void;
 }
@@ -64,7 +64,7 @@ export class RunRecorder {
     private readonly o: RecorderOptions,
   ) {
     this.session = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-    // The model's own cache-key api (src/llm/cache.ts); an uncached test double has none.
+    // The model's own cache-key api (src/llm/cache/key.ts); an uncached test double has none.
     this.api = o.model.cacheApi ?? String(o.model.describe().api ?? 'completions');
     this.fd = openRecording(file);
     this.log = new GroupCommitLog(this.fd, file, { what: 'the run recording' });

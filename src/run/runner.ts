@@ -15,7 +15,7 @@
 // error record and reported.
 import { setMaxListeners } from 'node:events';
 import type { CompletionModel } from '../llm/types.js';
-import type { CacheStore } from '../llm/cache.js';
+import type { CacheStore } from '../llm/cache/store.js';
 import type { Env } from '../envs/types.js';
 import type { Method } from '../methods/types.js';
 import type { Benchmark, Item } from '../benchmarks/types.js';

@@ -279,7 +279,7 @@ export interface ModelDescription {
   api?: string;
   /** Prices the run's costs use; source says where they came from ('none'/'unknown': no price). */
   pricesUsdPer1M?: { source?: string; prompt?: number | null; completion?: number | null };
-  /** The completion cache (src/llm/cache.ts), or the bundle a replay is served from. */
+  /** The completion cache (src/llm/cache/), or the bundle a replay is served from. */
   cache?: { mode?: string; path?: string | null; bundle?: string; sha256?: string };
   [field: string]: unknown;
 }
@@ -508,7 +508,7 @@ export interface LlmLine {
   call: number;
   /** The environment step this call precedes (env steps so far + 1). */
   step: number;
-  /** The completion cache key of the request (src/llm/cache.ts). */
+  /** The completion cache key of the request (src/llm/cache/key.ts). */
   key: string;
   n: number;
   /** What the episode received (the cache's samples 0..n-1). */
@@ -521,7 +521,7 @@ export interface LlmLine {
   usageUnknown?: true;
   /** Answered from a bundle (CompletionResult.replayed): usage/cost are the original call's, nothing was spent. */
   replayed?: true;
-  /** The cache's "every call" accounting of a hit or partial hit (CompletionResult.total, set by src/llm/cache.ts). */
+  /** The cache's "every call" accounting of a hit or partial hit (CompletionResult.total, set by src/llm/cache/store.ts). */
   total?: { usage: TokenUsage; costUsd: number; usageUnknown?: true };
   error?: RecordedError;
 }

@@ -1,7 +1,7 @@
 // A cache hit says when the usage of its samples is unknown (README "Reliability"): rows stored
 // without token counts, and rows of a cache written before such answers were marked (0 and 0).
 import { describe, expect, it } from 'vitest';
-import { usageUnknownIn, type StoredChoice } from '../../src/llm/cache.js';
+import { usageUnknownIn, type StoredChoice } from '../../src/llm/cache/stored.js';
 
 const row = (promptTokens: number | null | undefined, completionTokens: number | null | undefined): StoredChoice => ({
   sampleIndex: 0,

@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FatalRunError, UserError } from '../../src/errors.js';
-import { CacheStore, cacheLayer } from '../../src/llm/cache.js';
+import { cacheLayer } from '../../src/llm/cache/layer.js';
+import { CacheStore } from '../../src/llm/cache/store.js';
 import { resolveModelConfig } from '../../src/llm/index.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import { req, SECRET_KEY, tmpDir } from './helpers.js';

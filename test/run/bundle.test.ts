@@ -12,7 +12,7 @@ import type { Benchmark, EnvHandle, Item } from '../../src/benchmarks/types.js';
 import type { Env, StepResult } from '../../src/envs/types.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import type { Method } from '../../src/methods/types.js';
-import { CacheStore } from '../../src/llm/cache.js';
+import { CacheStore } from '../../src/llm/cache/store.js';
 import { CallLedger } from '../../src/methods/episode.js';
 import { InfraError } from '../../src/errors.js';
 import { recordingEnvHandle, replayEnvHandle, ReplayDivergence, type EnvEvent } from '../../src/envs/recording.js';

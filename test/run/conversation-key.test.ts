@@ -1,8 +1,8 @@
-// The recording layer's incremental cache key (src/llm/cache.ts ConversationKeyer): for every call of
+// The recording layer's incremental cache key (src/llm/cache/key.ts ConversationKeyer): for every call of
 // an episode it must give exactly cacheKey's value (the keys recordings and bundles carry), whether
 // the prompt extends the previous one or not, whatever characters meet at the join.
 import { describe, expect, it } from 'vitest';
-import { cacheKey, ConversationKeyer } from '../../src/llm/cache.js';
+import { cacheKey, ConversationKeyer } from '../../src/llm/cache/key.js';
 import { PAPER_SAMPLING, type CompletionRequest } from '../../src/llm/types.js';
 
 const req = (prompt: string, extra: Partial<CompletionRequest> = {}): CompletionRequest => ({
