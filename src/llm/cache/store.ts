@@ -1,4 +1,4 @@
-// The persistent completion cache: re-run from cache at zero cost, replay offline (README "Reliability"). The
+// The persistent completion cache: re-run from cache at zero cost, replay offline (README "Running experiments"). The
 // run's CacheStore answers a request from the file (./file.ts) by its key (./key.ts), or asks the
 // backend for the samples the file lacks and stores them; --cache replay makes no model calls, and
 // refuses again a request the server refused as too long for the context window (./stored.ts).
