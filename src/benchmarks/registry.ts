@@ -7,7 +7,10 @@ import type { Benchmark, BenchmarkDefinition, Item, Split } from './types.js';
 const factories = new Map<string, () => BenchmarkDefinition<unknown>>();
 const instances = new Map<string, Benchmark>();
 
-/** Registers a benchmark under its name; the factory runs on first use (data loads lazily). */
+/**
+ * Registers a benchmark under its name; the factory runs on first use (data loads lazily), and what it
+ * returns is checked then (getBenchmark): a member the contract no longer reads is refused.
+ */
 export function registerBenchmark<Options>(name: string, factory: () => BenchmarkDefinition<Options>): void {
   if (factories.has(name)) throw new Error(`benchmark "${name}" is registered twice`);
   factories.set(name, factory);
@@ -49,12 +52,34 @@ export function getBenchmark(name: string): Benchmark {
   if (b) return b;
   const f = factories.get(name);
   if (!f) throw unknownBenchmark(name);
-  b = completeBenchmark(f());
+  const def = f();
+  refuseRemovedMembers(def);
+  b = completeBenchmark(def);
   if (b.name !== name) throw new Error(`benchmark registered as "${name}" calls itself "${b.name}"`);
   // A flag another benchmark also declares must have its type (one flag of `run`, one parser type).
   for (const other of instances.values()) checkSharedFlags(other, b);
   instances.set(name, b);
   return b;
+}
+
+/**
+ * Members an older contract read and this one does not (docs/library.md "Changes for plug-in
+ * authors"): a plug-in still declaring one (plain JavaScript, or typed against the old types) would
+ * have it ignored without a word, its Table 2 sample or its combination's base runs changed, so it is
+ * refused, saying what replaces it.
+ */
+function refuseRemovedMembers(def: BenchmarkDefinition<unknown>): void {
+  const removed = (member: string, instead: string) => new UserError(`benchmark "${def.name}": ${member} is no longer read: ${instead}`);
+  const declares = (o: object | undefined, member: string) => o !== undefined && (o as Record<string, unknown>)[member] !== undefined;
+  if (declares(def.errorAnalysis, 'isCorrect'))
+    throw removed('errorAnalysis.isCorrect', 'declare isCorrect(episode) on the benchmark itself (default: its primary metric equals 1)');
+  for (const [name, d] of Object.entries(def.derivedMethods ?? {})) {
+    if (declares(d, 'baseSettings'))
+      throw removed(
+        `derivedMethods.${name}.baseSettings`,
+        "a base run runs with the combination's settings and its own method, and describe(options) and combine(item, bases, options) receive the options parseOptions returned",
+      );
+  }
 }
 
 /** The one split a benchmark without splits has: every item, in index order. */
