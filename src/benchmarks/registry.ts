@@ -126,8 +126,9 @@ export function benchmarkOptions(bench: Pick<Benchmark, 'parseOptions'>, setting
 }
 
 // A flag several benchmarks declare (--env-url for ALFWorld and WebShop, the Wikipedia flags for
-// HotpotQA and FEVER) is one flag of `run`: one parser type for all of them, so the rule is that they
-// agree in type (and choices), checked when a benchmark is created; the help text names every
+// HotpotQA and FEVER) is one flag of `run`: one parser type for all of them and one rule for how a
+// bundle keeps its value (OptionSpec.path, inBundle), so the rule is that they agree in type (and
+// choices) and in those two, checked when a benchmark is created; the help text names every
 // benchmark that uses the flag and keeps each one's description when they differ.
 
 /** What a benchmark declares, as far as its flags go. */
@@ -140,22 +141,31 @@ export interface FlagDeclarer {
 const choicesOf = (s: OptionSpec): string => (s.choices ? [...s.choices].sort().join('|') : '');
 const typeOf = (s: OptionSpec): string => (s.choices ? `${s.type} (${s.choices.join('|')})` : s.type);
 
-/** UserError (one line naming both benchmarks) when the two declare a flag of one name with different types. */
+/**
+ * UserError (one line naming both benchmarks) when the two declare a flag of one name with different
+ * types, or differ in whether it names a file (path) or in how a bundle keeps it (inBundle, the same
+ * function): one of the two declarations would be dropped without a word.
+ */
 export function checkSharedFlags(a: FlagDeclarer, b: FlagDeclarer): void {
   for (const [flag, sa] of Object.entries(a.options)) {
     const sb = b.options[flag];
-    if (!sb || (sa.type === sb.type && choicesOf(sa) === choicesOf(sb))) continue;
-    throw new UserError(
-      `--${flag}: benchmarks "${a.name}" and "${b.name}" both declare it, as ${typeOf(sa)} and ${typeOf(sb)}: a flag shared by benchmarks must have one type (rename one of them)`,
-    );
+    if (!sb) continue;
+    const both = `--${flag}: benchmarks "${a.name}" and "${b.name}" both declare it`;
+    if (sa.type !== sb.type || choicesOf(sa) !== choicesOf(sb))
+      throw new UserError(
+        `${both}, as ${typeOf(sa)} and ${typeOf(sb)}: a flag shared by benchmarks must have one type (rename one of them)`,
+      );
+    const alike = 'a flag shared by benchmarks must be declared alike (share one OptionSpec)';
+    if (!!sa.path !== !!sb.path) throw new UserError(`${both}, one naming a file (path: true) and one not: ${alike}`);
+    if (sa.inBundle !== sb.inBundle) throw new UserError(`${both}, with different inBundle hooks: ${alike}`);
   }
 }
 
 /**
  * The benchmarks' flags as one table (checked pairwise first). A shared flag is listed once under a
  * heading naming its benchmarks; differing descriptions are all kept, each after its benchmark's title;
- * differing defaults are left to each benchmark (the run applies its own benchmark's defaults). A flag
- * one of them declares a path (OptionSpec.path) is one: a bundle never passes it on.
+ * differing defaults are left to each benchmark (the run applies its own benchmark's defaults); its
+ * type, path and inBundle are the same in every declaration (checkSharedFlags).
  */
 export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTable {
   for (let i = 0; i < benches.length; i++) for (let j = i + 1; j < benches.length; j++) checkSharedFlags(benches[i], benches[j]);
@@ -168,12 +178,9 @@ export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTab
     const { default: _d, ...shape } = first;
     const describes = new Set(specs.map((s) => s.describe));
     const defaults = new Set(specs.map((s) => JSON.stringify(s.default)));
-    const inBundle = specs.find((s) => s.inBundle)?.inBundle;
     out[flag] = {
       group: `${users.map((b) => b.title).join(' / ')} options:`,
       ...shape,
-      ...(specs.some((s) => s.path) ? { path: true } : {}),
-      ...(inBundle ? { inBundle } : {}),
       describe: describes.size === 1 ? first.describe : users.map((b, i) => `${b.title}: ${specs[i].describe}`).join('; '),
       ...(defaults.size === 1 && first.default !== undefined ? { default: first.default } : {}),
     };
