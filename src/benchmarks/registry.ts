@@ -7,7 +7,10 @@ import type { Benchmark, BenchmarkDefinition, Item, Split } from './types.js';
 const factories = new Map<string, () => BenchmarkDefinition<unknown>>();
 const instances = new Map<string, Benchmark>();
 
-/** Registers a benchmark under its name; the factory runs on first use (data loads lazily). */
+/**
+ * Registers a benchmark under its name; the factory runs on first use (data loads lazily), and what it
+ * returns is checked then (getBenchmark): a member the contract no longer reads is refused.
+ */
 export function registerBenchmark<Options>(name: string, factory: () => BenchmarkDefinition<Options>): void {
   if (factories.has(name)) throw new Error(`benchmark "${name}" is registered twice`);
   factories.set(name, factory);
@@ -49,12 +52,34 @@ export function getBenchmark(name: string): Benchmark {
   if (b) return b;
   const f = factories.get(name);
   if (!f) throw unknownBenchmark(name);
-  b = completeBenchmark(f());
+  const def = f();
+  refuseRemovedMembers(def);
+  b = completeBenchmark(def);
   if (b.name !== name) throw new Error(`benchmark registered as "${name}" calls itself "${b.name}"`);
   // A flag another benchmark also declares must have its type (one flag of `run`, one parser type).
   for (const other of instances.values()) checkSharedFlags(other, b);
   instances.set(name, b);
   return b;
+}
+
+/**
+ * Members an older contract read and this one does not (docs/library.md "Changes for plug-in
+ * authors"): a plug-in still declaring one (plain JavaScript, or typed against the old types) would
+ * have it ignored without a word, its Table 2 sample or its combination's base runs changed, so it is
+ * refused, saying what replaces it.
+ */
+function refuseRemovedMembers(def: BenchmarkDefinition<unknown>): void {
+  const removed = (member: string, instead: string) => new UserError(`benchmark "${def.name}": ${member} is no longer read: ${instead}`);
+  const declares = (o: object | undefined, member: string) => o !== undefined && (o as Record<string, unknown>)[member] !== undefined;
+  if (declares(def.errorAnalysis, 'isCorrect'))
+    throw removed('errorAnalysis.isCorrect', 'declare isCorrect(episode) on the benchmark itself (default: its primary metric equals 1)');
+  for (const [name, d] of Object.entries(def.derivedMethods ?? {})) {
+    if (declares(d, 'baseSettings'))
+      throw removed(
+        `derivedMethods.${name}.baseSettings`,
+        "a base run runs with the combination's settings and its own method, and describe(options) and combine(item, bases, options) receive the options parseOptions returned",
+      );
+  }
 }
 
 /** The one split a benchmark without splits has: every item, in index order. */
@@ -101,8 +126,9 @@ export function benchmarkOptions(bench: Pick<Benchmark, 'parseOptions'>, setting
 }
 
 // A flag several benchmarks declare (--env-url for ALFWorld and WebShop, the Wikipedia flags for
-// HotpotQA and FEVER) is one flag of `run`: one parser type for all of them, so the rule is that they
-// agree in type (and choices), checked when a benchmark is created; the help text names every
+// HotpotQA and FEVER) is one flag of `run`: one parser type for all of them and one rule for how a
+// bundle keeps its value (OptionSpec.path, inBundle), so the rule is that they agree in type (and
+// choices) and in those two, checked when a benchmark is created; the help text names every
 // benchmark that uses the flag and keeps each one's description when they differ.
 
 /** What a benchmark declares, as far as its flags go. */
@@ -115,22 +141,31 @@ export interface FlagDeclarer {
 const choicesOf = (s: OptionSpec): string => (s.choices ? [...s.choices].sort().join('|') : '');
 const typeOf = (s: OptionSpec): string => (s.choices ? `${s.type} (${s.choices.join('|')})` : s.type);
 
-/** UserError (one line naming both benchmarks) when the two declare a flag of one name with different types. */
+/**
+ * UserError (one line naming both benchmarks) when the two declare a flag of one name with different
+ * types, or differ in whether it names a file (path) or in how a bundle keeps it (inBundle, the same
+ * function): one of the two declarations would be dropped without a word.
+ */
 export function checkSharedFlags(a: FlagDeclarer, b: FlagDeclarer): void {
   for (const [flag, sa] of Object.entries(a.options)) {
     const sb = b.options[flag];
-    if (!sb || (sa.type === sb.type && choicesOf(sa) === choicesOf(sb))) continue;
-    throw new UserError(
-      `--${flag}: benchmarks "${a.name}" and "${b.name}" both declare it, as ${typeOf(sa)} and ${typeOf(sb)}: a flag shared by benchmarks must have one type (rename one of them)`,
-    );
+    if (!sb) continue;
+    const both = `--${flag}: benchmarks "${a.name}" and "${b.name}" both declare it`;
+    if (sa.type !== sb.type || choicesOf(sa) !== choicesOf(sb))
+      throw new UserError(
+        `${both}, as ${typeOf(sa)} and ${typeOf(sb)}: a flag shared by benchmarks must have one type (rename one of them)`,
+      );
+    const alike = 'a flag shared by benchmarks must be declared alike (share one OptionSpec)';
+    if (!!sa.path !== !!sb.path) throw new UserError(`${both}, one naming a file (path: true) and one not: ${alike}`);
+    if (sa.inBundle !== sb.inBundle) throw new UserError(`${both}, with different inBundle hooks: ${alike}`);
   }
 }
 
 /**
  * The benchmarks' flags as one table (checked pairwise first). A shared flag is listed once under a
  * heading naming its benchmarks; differing descriptions are all kept, each after its benchmark's title;
- * differing defaults are left to each benchmark (the run applies its own benchmark's defaults). A flag
- * one of them declares a path (OptionSpec.path) is one: a bundle never passes it on.
+ * differing defaults are left to each benchmark (the run applies its own benchmark's defaults); its
+ * type, path and inBundle are the same in every declaration (checkSharedFlags).
  */
 export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTable {
   for (let i = 0; i < benches.length; i++) for (let j = i + 1; j < benches.length; j++) checkSharedFlags(benches[i], benches[j]);
@@ -143,12 +178,9 @@ export function mergeBenchmarkFlags(benches: readonly FlagDeclarer[]): OptionTab
     const { default: _d, ...shape } = first;
     const describes = new Set(specs.map((s) => s.describe));
     const defaults = new Set(specs.map((s) => JSON.stringify(s.default)));
-    const inBundle = specs.find((s) => s.inBundle)?.inBundle;
     out[flag] = {
       group: `${users.map((b) => b.title).join(' / ')} options:`,
       ...shape,
-      ...(specs.some((s) => s.path) ? { path: true } : {}),
-      ...(inBundle ? { inBundle } : {}),
       describe: describes.size === 1 ? first.describe : users.map((b, i) => `${b.title}: ${specs[i].describe}`).join('; '),
       ...(defaults.size === 1 && first.default !== undefined ? { default: first.default } : {}),
     };

@@ -47,7 +47,8 @@ export type CompleteOptions = {
   /**
    * Called with each request just before it goes to the backend, below the cache (the budget's
    * admission, src/run/model-chain.ts): a call the cache answers is never admitted, as it costs nothing.
-   * The request waits until it settles; it may reject to refuse the request.
+   * The request waits until it settles; it may reject to refuse the request. The admission layer calls it
+   * and does not pass it on: a backend never receives it.
    */
   admit?: (sent: CompletionRequest) => void | Promise<void>;
 };

@@ -80,19 +80,14 @@ export class Budget {
    * they settle when it fits only then; or refuses it with BudgetStop (remembered: every later call is
    * refused too) when it could pass the budget with nothing else in flight. A call refused while
    * waiting because `signal` aborted gets an AbortedUnsentError (it was never sent, so never billed).
-   * `held`: estimates this same call already holds (a call that sends more than one request); such a
-   * call never waits, since it would wait on itself: it is admitted or refused with everything in flight
-   * counted. The returned release ends the estimate once the call has returned (and the meter counted
-   * what it cost) or failed.
+   * A call is admitted once (src/run/model-chain.ts admissionLayer), so it never waits on itself. The
+   * returned release ends the estimate once the call has returned (and the meter counted what it cost)
+   * or failed.
    */
-  begin(estimate: number, opts: { signal?: AbortSignal; held?: number } = {}): Promise<BudgetRelease> {
+  begin(estimate: number, opts: { signal?: AbortSignal } = {}): Promise<BudgetRelease> {
     if (this.stopped) return Promise.reject(this.stopped);
-    const { signal, held = 0 } = opts;
+    const { signal } = opts;
     if (signal?.aborted) return Promise.reject(new AbortedUnsentError(signal.reason));
-    if (held > 0) {
-      if (this.settled + this.inFlight + estimate > this.maxUsd) return Promise.reject(this.stop(estimate, this.inFlight));
-      return Promise.resolve(this.admit(estimate));
-    }
     return new Promise<BudgetRelease>((resolve, reject) => {
       const onAbort = () => {
         const at = this.waiting.indexOf(w);
@@ -123,7 +118,7 @@ export class Budget {
     while (this.waiting.length > 0 && !this.stopped) {
       const w = this.waiting[0];
       if (this.settled + w.estimate > this.maxUsd) {
-        this.stop(w.estimate, 0);
+        this.stop(w.estimate);
         return;
       }
       // It fits once the calls in flight settle (at most at their estimates): until then it waits.
@@ -148,17 +143,13 @@ export class Budget {
     };
   }
 
-  /**
-   * Stops the run, refusing every waiting call: the next call (of `estimate`) could pass the budget with
-   * the spend so far and `counted` of the estimates in flight (none, unless the call held an admission).
-   */
-  private stop(estimate: number, counted: number): BudgetStop {
+  /** Stops the run, refusing every waiting call: the next call (of `estimate`) could pass the budget with nothing in flight. */
+  private stop(estimate: number): BudgetStop {
     // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are left out.
     const spent = usdText(this.spent, spendStanding(this.meter.spent));
     this.stopped = new BudgetStop(
       `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${spent ?? 'an unknown amount'} spent by this command when it stopped` +
         (this.unreported > 0 ? ` (${spent ? 'plus ' : ''}up to ${usd(this.unreported)} for calls answered without usage)` : '') +
-        (counted > 0 ? ` (up to ${usd(counted)} more in flight)` : '') +
         `, and the next call (up to ${usd(estimate)}) could pass it`,
     );
     for (const w of this.waiting.splice(0)) w.refuse(this.stopped);

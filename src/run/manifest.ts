@@ -12,6 +12,7 @@ import { gitFactsSync } from '../util/git-facts.js';
 import { JsonFields } from '../util/json-fields.js';
 import { UserError } from '../errors.js';
 import { redactUrlsIn } from '../util/redact.js';
+import { safeEndpointLabel } from '../llm/endpoints.js';
 import { canonicalJson } from './run-id.js';
 import { isSessionOnly } from './options.js';
 import { settleEarlierSessions } from './meter.js';
@@ -208,7 +209,9 @@ export function openSession(o: {
     status: 'running',
     linesAtStart: o.linesAtStart,
     price: o.price,
-    ...(o.endpoints?.length ? { endpoints: o.endpoints.map(recordableUrl) } : {}),
+    // Written as the model's description writes them (modelDescription.endpoints), so one server has one
+    // spelling in a manifest: no userinfo, query (a key may hide there) or fragment.
+    ...(o.endpoints?.length ? { endpoints: o.endpoints.map(safeEndpointLabel) } : {}),
     ...(o.retryErrors ? { retryErrors: true } : {}),
     ...(o.maxConsecutiveFailures !== undefined ? { maxConsecutiveFailures: o.maxConsecutiveFailures } : {}),
   };

@@ -103,13 +103,13 @@ export function recordingLayer(t: CallSink): ModelLayer {
 export function budgetLayer(budget: Budget, prices: Prices | null, onStop: (stop: BudgetStop) => void): ModelLayer {
   return (inner) =>
     around(inner, async (req, opts) => {
-      const releases: BudgetRelease[] = [];
-      let held = 0;
-      // Waits while the calls in flight may still fill the budget; an interrupt ends the wait (src/run/budget.ts).
+      let release: BudgetRelease | undefined;
+      // Called by admissionLayer once at most: the metering and cache layers between send at most one
+      // request per call (none for a cache hit). Waits while the calls in flight may still fill the
+      // budget; an interrupt ends the wait (src/run/budget.ts).
       const admit = async (sent: CompletionRequest) => {
-        const estimate = estimateCallUsd(sent, prices);
-        releases.push(await budget.begin(estimate, { ...(opts?.signal ? { signal: opts.signal } : {}), held }));
-        held += estimate;
+        if (release) throw new Error('a call was admitted twice');
+        release = await budget.begin(estimateCallUsd(sent, prices), opts?.signal ? { signal: opts.signal } : {});
       };
       let res: CompletionResult | undefined;
       try {
@@ -120,16 +120,20 @@ export function budgetLayer(budget: Budget, prices: Prices | null, onStop: (stop
         throw e;
       } finally {
         // A call answered without usage keeps its estimate: the budget cannot know what it cost.
-        for (const release of releases) release(res?.usageUnknown === true);
+        release?.(res?.usageUnknown === true);
       }
     });
 }
 
-/** Where the budget admits a request: right above the backend, below the cache (see budgetLayer). */
+/**
+ * Where the budget admits a request: right above the backend, below the cache (see budgetLayer). The
+ * admission ends here: the backend is not handed it, so a request is admitted once.
+ */
 export const admissionLayer: ModelLayer = (inner) =>
   around(inner, async (req, opts) => {
-    await opts?.admit?.(req);
-    return inner.complete(req, opts);
+    const { admit, ...rest } = opts ?? {};
+    await admit?.(req);
+    return inner.complete(req, rest);
   });
 
 /**

@@ -324,9 +324,10 @@ export interface SessionInfo {
   /** Whether this invocation's model had a known price (src/llm/pricing.ts); absent in older runs. */
   price?: PriceStatus;
   /**
-   * The model endpoints (base URLs, userinfo as "***" like the settings') this invocation was given: a
-   * resume may call another server than the settings name. Absent in older runs and when it called none
-   * (an embedded model, --cache replay, a re-run from a bundle).
+   * The model endpoints this invocation was given, as modelDescription.endpoints writes them (scheme,
+   * host, port, path: src/llm/endpoints.ts safeEndpointLabel): a resume may call another server than
+   * the settings name. Absent in older runs and when it called none (an embedded model, --cache
+   * replay, a re-run from a bundle).
    */
   endpoints?: string[];
   /** --max-consecutive-failures as given to this invocation (a resume keeps it). */

@@ -311,10 +311,6 @@ export class RunStore {
     return durable;
   }
 
-  writeManifest(manifest: object): void {
-    writeManifest(this.dir, manifestText(manifest));
-  }
-
   writeSummary(csv: string): void {
     writeSummary(this.dir, csv);
   }

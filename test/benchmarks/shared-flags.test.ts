@@ -1,9 +1,10 @@
 // Two toy benchmarks declaring a flag of the same name: one flag of `run`, listed under both with
-// each one's description; declared with different types, refused in one line naming both.
+// each one's description; declared with different types, or one as a path (or kept its own way by a
+// bundle) and the other not, refused in one line naming both.
 import { describe, expect, it } from 'vitest';
 import { registerBenchmark, getBenchmark } from '../../src/benchmarks/registry.js';
 import type { BenchmarkDefinition } from '../../src/benchmarks/types.js';
-import type { OptionTable } from '../../src/options.js';
+import type { OptionSpec, OptionTable, SettingValue } from '../../src/options.js';
 import { allRunOptions, runDefaults } from '../../src/run/deps.js';
 import { main } from '../../src/cli/main.js';
 import { UserError } from '../../src/errors.js';
@@ -102,5 +103,31 @@ describe('a flag two benchmarks declare', () => {
       expect(() => checkSharedFlags(a, b)).not.toThrow();
       expect(() => checkSharedFlags(a, c)).toThrow('--mode: benchmarks "p" and "r" both declare it, as string (x|y) and string (x|z)');
     });
+  });
+
+  it('a path flag and a flag a bundle keeps its own way must be declared alike by both', async () => {
+    const { checkSharedFlags, mergeBenchmarkFlags } = await import('../../src/benchmarks/registry.js');
+    const keepLive = (v: SettingValue) => (v === 'record' ? 'live' : v);
+    const declarer = (name: string, spec: Partial<OptionSpec>) => ({
+      name,
+      title: name.toUpperCase(),
+      options: { data: { type: 'string', describe: 'd', ...spec } as OptionSpec },
+    });
+    const plain = declarer('p', {});
+    const path = declarer('q', { path: true });
+    const kept = declarer('r', { inBundle: keepLive });
+    expect(() => checkSharedFlags(plain, path)).toThrow(
+      '--data: benchmarks "p" and "q" both declare it, one naming a file (path: true) and one not: a flag shared by benchmarks must be declared alike (share one OptionSpec)',
+    );
+    expect(() => checkSharedFlags(path, plain)).toThrow(/one naming a file \(path: true\) and one not/);
+    expect(() => checkSharedFlags(plain, kept)).toThrow(
+      '--data: benchmarks "p" and "r" both declare it, with different inBundle hooks: a flag shared by benchmarks must be declared alike (share one OptionSpec)',
+    );
+    expect(() => checkSharedFlags(kept, declarer('s', { inBundle: (v: SettingValue) => v }))).toThrow(/different inBundle hooks/);
+    expect(() => mergeBenchmarkFlags([plain, path])).toThrow(UserError);
+    // Declared alike (one hook, both paths): one flag, as declared.
+    expect(() => checkSharedFlags(kept, declarer('t', { inBundle: keepLive }))).not.toThrow();
+    const merged = mergeBenchmarkFlags([path, declarer('u', { path: true })]);
+    expect(merged.data.path).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // Each session of a run names the model endpoint(s) it was given (manifest.sessions[].endpoints): a run
 // resumed with --retry-errors on another --base-url says so, while the run's settings keep the first
-// session's. The API key never reaches the manifest, and the report reads the run.
+// session's. Each is written as the model's description writes it (scheme, host, port, path). The API
+// key never reaches the manifest, and the report reads the run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,8 @@ it('a session resumed with --retry-errors on another --base-url names that endpo
   const m = JSON.parse(text);
   expect(m.settings.baseUrl).toBe(down.baseURL); // the run's settings are its first session's
   expect(m.sessions.map((s: { endpoints?: string[] }) => s.endpoints)).toEqual([[down.baseURL], [up.baseURL]]);
+  // One spelling of a server in one manifest: the sessions' as the model's description's.
+  expect(m.sessions[0].endpoints).toEqual(m.modelDescription.endpoints);
   expect(m.sessions[1].retryErrors).toBe(true);
   // The report reads such a run as any other.
   const rep = await runCli(['report', path.join(results, id), '--format', 'csv'], { cwd: tmp });

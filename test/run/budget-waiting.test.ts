@@ -100,13 +100,4 @@ describe('Budget: calls wait for those in flight', () => {
       'stopped at the --max-cost budget of $1.00: an unknown amount spent by this command when it stopped (up to $0.7000 for calls answered without usage), and the next call (up to $0.4000) could pass it',
     );
   });
-
-  it('a call that already holds an admission never waits on itself: it is decided with everything in flight counted', async () => {
-    const b = new Budget(1);
-    const first = await b.begin(0.5);
-    (await b.begin(0.4, { held: 0.5 }))();
-    await expect(b.begin(0.6, { held: 0.5 })).rejects.toBeInstanceOf(BudgetStop);
-    expect(b.stopped?.message).toMatch(/\(up to \$0\.5000 more in flight\), and the next call \(up to \$0\.6000\) could pass it$/);
-    first();
-  });
 });

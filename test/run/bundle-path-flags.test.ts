@@ -81,13 +81,18 @@ describe('bundle settings follow the flag declarations', () => {
     expect(bundleSettings({ wiki: 'api' }, allRunOptions(), 'b')).toEqual({ wiki: 'api' });
   });
 
-  it('a flag shared by benchmarks is a path when one of them declares it so', () => {
+  it('a flag shared by benchmarks is a path when both declare it so, and refused when only one does', () => {
     const shared = (path: boolean): OptionTable => ({ data: { type: 'string', describe: 'd', ...(path ? { path: true as const } : {}) } });
     const merged = mergeBenchmarkFlags([
-      { name: 'a', title: 'A', options: shared(false) },
+      { name: 'a', title: 'A', options: shared(true) },
       { name: 'b', title: 'B', options: shared(true) },
     ]);
     expect(merged.data.path).toBe(true);
     expect(bundleSettings({ data: '/x' }, merged, 'b')).toEqual({});
+    const mixed = [
+      { name: 'a', title: 'A', options: shared(false) },
+      { name: 'b', title: 'B', options: shared(true) },
+    ];
+    expect(() => mergeBenchmarkFlags(mixed)).toThrow(/^--data: benchmarks "a" and "b" both declare it, one naming a file/);
   });
 });

@@ -218,7 +218,7 @@ describe('executeRun', () => {
     await expect(executeRun({ ...base(), limit: 1, apiKeyEnv: 'sk-test-SECRET-123' }, leaky, io)).rejects.toThrow(/secret/);
   });
 
-  it("records each session's model endpoints, userinfo redacted as the settings'; a model with none records none", async () => {
+  it("records each session's model endpoints as the model's description writes them; a model with none records none", async () => {
     const { io } = quietIO();
     const plain = await executeRun({ ...base(), limit: 1 }, fakeDeps(), io);
     expect(JSON.parse(read(plain.dir, 'manifest.json')).sessions[0]).not.toHaveProperty('endpoints');
@@ -226,12 +226,14 @@ describe('executeRun', () => {
     const opened = deps.createModel;
     deps.createModel = async (run, hooks) => ({
       ...(await opened(run, hooks)),
-      endpoints: ['http://user:pw-SECRET-456@a.test/v1', 'http://b.test:8000/v1'],
+      endpoints: ['http://user:pw-SECRET-456@a.test/v1', 'http://b.test:8000/v1/?key=q-SECRET-789#frag', 'https://c.test/'],
     });
     const r = await executeRun({ ...base(), limit: 2, resultsDir: path.join(dir, 'e') }, deps, io);
     const text = read(r.dir, 'manifest.json');
-    expect(text).not.toContain('pw-SECRET-456');
-    expect(JSON.parse(text).sessions[0].endpoints).toEqual(['http://***@a.test/v1', 'http://b.test:8000/v1']);
+    expect(text).not.toContain('SECRET');
+    // Scheme, host, port and path, as modelDescription.endpoints (src/llm/endpoints.ts safeEndpointLabel):
+    // no userinfo, query, fragment or trailing slash.
+    expect(JSON.parse(text).sessions[0].endpoints).toEqual(['http://a.test/v1', 'http://b.test:8000/v1', 'https://c.test']);
   });
 });
 

@@ -2,7 +2,7 @@
 // of the layers, what each figure counts (a cache hit, a refused call, an aborted call, a restarted
 // attempt), the budget reading the meter, and the one money formatter and OpenAI rule.
 import { describe, expect, it } from 'vitest';
-import type { CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
+import type { CompleteOptions, CompletionModel, CompletionRequest, CompletionResult } from '../../src/llm/types.js';
 import { PAPER_SAMPLING } from '../../src/llm/types.js';
 import { episodeModel } from '../../src/run/model-chain.js';
 import { EpisodeMeter, SpendMeter } from '../../src/run/meter.js';
@@ -127,6 +127,22 @@ describe('the model chain of an episode', () => {
     expect(budget.stopped?.message).toBe(
       'stopped at the --max-cost budget of $0.9000: $1.00 spent by this command when it stopped, and the next call (up to $0.0000) could pass it',
     );
+  });
+
+  it('admits each call once, at the admission layer: the backend is not handed the admission to call again', async () => {
+    const seen: unknown[] = [];
+    const backend: CompletionModel = {
+      model: 'm',
+      describe: () => ({ backend: 'double' }),
+      async complete(_r: CompletionRequest, opts?: CompleteOptions): Promise<CompletionResult> {
+        seen.push(opts?.admit);
+        return { choices: [{ index: 0, text: 'x', finishReason: 'stop' }], usage: usage(1, 1), costUsd: 0, cachedChoices: 0, latencyMs: 0 };
+      },
+    };
+    const budget = new Budget(1);
+    const m = episodeModel({ model: backend, meter: new EpisodeMeter(), budget: { budget, prices: null, onStop: () => undefined } });
+    await m.complete(req('a'));
+    expect(seen).toEqual([undefined]);
   });
 
   it('a call answered without usage is paid-unknown, never "0 tokens, $0": the budget keeps its estimate', async () => {

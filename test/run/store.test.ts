@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore, loadEpisodes, writeFileAtomic } from '../../src/runlog/store.js';
 import { EpisodeMeter } from '../../src/run/meter.js';
 import { errorRecord } from '../../src/run/record.js';
-import type { EpisodeRecord } from '../../src/runlog/schema.js';
+import type { EpisodeRecord, RunManifest } from '../../src/runlog/schema.js';
+import { saveManifest } from '../../src/run/manifest.js';
 
 const rec = (i: number, em = 1, error: EpisodeRecord['error'] = null): EpisodeRecord => ({
   ...errorRecord(
@@ -77,12 +78,14 @@ describe('RunStore', () => {
     expect(records.get(5)!.metrics.em).toBe(1);
   });
 
-  it('writes the manifest atomically (no temp files left, whole content)', () => {
-    const s = RunStore.open(dir);
-    s.writeManifest({ a: 1 });
-    s.writeManifest({ a: 2, b: 'x'.repeat(10000) });
-    s.close();
+  it('writes the manifest atomically through the secret check (no temp files left, whole content)', () => {
+    // Every writer writes a manifest so (src/run/manifest.ts saveManifest).
+    const manifest = (fields: object) => fields as unknown as RunManifest;
+    saveManifest(dir, manifest({ a: 1 }), []);
+    saveManifest(dir, manifest({ a: 2, b: 'x'.repeat(10000) }), ['sk-test-SECRET-1']);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).a).toBe(2);
+    expect(() => saveManifest(dir, manifest({ a: 3, key: 'sk-test-SECRET-1' }), ['sk-test-SECRET-1'])).toThrow(/secret/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).a).toBe(2); // the old one, whole
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     writeFileAtomic(path.join(dir, 'x.txt'), 'hello');
     expect(fs.readFileSync(path.join(dir, 'x.txt'), 'utf8')).toBe('hello');
