@@ -153,7 +153,8 @@ export class Budget {
    * the spend so far and `counted` of the estimates in flight (none, unless the call held an admission).
    */
   private stop(estimate: number, counted: number): BudgetStop {
-    // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are left out.
+    // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are
+    // left out (not free: calls estimated at rates of 0 never reach a budget).
     const spent = usdText(this.spent, spendStanding(this.meter.spent));
     this.stopped = new BudgetStop(
       `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${spent ?? 'an unknown amount'} spent by this command when it stopped` +
