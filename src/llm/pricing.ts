@@ -1,7 +1,8 @@
 // The price rule, in one place: where a model's prices come from (flags, OpenAI's list price on its own
-// endpoint, or none), whether its costs are money (README "Reliability": known, unknown, free), and
-// the one dollar formula behind every cost figure (a call's bill, what a cache hit stands for,
-// --max-cost's estimate, the dry run's range). Prices are USD per 1M tokens (prompt, completion).
+// endpoint, or none), whether its costs are money (README "Reliability": known, unknown, or free: a
+// model run in-process, or rates of 0 given, bills nothing), and the one dollar formula behind every
+// cost figure (a call's bill, what a cache hit stands for, --max-cost's estimate, the dry run's range).
+// Prices are USD per 1M tokens (prompt, completion).
 import type { CompletionModel, TokenUsage } from './types.js';
 import type { PriceStatus } from '../runlog/schema.js';
 
@@ -58,9 +59,15 @@ export function isNoPriceSource(source: unknown): boolean {
   return source === 'none' || source === 'unknown';
 }
 
-/** The typed prices of a resolution (a backend given prices with no source was given them by flags). */
+/** Rates that bill nothing: a call at them costs $0 whatever usage it had, or lacked. */
+function billsNothing(p: Prices): boolean {
+  return p.promptPerM === 0 && p.completionPerM === 0;
+}
+
+/** The typed prices of a resolution (a backend given prices with no source was given them by flags); rates of 0 are free. */
 export function modelPricesOf(p: Prices & { source?: string }): ModelPrices {
-  return { promptPerM: p.promptPerM, completionPerM: p.completionPerM, status: isNoPriceSource(p.source) ? 'unknown' : 'known' };
+  const status = isNoPriceSource(p.source) ? 'unknown' : billsNothing(p) ? 'free' : 'known';
+  return { promptPerM: p.promptPerM, completionPerM: p.completionPerM, status };
 }
 
 /** A resolution as people read it (dry run, --max-cost's refusal). */
@@ -77,8 +84,8 @@ export function isUnpriced(p: PriceInfo | null): boolean {
 
 /**
  * The prices a model description states (CompletionModel.describe(), a manifest's modelDescription):
- * an in-process model (llama.cpp) or a backend that states none sends no bill; a rate that is not a
- * finite number costs nothing.
+ * an in-process model (llama.cpp), a backend that states none, or one that states rates of 0 sends no
+ * bill; a rate that is not a finite number costs nothing.
  */
 export function pricesOfDescription(desc: Record<string, unknown>): ModelPrices {
   const p = desc.pricesUsdPer1M;
@@ -86,11 +93,8 @@ export function pricesOfDescription(desc: Record<string, unknown>): ModelPrices 
   const { source, prompt, completion } = p as { source?: unknown; prompt?: unknown; completion?: unknown };
   const rate = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const stated = typeof prompt === 'number' && typeof completion === 'number' && !isNoPriceSource(source);
-  return {
-    promptPerM: rate(prompt),
-    completionPerM: rate(completion),
-    status: desc.backend === 'llama.cpp' ? 'free' : stated ? 'known' : 'unknown',
-  };
+  const rates = { promptPerM: rate(prompt), completionPerM: rate(completion) };
+  return { ...rates, status: desc.backend === 'llama.cpp' || (stated && billsNothing(rates)) ? 'free' : stated ? 'known' : 'unknown' };
 }
 
 /** A model's prices: its own (src/llm/openai-model.ts), else as its description states them (a library user's model, a bundle's answers). */

@@ -256,9 +256,9 @@ export function runsTable(
     { key: 'cached', label: 'Cached calls' },
     { key: 'tokens', label: 'Tokens (total)' },
     { key: 'spent_tokens', label: 'Tokens (spent)' },
-    { key: 'cost', label: 'Cost USD (total)' },
+    { key: 'cost', label: 'Cost USD (total)', cost: true },
     ...(withoutUsage ? [{ key: 'usage_unknown', label: 'Calls without usage' }] : []),
-    { key: 'spent_cost', label: 'Cost USD (spent)' },
+    { key: 'spent_cost', label: 'Cost USD (spent)', cost: true },
     ...(unknownBilling ? [{ key: 'paid_unknown', label: 'Calls of unknown billing' }] : []),
     { key: 'status', label: 'Status' },
   ];
@@ -323,12 +323,12 @@ export function runsTable(
         : []),
       ...(withoutUsage
         ? [
-            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage).',
+            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage; whole when every session of the run billed nothing by its rates).',
           ]
         : []),
       ...(unknownBilling
         ? [
-            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage).',
+            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage; whole when every session of the run billed nothing by its rates).',
           ]
         : []),
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",

@@ -17,7 +17,7 @@ import { selectRuns, type Selection } from './grouping.js';
 import type { RunView } from './model.js';
 import type { StepRecord } from '../methods/types.js';
 import { metricKeysOf } from '../run/summary.js';
-import { episodeCostKnown, episodeCostStandings } from '../run/meter.js';
+import { episodeCostContext, episodeCostKnown, episodeCostStandings, type EpisodeCostContext } from '../run/meter.js';
 import { recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { isScored } from '../util/numbers.js';
 import type { EpisodeCorrect } from './correct.js';
@@ -187,9 +187,15 @@ function spent(r: EpisodeRecord): { tokens: number; cost: number } {
 
 /**
  * One episode as a flat object: run columns, the record's fields, metrics as metric_<key>, extras
- * last; `correct` as `isCorrect` (correct.ts) says.
+ * last; `correct` as `isCorrect` (correct.ts) says; `costs`: what its cost figures read from its run
+ * (computed once per run by flatLines).
  */
-export function flatEpisode(run: RunView, r: EpisodeRecord, isCorrect: EpisodeCorrect): Record<string, unknown> {
+export function flatEpisode(
+  run: RunView,
+  r: EpisodeRecord,
+  isCorrect: EpisodeCorrect,
+  costs: EpisodeCostContext = episodeCostContext(run.manifest, run.records),
+): Record<string, unknown> {
   const m = run.manifest;
   // An error episode's record carries 0 metrics, which would pull down any mean taken over this export.
   const scored = isScored(r);
@@ -223,7 +229,7 @@ export function flatEpisode(run: RunView, r: EpisodeRecord, isCorrect: EpisodeCo
   const priced = episodeCostKnown(r, m, run.summary.cost_known !== false);
   // The one rule of a cost figure (src/run/meter.ts costStanding): null when unknown, and a lower bound
   // (calls without usage left out) says so beside its figure.
-  const standing = episodeCostStandings(r, priced, m.kind);
+  const standing = episodeCostStandings(r, priced, costs);
   const accounting = {
     reward: r.reward,
     error: r.error?.message ?? null,
@@ -255,5 +261,8 @@ export function flatEpisode(run: RunView, r: EpisodeRecord, isCorrect: EpisodeCo
 }
 
 export function flatLines(runs: RunView[], isCorrect: EpisodeCorrect): string[] {
-  return runs.flatMap((run) => run.records.map((r) => JSON.stringify(flatEpisode(run, r, isCorrect))));
+  return runs.flatMap((run) => {
+    const costs = episodeCostContext(run.manifest, run.records);
+    return run.records.map((r) => JSON.stringify(flatEpisode(run, r, isCorrect, costs)));
+  });
 }

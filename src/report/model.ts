@@ -63,6 +63,8 @@ export interface ReportColumn {
   group?: string;
   /** Numbers in this column are shown with one decimal. */
   numeric?: boolean;
+  /** Costs in dollars (costText): the CSV sheet holds a lower bound as its number (sheetCostText). */
+  cost?: boolean;
   /**
    * The column tells rows apart with their label (a model, a split): where a table is set in several
    * parts side by side (LaTeX's stacked tabulars), each part repeats it.

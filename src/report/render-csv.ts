@@ -1,14 +1,16 @@
 // CSV: every table of the report in one long ("tidy") sheet, one line per cell: the table, the row,
-// the column, the value as every other format prints it, the interval ends where the cell has one,
-// and where the number comes from: `source` (ours / paper / published) and `source_ref` (the run ids
-// behind a number of ours, or the citation of a published one), cell by cell — a paper's figure in a
-// row of ours is `paper`, never `ours`. Figures are their tables of points. Cells go through csvText
+// the column, the value as every other format prints it (but a cost that is a lower bound, held as its
+// number: src/report/cost.ts), the interval ends where the cell has one, and where the number comes
+// from: `source` (ours / paper / published) and `source_ref` (the run ids behind a number of ours, or
+// the citation of a published one), cell by cell — a paper's figure in a row of ours is `paper`, never
+// `ours`. Figures are their tables of points. Cells go through csvText
 // (src/util/csv.ts: a cell a spreadsheet would evaluate stays text).
 import { csvText } from '../util/csv.js';
 import type { ReportContent } from './build.js';
 import { cellProvenance, type ReportTable } from './model.js';
 import { cellText, fmt } from './format.js';
 import { figureTable } from './display.js';
+import { sheetCostText } from './cost.js';
 
 export const CSV_COLUMNS = ['table', 'table_title', 'row', 'source', 'column', 'value', 'ci_low', 'ci_high', 'source_ref'] as const;
 
@@ -49,7 +51,7 @@ export function csvRows(t: ReportTable): string[][] {
         names[i],
         p.source,
         heading,
-        blankDash(cellText(r.cells[c.key], c)),
+        blankDash(c.cost ? sheetCostText(cellText(r.cells[c.key], c)) : cellText(r.cells[c.key], c)),
         iv ? blankDash(fmt(iv.lo)) : '',
         iv ? blankDash(fmt(iv.hi)) : '',
         p.ref ?? '',

@@ -145,7 +145,8 @@ export class Budget {
 
   /** Stops the run, refusing every waiting call: the next call (of `estimate`) could pass the budget with nothing in flight. */
   private stop(estimate: number): BudgetStop {
-    // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are left out.
+    // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are
+    // left out (not free: calls estimated at rates of 0 never reach a budget).
     const spent = usdText(this.spent, spendStanding(this.meter.spent));
     this.stopped = new BudgetStop(
       `stopped at the --max-cost budget of ${usd(this.maxUsd)}: ${spent ?? 'an unknown amount'} spent by this command when it stopped` +

@@ -6,7 +6,8 @@
 // the environment answers from the recorded resets and steps (src/envs/recording.ts). Any call that
 // is not the recorded one stops the re-run with a ReplayDivergence naming the episode and the step.
 // Afterwards episodes.jsonl is compared with the bundled one, record by record, byte for byte except
-// NONDETERMINISTIC_FIELDS (latency_ms: wall-clock time). Line order is not compared: episodes run
+// NONDETERMINISTIC_FIELDS (latency_ms: wall-clock time) and a field added since the bundled record
+// was written (FIELDS_ADDED_SINCE). Line order is not compared: episodes run
 // concurrently and are appended as they finish, and a run log is read as the latest record per item.
 // The re-run sends nothing to a model, so its session spends nothing (its answers are `replayed`),
 // while its records keep the bundled accounting, what the original episode spent included.
@@ -249,9 +250,19 @@ function finalRecords(text: string, where: string): Map<number, { line: string; 
   return out;
 }
 
-/** The record as compared: its JSON line without the fields a re-run cannot reproduce. */
-function comparable(rec: EpisodeRecord): string {
-  const skip = new Set<string>(NONDETERMINISTIC_FIELDS);
+/**
+ * Fields this version adds to a record that an older one did not write: a bundled record without one was
+ * written before it existed, so the re-run's is not compared with it (the count of calls without usage
+ * that went to the model, src/run/record.ts).
+ */
+const FIELDS_ADDED_SINCE = ['spent_usage_unknown_calls'];
+
+/**
+ * The record as compared: its JSON line without the fields a re-run cannot reproduce, nor those the
+ * `bundled` record (the one it is compared with) predates.
+ */
+function comparable(rec: EpisodeRecord, bundled: EpisodeRecord): string {
+  const skip = new Set<string>([...NONDETERMINISTIC_FIELDS, ...FIELDS_ADDED_SINCE.filter((k) => !(k in bundled))]);
   return JSON.stringify(Object.fromEntries(Object.entries(rec).filter(([k]) => !skip.has(k))));
 }
 
@@ -287,8 +298,8 @@ export function compareEpisodes(bundled: string, rerun: string, where: { bundled
   for (const [idx, x] of a) {
     const y = b.get(idx);
     if (!y) return `episode ${idx} is in the bundle but the re-run has no record of it`;
-    const ca = comparable(x.rec);
-    const cb = comparable(y.rec);
+    const ca = comparable(x.rec, x.rec);
+    const cb = comparable(y.rec, x.rec);
     if (ca === cb) continue;
     const d = firstDiffPath(JSON.parse(ca), JSON.parse(cb), '')!;
     if (typeof d.a === 'string' && typeof d.b === 'string') {

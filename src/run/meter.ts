@@ -17,6 +17,7 @@ import type { PromptObservation } from '../llm/context-limit.js';
 import { recordingText } from '../runlog/store.js';
 import {
   spentOf,
+  spentUsageUnknownCalls,
   usageUnknownCalls,
   type EpisodeRecord,
   type PriceStatus,
@@ -120,7 +121,10 @@ export class EpisodeMeter {
     const used = usedBy(res);
     addTally(this.attempt, used);
     addTally(this.used, used);
-    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd, unknownCalls: wentToModel(res) && res.usageUnknown ? 1 : 0 });
+    // A call replayed from a bundle counts as its original did (its usage and cost are the original's),
+    // so its record comes out as the bundled one (src/run/from-bundle.ts).
+    const askedModel = res.cachedChoices < res.choices.length;
+    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd, unknownCalls: askedModel && res.usageUnknown ? 1 : 0 });
     if (wentToModel(res)) {
       if (res.usageUnknown) this.session?.paidUnknown();
       else this.session?.paid(res.usage, res.costUsd);
@@ -291,24 +295,46 @@ function sessionsSayPrice(run: PricedRun): boolean {
 }
 
 /**
- * The one rule of what a cost figure is of the bill, for every output (the closing lines, the progress
- * line, summary.csv, the report's tables, export; README "Reliability"): unknown when it is not money
- * (`priced` false: costKnown), or when it counts none of its calls (`tokens` 0 while some calls were
- * left out: every call was answered without usage, so its $0 is not what was billed); a lower bound
- * when it leaves out `uncountedCalls` (answered without usage, or cut off in flight) but counts others;
- * else the whole bill. Calls counted at $0 for their tokens were billed nothing (a model run in-process,
- * or priced at 0): the calls left out cost nothing either, so such a $0 is whole.
+ * Whether every session a run's figures cover billed nothing by its rates (price status 'free': a model
+ * run in-process, or rates of 0 given: src/llm/pricing.ts), so its calls without usage cost nothing
+ * either. A session written before sessions recorded their price is judged by the model the manifest
+ * describes, as costKnown judges it. The description is the first session's model with its rates, so
+ * a first session at rates of 0 it states is free though it recorded 'known' (as such rates were
+ * recorded before they were free); any other session needs its own 'free'.
  */
-export function costStanding(f: { priced: boolean; usd: number; tokens: number; uncountedCalls: number }): CostStanding {
-  if (!f.priced) return 'unknown';
-  if (f.uncountedCalls <= 0) return 'whole';
-  if (f.tokens <= 0) return 'unknown';
-  return f.usd === 0 ? 'whole' : 'at-least';
+export function costFree(run: PricedRun): boolean {
+  const described = run.modelDescription ? pricesOfDescription(run.modelDescription) : undefined;
+  const describedFree = described?.status === 'free';
+  const statesZeroRates = describedFree && run.modelDescription?.pricesUsdPer1M !== undefined;
+  const sessions = run.sessions ?? [];
+  if (sessions.length === 0) return describedFree;
+  return sessions.every(
+    (s, i) => s.price === 'free' || (s.price === undefined && describedFree) || (i === 0 && s.price === 'known' && statesZeroRates),
+  );
 }
 
-/** A spend's cost (what a command or session paid for): its calls of unknown billing are left out. */
-export function spendStanding(s: Spend, priced = true): CostStanding {
-  return costStanding({ priced, usd: s.cost_usd, tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
+/**
+ * The one rule of what a cost figure is of the bill, for every output (the closing lines, the progress
+ * line, summary.csv, the report's tables, export; README "Reliability"): unknown when it is not money
+ * (`priced` false: costKnown); whole when it leaves no call out, or when every session it covers billed
+ * nothing by its rates (`free`: costFree; the calls it leaves out cost nothing either, so its $0 is the
+ * bill); else unknown when it counts none of its calls (`tokens` 0: every call was answered without
+ * usage, so its $0 is not what was billed), and a lower bound when it leaves out `uncountedCalls`
+ * (answered without usage, or cut off in flight) but counts others. A $0 counted at some session's
+ * rates is not whole for being $0: calls of another session, at other rates, may be the ones left out.
+ */
+export function costStanding(f: { priced: boolean; free: boolean; tokens: number; uncountedCalls: number }): CostStanding {
+  if (!f.priced) return 'unknown';
+  if (f.uncountedCalls <= 0 || f.free) return 'whole';
+  return f.tokens <= 0 ? 'unknown' : 'at-least';
+}
+
+/**
+ * A spend's cost (what a command or session paid for): its calls of unknown billing are left out.
+ * `free`: the invocation's model billed nothing by its rates (its price status).
+ */
+export function spendStanding(s: Spend, o: { priced?: boolean; free?: boolean } = {}): CostStanding {
+  return costStanding({ priced: o.priced ?? true, free: o.free ?? false, tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
 }
 
 /**
@@ -316,37 +342,66 @@ export function spendStanding(s: Spend, priced = true): CostStanding {
  * without usage; the spent (what its sessions paid for) leaves out the calls of unknown billing.
  */
 export function runCostStandings(
-  s: Pick<
-    RunSummary,
-    'cost_known' | 'cost_usd' | 'total_tokens' | 'usage_unknown_calls' | 'spent_cost_usd' | 'spent_tokens' | 'paid_unknown_calls'
-  >,
+  s: Pick<RunSummary, 'cost_known' | 'cost_free' | 'total_tokens' | 'usage_unknown_calls' | 'spent_tokens' | 'paid_unknown_calls'>,
 ): { total: CostStanding; spent: CostStanding } {
   const priced = s.cost_known !== false;
+  const free = s.cost_free === true;
   return {
-    total: costStanding({ priced, usd: s.cost_usd, tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls }),
-    spent: costStanding({ priced, usd: s.spent_cost_usd, tokens: s.spent_tokens, uncountedCalls: s.paid_unknown_calls }),
+    total: costStanding({ priced, free, tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls }),
+    spent: costStanding({ priced, free, tokens: s.spent_tokens, uncountedCalls: s.paid_unknown_calls }),
   };
 }
 
+/** What the cost figures of a run's episodes read from the run (episodeCostContext). */
+export interface EpisodeCostContext {
+  kind: string | undefined;
+  /** costFree: every session billed nothing by its rates. */
+  free: boolean;
+  /** Every record says how many of its calls without usage went to the model (absent: none). */
+  spentCountsSaid: boolean;
+}
+
 /**
- * One episode's two cost figures (an export's row; `priced`: episodeCostKnown). Its record does not say
- * which of its calls without usage went to the model, so its spent counts them all as left out; a
+ * What a run's episodes' cost figures read from the run. A record says how many of its calls without
+ * usage went to the model (spent_usage_unknown_calls) only when some did, and a record written before
+ * it did says nothing; so its absence means none only when the run's sessions' calls of unknown
+ * billing (each such call is one) are all those its records count, or the run spent on none; a
+ * re-run from a bundle spends nothing, its records being the bundled ones as this version writes them.
+ */
+export function episodeCostContext(
+  run: PricedRun & { kind?: string },
+  records: readonly Pick<EpisodeRecord, 'spent_usage_unknown_calls'>[],
+): EpisodeCostContext {
+  const spend = runSpend(run);
+  const counted = records.reduce((a, r) => a + spentUsageUnknownCalls(r), 0);
+  return { kind: run.kind, free: costFree(run), spentCountsSaid: spend !== null && counted >= spend.paid_unknown_calls };
+}
+
+/**
+ * One episode's two cost figures (an export's row; `priced`: episodeCostKnown). Its spent leaves out
+ * its calls without usage that went to the model, as its record counts them; where the record may be
+ * silent about them (episodeCostContext), every call without usage is counted as left out. A
  * combination's episode spent nothing (it makes no calls), which is whole.
  */
 export function episodeCostStandings(
-  r: Pick<EpisodeRecord, 'usage' | 'cost' | 'usage_unknown_calls' | 'spent_usage' | 'spent_cost'>,
+  r: Pick<EpisodeRecord, 'usage' | 'cost' | 'usage_unknown_calls' | 'spent_usage' | 'spent_cost' | 'spent_usage_unknown_calls'>,
   priced: boolean,
-  kind: string | undefined,
+  run: EpisodeCostContext,
 ): { total: CostStanding; spent: CostStanding } {
   const uncounted = usageUnknownCalls(r);
-  const spent = spentOf(r);
+  const spentUncounted =
+    run.kind === 'combination'
+      ? 0
+      : run.spentCountsSaid || r.spent_usage_unknown_calls !== undefined
+        ? spentUsageUnknownCalls(r)
+        : uncounted;
   return {
-    total: costStanding({ priced, usd: r.cost ?? 0, tokens: r.usage?.total_tokens ?? 0, uncountedCalls: uncounted }),
+    total: costStanding({ priced, free: run.free, tokens: r.usage?.total_tokens ?? 0, uncountedCalls: uncounted }),
     spent: costStanding({
       priced,
-      usd: spent.cost,
-      tokens: spent.usage.total_tokens,
-      uncountedCalls: kind === 'combination' ? 0 : uncounted,
+      free: run.free,
+      tokens: spentOf(r).usage.total_tokens,
+      uncountedCalls: spentUncounted,
     }),
   };
 }
@@ -355,15 +410,22 @@ export function episodeCostStandings(
  * Money as the closing lines show it: unknown when no price is known (never a false $0.0000); 'partly':
  * this model has a price but some of the run's episodes were metered without one (costKnown); else by
  * the rule above on what the figure counts ("≥ $0.0123" when it leaves calls out, unknown when it
- * counts none of them).
+ * counts none of them; `free`: the run's sessions billed nothing, so $0 is whole).
  */
-export function moneyText(usd: number, price: PriceStatus | 'partly', counted: { tokens: number; uncountedCalls: number }): string {
+export function moneyText(
+  usd: number,
+  price: PriceStatus | 'partly',
+  counted: { free: boolean; tokens: number; uncountedCalls: number },
+): string {
   if (price === 'unknown') return 'cost unknown (no price for this model: give --price-prompt and --price-completion)';
   if (price === 'partly') return 'cost unknown (some of its episodes were run with no known price)';
-  return `cost ${billText(usd, costStanding({ priced: true, usd, ...counted })) ?? 'unknown'}`;
+  return `cost ${billText(usd, costStanding({ priced: true, ...counted })) ?? 'unknown'}`;
 }
 
-/** What a command (or session) spent, as the closing lines state it: "$1.7503", "≥ $1.7503" or `unknown` ("cost unknown"). */
-export function spendText(spent: Spend, unknown = 'cost unknown'): string {
-  return billText(spent.cost_usd, spendStanding(spent)) ?? unknown;
+/**
+ * What a command (or session) spent, as the closing lines state it: "$1.7503", "≥ $1.7503" or `unknown`
+ * ("cost unknown"); `free`: its model billed nothing by its rates.
+ */
+export function spendText(spent: Spend, o: { unknown?: string; free?: boolean } = {}): string {
+  return billText(spent.cost_usd, spendStanding(spent, { free: o.free })) ?? o.unknown ?? 'cost unknown';
 }

@@ -101,7 +101,8 @@ export function statSegments(s: ProgressState): string[] {
   for (const [name, n] of Object.entries(s.counts ?? {})) if (n > 0) out.push(`${name} ${thousands(n)}`);
   out.push(`tokens ${thousands(s.tokens)}`);
   // As every output states a cost (src/run/meter.ts costStanding): "≥ $0.1229" when calls are left out.
-  const cost = usdText(s.cost, costStanding({ priced: true, usd: s.cost, tokens: s.tokens, uncountedCalls: s.usageUnknownCalls ?? 0 }));
+  // Only a cost above $0 is shown, and such a cost was billed by rates that are not free.
+  const cost = usdText(s.cost, costStanding({ priced: true, free: false, tokens: s.tokens, uncountedCalls: s.usageUnknownCalls ?? 0 }));
   if (s.cost > 0 && cost) out.push(cost);
   return out;
 }

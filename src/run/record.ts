@@ -21,6 +21,9 @@ function accounting(meter: EpisodeMeter | null, usage: Tally) {
     ...(usage.unknownCalls > 0 ? { usage_unknown_calls: usage.unknownCalls } : {}),
     // Only an episode some call of which was answered says what it spent.
     ...(meter && meter.answers > 0 ? { spent_usage: recordUsage(meter.spent.usage), spent_cost: meter.spent.costUsd } : {}),
+    // Which of its calls without usage went to the model (the rest were cache hits, which spent nothing):
+    // written only when some did, so every other record is as before.
+    ...(meter && meter.spent.unknownCalls > 0 ? { spent_usage_unknown_calls: meter.spent.unknownCalls } : {}),
     ...(meter?.unpriced ? { cost_unpriced: true as const } : {}),
   };
 }

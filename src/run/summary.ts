@@ -9,7 +9,7 @@ import { isContextExceeded } from './limit-outcomes.js';
 import type { EpisodeRecord, RunMeta, RunSummary } from '../runlog/schema.js';
 import { isScored, metricScore } from '../util/numbers.js';
 import { spentOf, usageUnknownCalls } from '../runlog/schema.js';
-import { costKnown, runCostStandings, runSpend, type PricedRun } from './meter.js';
+import { costFree, costKnown, runCostStandings, runSpend, type PricedRun } from './meter.js';
 import { dollarsCell } from '../util/money.js';
 
 /** Records of the planned indices, in plan order (records for other indices are ignored). */
@@ -73,6 +73,8 @@ export function summarize(
     paid_unknown_calls: (run.sessions ?? []).reduce((a, s) => a + (s.spent?.paid_unknown_calls ?? 0), 0),
     // A call metered with no known price cost $0, which is not money: then no cost figure is known.
     ...(costKnown(run, recs, cost) ? {} : { cost_known: false as const }),
+    // Every session billed nothing by its rates: a $0 that leaves calls without usage out is still the bill.
+    ...(costFree(run) ? { cost_free: true as const } : {}),
   };
 }
 
@@ -101,8 +103,9 @@ const COST_COLUMNS = new Map<keyof RunSummary, 'total' | 'spent'>([
 export function summaryCsv(rows: RunSummary[]): string {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
   const blank = (v: unknown) => (v === null || v === undefined ? '' : v);
-  // A cost that is not known is left blank, as a metric with nothing scored is; one that leaves out calls
-  // without usage (or of unknown billing) is a lower bound, "≥0.012300" (the rule: src/run/meter.ts).
+  // A cost that is not known is left blank, as a metric with nothing scored is (the rule: src/run/meter.ts);
+  // one that is a lower bound stays a number, the one counted, so the column reads as numbers: its
+  // usage_unknown_calls / paid_unknown_calls say it leaves calls out (README "Reliability").
   // Costs to six decimals in the file only: the summary keeps the sum, which the closing line and the
   // reports show with the digits a tiny amount needs (src/util/money.ts).
   const cell = (r: RunSummary, c: keyof RunSummary) => {

@@ -155,6 +155,12 @@ export interface EpisodeFields {
    */
   spent_usage?: RecordUsage;
   spent_cost?: number;
+  /**
+   * Of the calls answered without usage, those that went to the model (not cache hits): spent_usage and
+   * spent_cost leave them out. Present only when some did; records written before it existed lack it
+   * whatever their calls were (src/run/meter.ts episodeCostContext).
+   */
+  spent_usage_unknown_calls?: number;
   /** Its calls were metered with no known price: cost and spent_cost are $0 that is not money (src/run/meter.ts costKnown). */
   cost_unpriced?: true;
   latency_ms: number;
@@ -214,6 +220,7 @@ export const CORE_RECORD_FIELDS = new Set([
   'usage_unknown_calls',
   'spent_usage',
   'spent_cost',
+  'spent_usage_unknown_calls',
   'cost_unpriced',
   'latency_ms',
   'cached_calls',
@@ -223,6 +230,11 @@ export const CORE_RECORD_FIELDS = new Set([
 /** Calls whose usage a record's figures leave out (answered without usage); 0 for records without the field. */
 export function usageUnknownCalls(r: Pick<EpisodeRecord, 'usage_unknown_calls'>): number {
   return typeof r.usage_unknown_calls === 'number' ? r.usage_unknown_calls : 0;
+}
+
+/** Calls without usage that went to the model, which a record's spent figures leave out; 0 for records without the field. */
+export function spentUsageUnknownCalls(r: Pick<EpisodeRecord, 'spent_usage_unknown_calls'>): number {
+  return typeof r.spent_usage_unknown_calls === 'number' ? r.spent_usage_unknown_calls : 0;
 }
 
 /** What an episode spent (calls that went to the model); records without the field spent what they used. */
@@ -444,6 +456,11 @@ export interface RunSummary extends RunMeta {
   paid_unknown_calls: number;
   /** False when the model had no known price: the cost figures are 0 but mean no money (blank in summary.csv). */
   cost_known?: false;
+  /**
+   * True when every session billed nothing by its rates (src/run/meter.ts costFree): the calls the cost
+   * figures leave out cost nothing either, so their $0 is whole. Not a column of summary.csv.
+   */
+  cost_free?: true;
 }
 
 // ---------------------------------------------------------------------------------------------

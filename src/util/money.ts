@@ -121,8 +121,10 @@ export function figureText(x: number, standing: CostStanding): string {
   return standing === 'at-least' ? `${AT_LEAST}${usdFigure(x)}` : usdFigure(x);
 }
 
-/** A summary.csv cost cell: dollars to six decimals, "≥" before a lower bound, blank when unknown. */
-export function dollarsCell(x: number, standing: CostStanding): number | string {
-  if (standing === 'unknown') return '';
-  return standing === 'at-least' ? `${AT_LEAST}${dollars(x)}` : dollars(x);
+/**
+ * A cost cell of a sheet (summary.csv): dollars to six decimals, a lower bound as the number counted
+ * (the sheet's count of the calls it leaves out says it is one), blank when unknown.
+ */
+export function dollarsCell(x: number, standing: CostStanding): number | '' {
+  return standing === 'unknown' ? '' : dollars(x);
 }

@@ -15,8 +15,19 @@ import { renderHtml } from '../../src/report/render-html.js';
 import { renderTex } from '../../src/report/render-tex.js';
 import { flatEpisode } from '../../src/report/export.js';
 import { episodeCorrectness } from '../../src/report/correct.js';
-import { summaryCsv } from '../../src/run/summary.js';
-import { costStanding, episodeCostStandings, moneyText, runCostStandings, spendStanding, spendText } from '../../src/run/meter.js';
+import { summarize, summaryCsv } from '../../src/run/summary.js';
+import {
+  costFree,
+  costStanding,
+  episodeCostContext,
+  episodeCostStandings,
+  moneyText,
+  runCostStandings,
+  spendStanding,
+  spendText,
+} from '../../src/run/meter.js';
+import { modelPricesOf, pricesOfDescription } from '../../src/llm/pricing.js';
+import type { PriceStatus } from '../../src/runlog/schema.js';
 import { progressLine } from '../../src/run/progress.js';
 import type { RunView } from '../../src/report/model.js';
 import { qaRecords, writeRun } from './run-folders.js';
@@ -25,6 +36,7 @@ let tmp: string;
 let runs: RunView[];
 const idx = [0, 1, 2, 3];
 const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+const meta = { runId: 'r', task: 'hotpotqa', method: 'react', split: 'dev', model: 'm' };
 const session = (spent: Record<string, number>) => ({
   startedAt: '2026-01-01T00:00:00.000Z',
   endedAt: '2026-01-01T00:01:00.000Z',
@@ -68,13 +80,16 @@ const report = () => buildReport(runs, benchmarkNames().map(getBenchmark));
 
 describe('the rule', () => {
   it('whole when nothing is left out; a lower bound when some calls are; unknown when none is counted or no price is known', () => {
-    expect(costStanding({ priced: true, usd: 0.004, tokens: 440, uncountedCalls: 0 })).toBe('whole');
-    expect(costStanding({ priced: true, usd: 0, tokens: 0, uncountedCalls: 0 })).toBe('whole'); // no call at all: $0 is the bill
-    expect(costStanding({ priced: true, usd: 0.004, tokens: 440, uncountedCalls: 1 })).toBe('at-least');
-    expect(costStanding({ priced: true, usd: 0, tokens: 0, uncountedCalls: 8 })).toBe('unknown');
-    expect(costStanding({ priced: false, usd: 0, tokens: 440, uncountedCalls: 0 })).toBe('unknown');
-    // Calls billed nothing for their tokens (in-process, or priced at 0): the calls left out cost nothing either.
-    expect(costStanding({ priced: true, usd: 0, tokens: 440, uncountedCalls: 1 })).toBe('whole');
+    const f = { priced: true, free: false };
+    expect(costStanding({ ...f, tokens: 440, uncountedCalls: 0 })).toBe('whole');
+    expect(costStanding({ ...f, tokens: 0, uncountedCalls: 0 })).toBe('whole'); // no call at all: $0 is the bill
+    expect(costStanding({ ...f, tokens: 440, uncountedCalls: 1 })).toBe('at-least');
+    expect(costStanding({ ...f, tokens: 0, uncountedCalls: 8 })).toBe('unknown');
+    expect(costStanding({ ...f, priced: false, tokens: 440, uncountedCalls: 0 })).toBe('unknown');
+    // Sessions that billed nothing by their rates: the calls left out cost nothing either, counted or not.
+    expect(costStanding({ priced: true, free: true, tokens: 440, uncountedCalls: 1 })).toBe('whole');
+    expect(costStanding({ priced: true, free: true, tokens: 0, uncountedCalls: 8 })).toBe('whole');
+    expect(costStanding({ priced: false, free: true, tokens: 0, uncountedCalls: 0 })).toBe('unknown');
     expect(runCostStandings(run('whole').summary)).toEqual({ total: 'whole', spent: 'whole' });
     expect(runCostStandings(run('some').summary)).toEqual({ total: 'at-least', spent: 'at-least' });
     expect(runCostStandings(run('none').summary)).toEqual({ total: 'unknown', spent: 'unknown' });
@@ -82,15 +97,88 @@ describe('the rule', () => {
     const spend = { calls: 3, prompt_tokens: 30, completion_tokens: 3, total_tokens: 33, cost_usd: 0.01, paid_unknown_calls: 1 };
     expect(spendStanding(spend)).toBe('at-least');
     expect(spendStanding({ ...spend, paid_unknown_calls: 0 })).toBe('whole');
+    expect(spendStanding({ ...spend, cost_usd: 0 }, { free: true })).toBe('whole');
     // A combination's episode spent nothing (it makes no calls): that is whole, whatever its base calls lacked.
     const combined = { usage: NO_USAGE, cost: 0, usage_unknown_calls: 2, spent_usage: NO_USAGE, spent_cost: 0 };
-    expect(episodeCostStandings(combined, true, 'combination')).toEqual({ total: 'unknown', spent: 'whole' });
-    expect(episodeCostStandings(combined, true, 'run')).toEqual({ total: 'unknown', spent: 'unknown' });
+    const context = { kind: 'run', free: false, spentCountsSaid: false };
+    expect(episodeCostStandings(combined, true, { ...context, kind: 'combination' })).toEqual({ total: 'unknown', spent: 'whole' });
+    expect(episodeCostStandings(combined, true, context)).toEqual({ total: 'unknown', spent: 'unknown' });
+  });
+
+  it('a $0 counted at rates of 0 is not whole when another session, at other rates, has calls left out', () => {
+    // The first session at rates of 0 with usage; the resume at a price, answered without usage.
+    const at = (price: string, spent: Record<string, number>) => ({ ...session(spent), price: price as PriceStatus });
+    const mixed = {
+      modelDescription: { backend: 'openai', pricesUsdPer1M: { source: 'flags', prompt: 0, completion: 0 } },
+      sessions: [at('free', { calls: 2, total_tokens: 128 }), at('known', { paid_unknown_calls: 2 })],
+    };
+    expect(costFree(mixed)).toBe(false);
+    const s = summarize(meta, new Map(qaRecords(idx, 'rrww').map((r) => [r.idx, { ...r, cost: 0 }])), idx, ['em'], mixed);
+    expect(s.cost_free).toBeUndefined();
+    expect(runCostStandings({ ...s, usage_unknown_calls: 2 })).toEqual({ total: 'at-least', spent: 'at-least' });
+    // Every session free: whole, also when nothing was counted.
+    const allFree = { ...mixed, sessions: [mixed.sessions[0], { ...mixed.sessions[1], price: 'free' as const }] };
+    expect(costFree(allFree)).toBe(true);
+    expect(summarize(meta, new Map(), idx, ['em'], allFree).cost_free).toBe(true);
+  });
+
+  it('runs written before rates of 0 were free: the first session by the rates its manifest describes, the others by their own', () => {
+    const zero = { backend: 'openai', pricesUsdPer1M: { source: 'flags', prompt: 0, completion: 0 } };
+    const paid = { backend: 'openai', pricesUsdPer1M: { source: 'flags', prompt: 1, completion: 1 } };
+    const known = session({}) as { price: PriceStatus };
+    const { price: _p, ...unrecorded } = known;
+    expect(costFree({ modelDescription: zero, sessions: [known] })).toBe(true);
+    expect(costFree({ modelDescription: zero, sessions: [known, known] })).toBe(false); // the resume's rates are not described
+    expect(costFree({ modelDescription: zero, sessions: [unrecorded, unrecorded] })).toBe(true); // judged by the model, as costKnown does
+    expect(costFree({ modelDescription: paid, sessions: [known] })).toBe(false);
+    expect(costFree({ modelDescription: {}, sessions: [known] })).toBe(false); // it states no rates: its 'known' stands
+    expect(costFree({ modelDescription: zero, sessions: [{ ...known, price: 'unknown' }] })).toBe(false);
+    expect(costFree({ modelDescription: { backend: 'llama.cpp' }, sessions: [unrecorded] })).toBe(true);
+    expect(costFree({ sessions: [unrecorded] })).toBe(false); // nothing described
+    expect(costFree({})).toBe(false);
+  });
+
+  it("an episode's spend: its record's count of calls without usage that went to the model, where every record says it", () => {
+    const hit = {
+      usage: NO_USAGE,
+      cost: 0,
+      usage_unknown_calls: 1,
+      spent_usage: NO_USAGE,
+      spent_cost: 0,
+      spent_usage_unknown_calls: undefined,
+    };
+    const fresh = { ...hit, spent_usage_unknown_calls: 1 };
+    const sessions = (paidUnknown: number) => [{ ...session({ paid_unknown_calls: paidUnknown }), price: 'known' as const }];
+    // The one call of unknown billing is the one a record counts: the hit spent $0, whole.
+    const said = episodeCostContext({ kind: 'run', sessions: sessions(1) }, [hit, fresh]);
+    expect(said).toEqual({ kind: 'run', free: false, spentCountsSaid: true });
+    expect(episodeCostStandings(hit, true, said).spent).toBe('whole');
+    expect(episodeCostStandings(fresh, true, said).spent).toBe('unknown');
+    // A call of unknown billing no record counts (a record from before the count, or a call cut off in
+    // flight): a record without the count may have had it, as before.
+    const silent = episodeCostContext({ kind: 'run', sessions: sessions(2) }, [hit, fresh]);
+    expect(silent.spentCountsSaid).toBe(false);
+    expect(episodeCostStandings(hit, true, silent).spent).toBe('unknown');
+    expect(episodeCostStandings(fresh, true, silent).spent).toBe('unknown');
+    expect(episodeCostStandings({ ...fresh, spent_usage: { ...NO_USAGE, total_tokens: 9 } }, true, silent).spent).toBe('at-least');
+    // Nothing of unknown billing paid: every record spent what it says.
+    expect(episodeCostContext({ kind: 'run', sessions: sessions(0) }, [hit]).spentCountsSaid).toBe(true);
+    // Sessions that did not record their spend (older runs): as before.
+    expect(episodeCostContext({ kind: 'run', sessions: [{ price: 'known' }] }, [hit]).spentCountsSaid).toBe(false);
+  });
+
+  it('rates of 0 given are free, as a model run in-process is', () => {
+    expect(modelPricesOf({ promptPerM: 0, completionPerM: 0, source: 'flags' }).status).toBe('free');
+    expect(modelPricesOf({ promptPerM: 0, completionPerM: 1, source: 'flags' }).status).toBe('known');
+    expect(modelPricesOf({ promptPerM: 0, completionPerM: 0, source: 'none' }).status).toBe('unknown');
+    expect(pricesOfDescription({ pricesUsdPer1M: { source: 'flags', prompt: 0, completion: 0 } }).status).toBe('free');
+    expect(pricesOfDescription({ pricesUsdPer1M: { source: 'flags', prompt: 2, completion: 0 } }).status).toBe('known');
+    expect(pricesOfDescription({ pricesUsdPer1M: { source: 'none', prompt: 0, completion: 0 } }).status).toBe('unknown');
   });
 });
 
 describe('every output says the same', () => {
-  it("summary.csv: the figure as before when whole, '≥' before a lower bound, blank when unknown", () => {
+  it('summary.csv: a number when whole or a lower bound (its count column says which), blank when unknown', () => {
     const cells = (id: string) => {
       const [head, row] = summaryCsv([run(id).summary])
         .trim()
@@ -99,27 +187,32 @@ describe('every output says the same', () => {
       return [at('cost_usd'), at('spent_cost_usd'), at('usage_unknown_calls'), at('paid_unknown_calls')];
     };
     expect(cells('whole')).toEqual(['0.004', '0.004', '0', '0']);
-    expect(cells('some')).toEqual(['≥0.004', '≥0.004', '1', '1']);
+    // Numbers in every row, so a sheet or pandas reads the column as numbers; the counts beside say "at least".
+    expect(cells('some')).toEqual(['0.004', '0.004', '1', '1']);
     expect(cells('none')).toEqual(['', '', '8', '8']);
   });
 
-  it("the report's Runs table in CSV, Markdown, HTML and LaTeX: ≥ before a lower bound, unknown for none counted, with the note that says why", () => {
+  it("the report's Runs table: ≥ before a lower bound in Markdown, HTML and LaTeX, its number in CSV; unknown for none counted, with the note that says why", () => {
     const c = report();
     const cell = (id: string, column: string) =>
       csvRows(c.runsTable)
         .map((cells) => Object.fromEntries(CSV_COLUMNS.map((k, i) => [k, cells[i]])) as Record<(typeof CSV_COLUMNS)[number], string>)
         .find((r) => r.source_ref === id && r.column === column)!.value;
     expect([cell('whole', 'Cost USD (total)'), cell('whole', 'Cost USD (spent)')]).toEqual(['0.0040', '0.0040']);
-    expect([cell('some', 'Cost USD (total)'), cell('some', 'Cost USD (spent)')]).toEqual(['≥0.0040', '≥0.0040']);
+    // The sheet keeps the column numeric: "Calls without usage" / "of unknown billing" say it is a bound.
+    expect([cell('some', 'Cost USD (total)'), cell('some', 'Cost USD (spent)')]).toEqual(['0.0040', '0.0040']);
     expect([cell('none', 'Cost USD (total)'), cell('none', 'Cost USD (spent)')]).toEqual(['unknown', 'unknown']);
     expect(cell('some', 'Calls without usage')).toBe('1');
-    expect(renderCsv(c)).toContain(',ours,Cost USD (total),≥0.0040,,,some');
+    expect(renderCsv(c)).toContain(',ours,Cost USD (total),0.0040,,,some');
+    expect(renderCsv(c)).not.toContain('≥');
     const md = renderMarkdown(c);
     const mdRow = (id: string) => md.split('\n').find((l) => l.startsWith('|') && l.includes(id))!;
     expect(mdRow('some')).toMatch(/\| ≥0\.0040 \| 1 \| ≥0\.0040 \| 1 \|/);
     expect(mdRow('none')).toMatch(/\| unknown \| 8 \| unknown \| 8 \|/);
     expect(mdRow('whole')).toMatch(/\| 0\.0040 \| 0 \| 0\.0040 \| 0 \|/);
-    expect(md).toContain('so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage)');
+    expect(md).toContain(
+      'so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage; whole when every session of the run billed nothing by its rates)',
+    );
     const html = renderHtml(c);
     expect(html).toContain('≥0.0040');
     expect(html).toContain('so that cost is a lower bound, marked ≥');
@@ -160,14 +253,18 @@ describe('every output says the same', () => {
   });
 
   it('the closing lines: "cost ≥ $0.0123" for a lower bound, "cost unknown" when nothing was counted', () => {
-    expect(moneyText(0.0123, 'known', { tokens: 440, uncountedCalls: 0 })).toBe('cost $0.0123');
-    expect(moneyText(0.0123, 'known', { tokens: 440, uncountedCalls: 2 })).toBe('cost ≥ $0.0123');
-    expect(moneyText(0, 'known', { tokens: 0, uncountedCalls: 8 })).toBe('cost unknown');
-    expect(moneyText(0.0123, 'unknown', { tokens: 440, uncountedCalls: 2 })).toMatch(/^cost unknown \(no price for this model/);
+    const paid = { free: false };
+    expect(moneyText(0.0123, 'known', { ...paid, tokens: 440, uncountedCalls: 0 })).toBe('cost $0.0123');
+    expect(moneyText(0.0123, 'known', { ...paid, tokens: 440, uncountedCalls: 2 })).toBe('cost ≥ $0.0123');
+    expect(moneyText(0, 'known', { ...paid, tokens: 440, uncountedCalls: 2 })).toBe('cost ≥ $0.0000');
+    expect(moneyText(0, 'known', { ...paid, tokens: 0, uncountedCalls: 8 })).toBe('cost unknown');
+    expect(moneyText(0, 'free', { free: true, tokens: 0, uncountedCalls: 8 })).toBe('cost $0.0000');
+    expect(moneyText(0.0123, 'unknown', { ...paid, tokens: 440, uncountedCalls: 2 })).toMatch(/^cost unknown \(no price for this model/);
     const spend = { calls: 3, prompt_tokens: 30, completion_tokens: 3, total_tokens: 33, cost_usd: 0.0123, paid_unknown_calls: 0 };
     expect(spendText(spend)).toBe('$0.0123');
     expect(spendText({ ...spend, paid_unknown_calls: 1 })).toBe('≥ $0.0123');
     expect(spendText({ ...spend, calls: 0, total_tokens: 0, cost_usd: 0, paid_unknown_calls: 1 })).toBe('cost unknown');
+    expect(spendText({ ...spend, calls: 0, total_tokens: 0, cost_usd: 0, paid_unknown_calls: 1 }, { free: true })).toBe('$0.0000');
   });
 
   it('the progress line: ≥ before a lower bound, no figure when none is counted', () => {

@@ -73,15 +73,16 @@ export function resultLine(r: RunResult): string {
   // (src/run/meter.ts): a run stopped before its first episode still shows the money it spent.
   const price = r.price ?? 'known';
   const paid = r.spent
-    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${spendText(r.spent)}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} of unknown billing: answered without usage or cut off in flight)` : ''}`
+    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${spendText(r.spent, { free: price === 'free' })}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} of unknown billing: answered without usage or cut off in flight)` : ''}`
     : '';
-  // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown); this
-  // command's spend by the price this invocation had.
+  // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown), and
+  // whole at $0 when all its sessions billed nothing (summary.cost_free); this command's spend by the
+  // price this invocation had.
   const recorded = s.cost_known === false ? (price === 'unknown' ? 'unknown' : 'partly') : price === 'free' ? 'free' : 'known';
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded, { tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls })}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded, { free: s.cost_free === true, tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls })}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
@@ -182,7 +183,9 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
         : '';
       lines.push(
         last.budgetStop.message +
-          (spent ? `; with the calls then in flight, this command spent ${spendText(spent, 'an unknown amount')} in all${unknown}` : ''),
+          (spent
+            ? `; with the calls then in flight, this command spent ${spendText(spent, { unknown: 'an unknown amount' })} in all${unknown}`
+            : ''),
       );
     } else lines.push(`interrupted (${last.stoppedBy ?? 'SIGINT'}): the episodes in flight were dropped`);
   }
