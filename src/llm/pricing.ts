@@ -84,12 +84,14 @@ export function isUnpriced(p: PriceInfo | null): boolean {
 
 /**
  * The prices a model description states (CompletionModel.describe(), a manifest's modelDescription):
- * an in-process model (llama.cpp), a backend that states none, or one that states rates of 0 sends no
- * bill; a rate that is not a finite number costs nothing.
+ * an in-process model (llama.cpp), or one that states rates of 0, sends no bill ('free'); a backend
+ * that states none bills what it reports (a library backend's costUsd: docs/library.md), so its rates
+ * count nothing but are no claim that it is free ('known'); a rate that is not a finite number costs
+ * nothing.
  */
 export function pricesOfDescription(desc: Record<string, unknown>): ModelPrices {
   const p = desc.pricesUsdPer1M;
-  if (!p || typeof p !== 'object') return { promptPerM: 0, completionPerM: 0, status: 'free' };
+  if (!p || typeof p !== 'object') return { promptPerM: 0, completionPerM: 0, status: desc.backend === 'llama.cpp' ? 'free' : 'known' };
   const { source, prompt, completion } = p as { source?: unknown; prompt?: unknown; completion?: unknown };
   const rate = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const stated = typeof prompt === 'number' && typeof completion === 'number' && !isNoPriceSource(source);
