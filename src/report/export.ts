@@ -194,7 +194,7 @@ export function flatEpisode(
   run: RunView,
   r: EpisodeRecord,
   isCorrect: EpisodeCorrect,
-  costs: EpisodeCostContext = episodeCostContext(run.manifest, run.records),
+  costs: EpisodeCostContext = episodeCostContext(run.manifest),
 ): Record<string, unknown> {
   const m = run.manifest;
   // An error episode's record carries 0 metrics, which would pull down any mean taken over this export.
@@ -262,7 +262,7 @@ export function flatEpisode(
 
 export function flatLines(runs: RunView[], isCorrect: EpisodeCorrect): string[] {
   return runs.flatMap((run) => {
-    const costs = episodeCostContext(run.manifest, run.records);
+    const costs = episodeCostContext(run.manifest);
     return run.records.map((r) => JSON.stringify(flatEpisode(run, r, isCorrect, costs)));
   });
 }

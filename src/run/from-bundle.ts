@@ -38,6 +38,7 @@ import {
   type RecordedAttempt,
   type RunSummary,
   type EpisodeRecord,
+  usageUnknownCalls,
 } from '../runlog/schema.js';
 
 /** The re-run of a bundled run differs from the bundle although every call was replayed. */
@@ -258,11 +259,20 @@ function finalRecords(text: string, where: string): Map<number, { line: string; 
 const FIELDS_ADDED_SINCE = ['spent_usage_unknown_calls'];
 
 /**
+ * Whether `bundled` was written before `field` existed: it lacks the field where this version writes it
+ * (a record with calls without usage always says how many went to the model), so a re-run that writes
+ * it wrongly is still caught in every bundle made since.
+ */
+function predates(bundled: EpisodeRecord, field: string): boolean {
+  return !(field in bundled) && usageUnknownCalls(bundled) > 0;
+}
+
+/**
  * The record as compared: its JSON line without the fields a re-run cannot reproduce, nor those the
  * `bundled` record (the one it is compared with) predates.
  */
 function comparable(rec: EpisodeRecord, bundled: EpisodeRecord): string {
-  const skip = new Set<string>([...NONDETERMINISTIC_FIELDS, ...FIELDS_ADDED_SINCE.filter((k) => !(k in bundled))]);
+  const skip = new Set<string>([...NONDETERMINISTIC_FIELDS, ...FIELDS_ADDED_SINCE.filter((k) => predates(bundled, k))]);
   return JSON.stringify(Object.fromEntries(Object.entries(rec).filter(([k]) => !skip.has(k))));
 }
 

@@ -123,8 +123,7 @@ export class EpisodeMeter {
     addTally(this.used, used);
     // A call replayed from a bundle counts as its original did (its usage and cost are the original's),
     // so its record comes out as the bundled one (src/run/from-bundle.ts).
-    const askedModel = res.cachedChoices < res.choices.length;
-    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd, unknownCalls: askedModel && res.usageUnknown ? 1 : 0 });
+    addTally(this.spent, { usage: res.usage, costUsd: res.costUsd, unknownCalls: askedModel(res) && res.usageUnknown ? 1 : 0 });
     if (wentToModel(res)) {
       if (res.usageUnknown) this.session?.paidUnknown();
       else this.session?.paid(res.usage, res.costUsd);
@@ -158,9 +157,14 @@ export const noSpend = (): Spend => ({
   paid_unknown_calls: 0,
 });
 
-/** Whether an answered call asked the model for any of its samples (not wholly a cache hit, not a bundle's answer). */
+/** Whether an answered call asked the model for any of its samples (not wholly a cache hit); a bundle's answer did, once. */
+function askedModel(res: { choices: readonly unknown[]; cachedChoices: number }): boolean {
+  return res.cachedChoices < res.choices.length;
+}
+
+/** Whether an answered call went to the model now (asked it, and not a bundle's answer replayed). */
 export function wentToModel(res: { choices: readonly unknown[]; cachedChoices: number; replayed?: boolean }): boolean {
-  return res.cachedChoices < res.choices.length && !res.replayed;
+  return askedModel(res) && !res.replayed;
 }
 
 /** Counts one answered call that went to the model, with what it was billed. */
@@ -357,24 +361,11 @@ export interface EpisodeCostContext {
   kind: string | undefined;
   /** costFree: every session billed nothing by its rates. */
   free: boolean;
-  /** Every record says how many of its calls without usage went to the model (absent: none). */
-  spentCountsSaid: boolean;
 }
 
-/**
- * What a run's episodes' cost figures read from the run. A record says how many of its calls without
- * usage went to the model (spent_usage_unknown_calls) only when some did, and a record written before
- * it did says nothing; so its absence means none only when the run's sessions' calls of unknown
- * billing (each such call is one) are all those its records count, or the run spent on none; a
- * re-run from a bundle spends nothing, its records being the bundled ones as this version writes them.
- */
-export function episodeCostContext(
-  run: PricedRun & { kind?: string },
-  records: readonly Pick<EpisodeRecord, 'spent_usage_unknown_calls'>[],
-): EpisodeCostContext {
-  const spend = runSpend(run);
-  const counted = records.reduce((a, r) => a + spentUsageUnknownCalls(r), 0);
-  return { kind: run.kind, free: costFree(run), spentCountsSaid: spend !== null && counted >= spend.paid_unknown_calls };
+/** What a run's episodes' cost figures read from the run: its kind, and whether it billed nothing. */
+export function episodeCostContext(run: PricedRun & { kind?: string }): EpisodeCostContext {
+  return { kind: run.kind, free: costFree(run) };
 }
 
 /**
@@ -389,12 +380,9 @@ export function episodeCostStandings(
   run: EpisodeCostContext,
 ): { total: CostStanding; spent: CostStanding } {
   const uncounted = usageUnknownCalls(r);
-  const spentUncounted =
-    run.kind === 'combination'
-      ? 0
-      : run.spentCountsSaid || r.spent_usage_unknown_calls !== undefined
-        ? spentUsageUnknownCalls(r)
-        : uncounted;
+  // A record with calls without usage says how many went to the model (src/run/record.ts); one written
+  // before it did counts them all as left out.
+  const spentUncounted = run.kind === 'combination' ? 0 : r.spent_usage_unknown_calls !== undefined ? spentUsageUnknownCalls(r) : uncounted;
   return {
     total: costStanding({ priced, free: run.free, tokens: r.usage?.total_tokens ?? 0, uncountedCalls: uncounted }),
     spent: costStanding({

@@ -22,8 +22,10 @@ function accounting(meter: EpisodeMeter | null, usage: Tally) {
     // Only an episode some call of which was answered says what it spent.
     ...(meter && meter.answers > 0 ? { spent_usage: recordUsage(meter.spent.usage), spent_cost: meter.spent.costUsd } : {}),
     // Which of its calls without usage went to the model (the rest were cache hits, which spent nothing):
-    // written only when some did, so every other record is as before.
-    ...(meter && meter.spent.unknownCalls > 0 ? { spent_usage_unknown_calls: meter.spent.unknownCalls } : {}),
+    // written, 0 included, wherever a call came without usage, so a record with such calls and without
+    // the field is one written before it existed (src/run/meter.ts episodeCostStandings); every other
+    // record is as before.
+    ...(meter && (usage.unknownCalls > 0 || meter.spent.unknownCalls > 0) ? { spent_usage_unknown_calls: meter.spent.unknownCalls } : {}),
     ...(meter?.unpriced ? { cost_unpriced: true as const } : {}),
   };
 }

@@ -157,8 +157,8 @@ export interface EpisodeFields {
   spent_cost?: number;
   /**
    * Of the calls answered without usage, those that went to the model (not cache hits): spent_usage and
-   * spent_cost leave them out. Present only when some did; records written before it existed lack it
-   * whatever their calls were (src/run/meter.ts episodeCostContext).
+   * spent_cost leave them out. Present, 0 included, wherever a call came without usage; a record with
+   * such calls that lacks it was written before it existed (src/run/meter.ts episodeCostStandings).
    */
   spent_usage_unknown_calls?: number;
   /** Its calls were metered with no known price: cost and spent_cost are $0 that is not money (src/run/meter.ts costKnown). */

@@ -139,9 +139,10 @@ describe("an episode's spend when its calls without usage were cache hits", () =
       // (In the order of their cached calls: episodes are appended as they finish.)
       const byCached = (a: any[], b: any[]) => b[0] - a[0];
       const recs = recordsOf(path.join(again, runDirs(again)[0]));
+      // Each record with a call without usage says how many went to the model, 0 for a cache hit.
       expect(recs.map((r) => [r.cached_calls, r.spent_usage_unknown_calls]).sort(byCached)).toEqual([
-        [1, undefined],
-        [1, undefined],
+        [1, 0],
+        [1, 0],
         [0, 1],
       ]);
       const rows = await exported(again);

@@ -100,7 +100,7 @@ describe('the rule', () => {
     expect(spendStanding({ ...spend, cost_usd: 0 }, { free: true })).toBe('whole');
     // A combination's episode spent nothing (it makes no calls): that is whole, whatever its base calls lacked.
     const combined = { usage: NO_USAGE, cost: 0, usage_unknown_calls: 2, spent_usage: NO_USAGE, spent_cost: 0 };
-    const context = { kind: 'run', free: false, spentCountsSaid: false };
+    const context = { kind: 'run', free: false };
     expect(episodeCostStandings(combined, true, { ...context, kind: 'combination' })).toEqual({ total: 'unknown', spent: 'whole' });
     expect(episodeCostStandings(combined, true, context)).toEqual({ total: 'unknown', spent: 'unknown' });
   });
@@ -138,33 +138,18 @@ describe('the rule', () => {
     expect(costFree({})).toBe(false);
   });
 
-  it("an episode's spend: its record's count of calls without usage that went to the model, where every record says it", () => {
-    const hit = {
-      usage: NO_USAGE,
-      cost: 0,
-      usage_unknown_calls: 1,
-      spent_usage: NO_USAGE,
-      spent_cost: 0,
-      spent_usage_unknown_calls: undefined,
-    };
+  it("an episode's spend: its record's count of calls without usage that went to the model; a record without it predates it", () => {
+    const hit = { usage: NO_USAGE, cost: 0, usage_unknown_calls: 1, spent_usage: NO_USAGE, spent_cost: 0, spent_usage_unknown_calls: 0 };
     const fresh = { ...hit, spent_usage_unknown_calls: 1 };
-    const sessions = (paidUnknown: number) => [{ ...session({ paid_unknown_calls: paidUnknown }), price: 'known' as const }];
-    // The one call of unknown billing is the one a record counts: the hit spent $0, whole.
-    const said = episodeCostContext({ kind: 'run', sessions: sessions(1) }, [hit, fresh]);
-    expect(said).toEqual({ kind: 'run', free: false, spentCountsSaid: true });
-    expect(episodeCostStandings(hit, true, said).spent).toBe('whole');
-    expect(episodeCostStandings(fresh, true, said).spent).toBe('unknown');
-    // A call of unknown billing no record counts (a record from before the count, or a call cut off in
-    // flight): a record without the count may have had it, as before.
-    const silent = episodeCostContext({ kind: 'run', sessions: sessions(2) }, [hit, fresh]);
-    expect(silent.spentCountsSaid).toBe(false);
-    expect(episodeCostStandings(hit, true, silent).spent).toBe('unknown');
-    expect(episodeCostStandings(fresh, true, silent).spent).toBe('unknown');
-    expect(episodeCostStandings({ ...fresh, spent_usage: { ...NO_USAGE, total_tokens: 9 } }, true, silent).spent).toBe('at-least');
-    // Nothing of unknown billing paid: every record spent what it says.
-    expect(episodeCostContext({ kind: 'run', sessions: sessions(0) }, [hit]).spentCountsSaid).toBe(true);
-    // Sessions that did not record their spend (older runs): as before.
-    expect(episodeCostContext({ kind: 'run', sessions: [{ price: 'known' }] }, [hit]).spentCountsSaid).toBe(false);
+    const context = episodeCostContext({ kind: 'run', sessions: [{ ...session({ paid_unknown_calls: 1 }), price: 'known' as const }] });
+    expect(context).toEqual({ kind: 'run', free: false });
+    // A cache hit without usage spent $0: whole. A call without usage that went to the model: not known.
+    expect(episodeCostStandings(hit, true, context).spent).toBe('whole');
+    expect(episodeCostStandings(fresh, true, context).spent).toBe('unknown');
+    expect(episodeCostStandings({ ...fresh, spent_usage: { ...NO_USAGE, total_tokens: 9 } }, true, context).spent).toBe('at-least');
+    // A record from before the count: every call without usage may have gone to the model, as before.
+    const { spent_usage_unknown_calls: _c, ...older } = hit;
+    expect(episodeCostStandings(older, true, context).spent).toBe('unknown');
   });
 
   it('rates of 0 given are free, as a model run in-process is', () => {
