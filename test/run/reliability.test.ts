@@ -163,7 +163,9 @@ describe('--max-cost', () => {
       completionPerM: 2,
       status: 'known',
     });
-    expect(pricesOfDescription({ backend: 'llama' })).toEqual({ promptPerM: 0, completionPerM: 0, status: 'free' });
+    expect(pricesOfDescription({ backend: 'llama.cpp' })).toEqual({ promptPerM: 0, completionPerM: 0, status: 'free' });
+    // A library backend stating no prices bills what it reports (costUsd): not free.
+    expect(pricesOfDescription({ backend: 'mine' })).toEqual({ promptPerM: 0, completionPerM: 0, status: 'known' });
   });
 
   it('counts calls in flight at their estimates: a call that fits only once they settle waits, and is admitted at what they cost', async () => {
