@@ -103,7 +103,7 @@ describe('a $0 is whole only when every session billed nothing by its rates', ()
       const dir = path.join(results, id);
       expect(manifestOf(dir).sessions.map((s: any) => s.price)).toEqual(['free']);
       expect(made.stdout).toContain(
-        'tokens 0, cost $0.0000 (+2 calls answered without usage, not counted); this command spent 0 tokens, $0.0000 (+2 calls of unknown billing',
+        'tokens 0, cost $0.0000 (+2 calls answered without usage, not counted); this command spent 0 tokens, $0.0000 (+2 calls answered without usage or cut off in flight: billed nothing, tokens not counted)',
       );
       expect(csvRow(dir)).toMatchObject({ cost_usd: '0', spent_cost_usd: '0', usage_unknown_calls: '2', paid_unknown_calls: '2' });
       const csv = await reportOf(results, 'csv');

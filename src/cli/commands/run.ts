@@ -72,8 +72,13 @@ export function resultLine(r: RunResult): string {
   // The recorded episodes' tokens and cost (cache hits included), then what this command paid for
   // (src/run/meter.ts): a run stopped before its first episode still shows the money it spent.
   const price = r.price ?? 'known';
+  // At rates that bill nothing, a call without usage is of unknown tokens but known billing: $0.
+  const leftOut =
+    price === 'free'
+      ? 'answered without usage or cut off in flight: billed nothing, tokens not counted'
+      : 'of unknown billing: answered without usage or cut off in flight';
   const paid = r.spent
-    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${spendText(r.spent, { free: price === 'free' })}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} of unknown billing: answered without usage or cut off in flight)` : ''}`
+    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${spendText(r.spent, { free: price === 'free' })}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} ${leftOut})` : ''}`
     : '';
   // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown), and
   // whole at $0 when all its sessions billed nothing (summary.cost_free); this command's spend by the
