@@ -7,11 +7,9 @@
 // the calls left out saying it is a bound, so the column reads as numbers.
 import { AT_LEAST, figureText, type CostStanding } from '../util/money.js';
 
-export const UNKNOWN_COST = 'unknown';
-
 /** Dollars with four decimals, "≥" before a lower bound, or "unknown". */
 export function costText(usd: number, standing: CostStanding): string {
-  return standing === 'unknown' ? UNKNOWN_COST : figureText(usd, standing);
+  return figureText(usd, standing);
 }
 
 /** A cost cell as the CSV sheet holds it: a lower bound's figure without its mark; "unknown" as printed. */

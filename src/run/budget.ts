@@ -122,7 +122,7 @@ export class Budget {
         return;
       }
       // It fits once the calls in flight settle (at most at their estimates): until then it waits.
-      if (this.inFlightCalls > 0 && this.settled + this.inFlight + w.estimate > this.maxUsd) return;
+      if (this.settled + this.inFlight + w.estimate > this.maxUsd) return;
       this.waiting.shift();
       w.admit(this.admit(w.estimate));
     }
@@ -144,7 +144,7 @@ export class Budget {
   }
 
   /** Stops the run, refusing every waiting call: the next call (of `estimate`) could pass the budget with nothing in flight. */
-  private stop(estimate: number): BudgetStop {
+  private stop(estimate: number): void {
     // The spend as every output states it (src/run/meter.ts costStanding): "≥" when calls without usage are
     // left out (not free: calls estimated at rates of 0 never reach a budget).
     const spent = usdText(this.spent, spendStanding(this.meter.spent));
@@ -154,7 +154,6 @@ export class Budget {
         `, and the next call (up to ${usd(estimate)}) could pass it`,
     );
     for (const w of this.waiting.splice(0)) w.refuse(this.stopped);
-    return this.stopped;
   }
 }
 

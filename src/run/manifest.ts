@@ -133,21 +133,14 @@ export function assertNoSecrets(text: string, secrets: (string | undefined)[], w
 }
 
 /**
- * A URL as a manifest records it: the userinfo of every URL in the text (a comma-separated pool has one
- * per URL) replaced by "***", so a key in http://user:KEY@host never reaches disk.
- */
-export function recordableUrl(text: string): string {
-  return redactUrlsIn(text);
-}
-
-/**
  * Settings without session-only flags (what is worth recording as "the run's settings"), every URL as
- * recordableUrl leaves it (a resumed run asks for a redacted flag again: redactedSettingKeys).
+ * with the userinfo of each URL replaced by "***" (redactUrlsIn; a comma-separated pool has one per URL),
+ * so a key in http://user:KEY@host never reaches disk (a resumed run asks for a redacted flag again:
+ * redactedSettingKeys).
  */
 export function recordableSettings(settings: Settings): Settings {
   const out: Settings = {};
-  const clean = (v: unknown): unknown =>
-    typeof v === 'string' && v.includes('://') ? recordableUrl(v) : Array.isArray(v) ? v.map(clean) : v;
+  const clean = (v: unknown): unknown => (typeof v === 'string' ? redactUrlsIn(v) : Array.isArray(v) ? v.map(clean) : v);
   for (const [k, v] of Object.entries(settings)) if (!isSessionOnly(k) && v !== undefined) out[k] = clean(v);
   return out;
 }

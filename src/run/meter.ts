@@ -17,7 +17,6 @@ import type { PromptObservation } from '../llm/context-limit.js';
 import { recordingText } from '../runlog/store.js';
 import {
   spentOf,
-  spentUsageUnknownCalls,
   usageUnknownCalls,
   type EpisodeRecord,
   type PriceStatus,
@@ -337,8 +336,8 @@ export function costStanding(f: { priced: boolean; free: boolean; tokens: number
  * A spend's cost (what a command or session paid for): its calls of unknown billing are left out.
  * `free`: the invocation's model billed nothing by its rates (its price status).
  */
-export function spendStanding(s: Spend, o: { priced?: boolean; free?: boolean } = {}): CostStanding {
-  return costStanding({ priced: o.priced ?? true, free: o.free ?? false, tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
+export function spendStanding(s: Spend, o: { free?: boolean } = {}): CostStanding {
+  return costStanding({ priced: true, free: o.free ?? false, tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
 }
 
 /**
@@ -382,7 +381,8 @@ export function episodeCostStandings(
   const uncounted = usageUnknownCalls(r);
   // A record with calls without usage says how many went to the model (src/run/record.ts); one written
   // before it did counts them all as left out.
-  const spentUncounted = run.kind === 'combination' ? 0 : r.spent_usage_unknown_calls !== undefined ? spentUsageUnknownCalls(r) : uncounted;
+  const said = r.spent_usage_unknown_calls;
+  const spentUncounted = run.kind === 'combination' ? 0 : typeof said === 'number' ? said : uncounted;
   return {
     total: costStanding({ priced, free: run.free, tokens: r.usage?.total_tokens ?? 0, uncountedCalls: uncounted }),
     spent: costStanding({
@@ -397,17 +397,13 @@ export function episodeCostStandings(
 /**
  * Money as the closing lines show it: unknown when no price is known (never a false $0.0000); 'partly':
  * this model has a price but some of the run's episodes were metered without one (costKnown); else by
- * the rule above on what the figure counts ("≥ $0.0123" when it leaves calls out, unknown when it
- * counts none of them; `free`: the run's sessions billed nothing, so $0 is whole).
+ * its standing by the rule above (runCostStandings: "≥ $0.0123" when it leaves calls out, unknown when
+ * it counts none of them).
  */
-export function moneyText(
-  usd: number,
-  price: PriceStatus | 'partly',
-  counted: { free: boolean; tokens: number; uncountedCalls: number },
-): string {
+export function moneyText(usd: number, price: PriceStatus | 'partly', standing: CostStanding): string {
   if (price === 'unknown') return 'cost unknown (no price for this model: give --price-prompt and --price-completion)';
   if (price === 'partly') return 'cost unknown (some of its episodes were run with no known price)';
-  return `cost ${billText(usd, costStanding({ priced: true, ...counted })) ?? 'unknown'}`;
+  return `cost ${billText(usd, standing) ?? 'unknown'}`;
 }
 
 /**

@@ -232,11 +232,6 @@ export function usageUnknownCalls(r: Pick<EpisodeRecord, 'usage_unknown_calls'>)
   return typeof r.usage_unknown_calls === 'number' ? r.usage_unknown_calls : 0;
 }
 
-/** Calls without usage that went to the model, which a record's spent figures leave out; 0 for records without the field. */
-export function spentUsageUnknownCalls(r: Pick<EpisodeRecord, 'spent_usage_unknown_calls'>): number {
-  return typeof r.spent_usage_unknown_calls === 'number' ? r.spent_usage_unknown_calls : 0;
-}
-
 /** What an episode spent (calls that went to the model); records without the field spent what they used. */
 export function spentOf(r: Pick<EpisodeRecord, 'usage' | 'cost' | 'spent_usage' | 'spent_cost'>): { usage: RecordUsage; cost: number } {
   return { usage: r.spent_usage ?? r.usage ?? { ...NO_USAGE }, cost: r.spent_cost ?? r.cost ?? 0 };

@@ -238,13 +238,13 @@ describe('every output says the same', () => {
   });
 
   it('the closing lines: "cost ≥ $0.0123" for a lower bound, "cost unknown" when nothing was counted', () => {
-    const paid = { free: false };
-    expect(moneyText(0.0123, 'known', { ...paid, tokens: 440, uncountedCalls: 0 })).toBe('cost $0.0123');
-    expect(moneyText(0.0123, 'known', { ...paid, tokens: 440, uncountedCalls: 2 })).toBe('cost ≥ $0.0123');
-    expect(moneyText(0, 'known', { ...paid, tokens: 440, uncountedCalls: 2 })).toBe('cost ≥ $0.0000');
-    expect(moneyText(0, 'known', { ...paid, tokens: 0, uncountedCalls: 8 })).toBe('cost unknown');
-    expect(moneyText(0, 'free', { free: true, tokens: 0, uncountedCalls: 8 })).toBe('cost $0.0000');
-    expect(moneyText(0.0123, 'unknown', { ...paid, tokens: 440, uncountedCalls: 2 })).toMatch(/^cost unknown \(no price for this model/);
+    const paid = (c: { tokens: number; uncountedCalls: number }, free = false) => costStanding({ priced: true, free, ...c });
+    expect(moneyText(0.0123, 'known', paid({ tokens: 440, uncountedCalls: 0 }))).toBe('cost $0.0123');
+    expect(moneyText(0.0123, 'known', paid({ tokens: 440, uncountedCalls: 2 }))).toBe('cost ≥ $0.0123');
+    expect(moneyText(0, 'known', paid({ tokens: 440, uncountedCalls: 2 }))).toBe('cost ≥ $0.0000');
+    expect(moneyText(0, 'known', paid({ tokens: 0, uncountedCalls: 8 }))).toBe('cost unknown');
+    expect(moneyText(0, 'free', paid({ tokens: 0, uncountedCalls: 8 }, true))).toBe('cost $0.0000');
+    expect(moneyText(0.0123, 'unknown', paid({ tokens: 440, uncountedCalls: 2 }))).toMatch(/^cost unknown \(no price for this model/);
     const spend = { calls: 3, prompt_tokens: 30, completion_tokens: 3, total_tokens: 33, cost_usd: 0.0123, paid_unknown_calls: 0 };
     expect(spendText(spend)).toBe('$0.0123');
     expect(spendText({ ...spend, paid_unknown_calls: 1 })).toBe('≥ $0.0123');

@@ -20,7 +20,7 @@ import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '..
 import { Budget, requireKnownPrices } from '../../run/budget.js';
 import { dryRunLines, dryRunTotalLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
-import { moneyText, spendText } from '../../run/meter.js';
+import { moneyText, runCostStandings, spendText } from '../../run/meter.js';
 import { thousands } from '../../util/numbers.js';
 import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
@@ -87,7 +87,7 @@ export function resultLine(r: RunResult): string {
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded, { free: s.cost_free === true, tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls })}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded, runCostStandings(s).total)}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
