@@ -4,33 +4,8 @@
 // lock is alive. A run killed with -9 leaves "running" and a lock whose process is gone: interrupted.
 // And from its episodes.jsonl: a run whose file holds fewer record lines than its sessions wrote (a
 // cut or partial copy) is "records missing" whatever its sessions say (README "Reports").
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { judgeHolder, LOCK_FILE, parseHolder } from '../run/lock.js';
-import { isProcessAlive } from '../util/durable.js';
+import { lockState, type LockState } from '../run/lock.js';
 import { PROCESS_GONE, statusText, type RunManifest } from '../runlog/schema.js';
-
-/** What the run folder's lock says: held by a live process, held on another host (cannot tell), or no live holder. */
-export type LockState = { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'none' };
-
-export function lockState(dir: string): LockState {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8');
-  } catch {
-    return { held: 'none' };
-  }
-  const h = parseHolder(text);
-  // 0.1 wrote the bare PID.
-  if (h === 'legacy') {
-    const pid = Number(text.trim());
-    return isProcessAlive(pid) ? { held: 'alive', pid } : { held: 'none' };
-  }
-  if (!h) return { held: 'none' };
-  if (h.host !== os.hostname()) return { held: 'other-host', host: h.host };
-  return judgeHolder(h).stale ? { held: 'none' } : { held: 'alive', pid: h.pid };
-}
 
 /** Record lines a run's episodes.jsonl lacks: what its sessions say they wrote and what the file holds. */
 export interface MissingRecords {

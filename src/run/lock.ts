@@ -84,6 +84,28 @@ export function judgeHolder(h: LockHolder, here = { host: os.hostname(), boot: b
   return { stale: false };
 }
 
+/** What a run folder's lock says, read only: held by a live process, held on another host (cannot tell), or no live holder. */
+export type LockState = { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'none' };
+
+/** The report's status of a run and `merge` of its shards judge the lock by this, without taking it. */
+export function lockState(dir: string): LockState {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8');
+  } catch {
+    return { held: 'none' };
+  }
+  const h = parseHolder(text);
+  // 0.1 wrote the bare PID.
+  if (h === 'legacy') {
+    const pid = Number(text.trim());
+    return isProcessAlive(pid) ? { held: 'alive', pid } : { held: 'none' };
+  }
+  if (!h) return { held: 'none' };
+  if (h.host !== os.hostname()) return { held: 'other-host', host: h.host };
+  return judgeHolder(h).stale ? { held: 'none' } : { held: 'alive', pid: h.pid };
+}
+
 function describeHolder(h: LockHolder): string {
   return `process ${h.pid} on host ${h.host}${h.since ? ` since ${h.since}` : ''}`;
 }

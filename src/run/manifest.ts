@@ -234,7 +234,7 @@ export function instantSession(at: string, written: number): SessionInfo {
 /**
  * Earlier sessions as a resume finds them: one that ended without recording its spend (kill -9) has it
  * read back from the recording, and one still "running" ended without closing (this process holds the
- * run's lock now).
+ * run's lock now; `merge` settles copies of its shards' sessions once no live process holds theirs).
  */
 export function settleAbandonedSessions(dir: string, sessions: SessionInfo[]): void {
   settleEarlierSessions(dir, sessions);

@@ -1,10 +1,11 @@
 // `merge`: shard runs (--shard K/N) of one configuration into one run. Overlapping shards are
 // de-duplicated (merge-dedupe.ts: the latest valid record of an item wins, counted). Refuses, with one
-// line, shards whose manifests disagree apart from the shard, a folder given twice, gaps, or unfinished
-// shards. The merged run has the unsharded run's id (it resumes as that run) and carries the kept
-// episodes' recordings (it bundles and replays offline). Merging again over the merged run is allowed
-// only while that run holds nothing but the merge (no resume or --retry-errors since): otherwise the
-// re-merge would put the shards' records back over what was run there.
+// line, shards whose manifests disagree apart from the shard, a folder given twice, gaps, unfinished
+// shards, or shards still running (their run lock held). A shard's session that never closed (killed
+// with -9) is copied as `run --resume` settles it. The merged run has the unsharded run's id (it resumes
+// as that run) and carries the kept episodes' recordings (it bundles and replays offline). Merging again
+// over the merged run is allowed only while that run holds nothing but the merge (no resume or
+// --retry-errors since): otherwise the re-merge would put the shards' records back over what was run there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -20,14 +21,13 @@ import {
   withdrawManifest,
   MANIFEST_FILE,
 } from '../runlog/store.js';
-import { firstDifference, saveManifest } from './manifest.js';
+import { firstDifference, saveManifest, settleAbandonedSessions } from './manifest.js';
 import { makeRunId } from './run-id.js';
 import { parseShard } from './shard.js';
 import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { manifestLimitsOf } from './limit-outcomes.js';
-import { settleEarlierSessions } from './meter.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
-import { acquireRunLock } from './lock.js';
+import { acquireRunLock, lockState, LOCK_FILE } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
 import { isScored } from '../util/numbers.js';
 import type { RunManifest, RunSummary, EpisodeRecord, SessionInfo } from '../runlog/schema.js';
@@ -40,7 +40,34 @@ export interface ShardRun {
 
 function readRun(dir: string): ShardRun {
   if (!isRunFolder(dir)) throw new UserError(`merge: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
+  checkNotRunning(dir);
   return readRunFolder(dir);
+}
+
+/**
+ * Refuses a shard that a process may still be writing: its run lock (lock.ts) held by a live process, or
+ * by one on another host (whose processes cannot be seen). Judged without taking the lock: merge never
+ * writes a shard's folder.
+ */
+function checkNotRunning(dir: string): void {
+  const l = lockState(dir);
+  if (l.held === 'alive')
+    throw new UserError(`merge: ${dir} is still running (process ${l.pid} holds its run lock); wait for it or stop it, then merge`);
+  if (l.held === 'other-host')
+    throw new UserError(
+      `merge: ${dir} may still be running on host ${l.host} (its run lock); wait for it or stop it, then merge; if that host no longer runs it, delete ${path.join(dir, LOCK_FILE)}`,
+    );
+}
+
+/**
+ * A shard's sessions as `run --resume` finds them (manifest.ts settleAbandonedSessions): one killed (-9)
+ * has its spend read back from the recording, and one still "running" (no live process holds the shard:
+ * checkNotRunning) is interrupted, process gone. Copies: the shard's own manifest is not changed.
+ */
+function settledSessions(r: ShardRun): SessionInfo[] {
+  const sessions = r.manifest.sessions.map((s) => ({ ...s }));
+  settleAbandonedSessions(r.dir, sessions);
+  return sessions;
 }
 
 function withoutShard(m: RunManifest) {
@@ -105,6 +132,8 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
     given.add(d);
   }
   const runs = dirs.map((d) => readRun(path.resolve(d)));
+  // Again once read: a shard resumed meanwhile holds its lock, and its open session is not one to settle.
+  for (const r of runs) checkNotRunning(r.dir);
   const first = runs[0];
   const ref = withoutShard(first.manifest);
   for (const r of runs.slice(1)) {
@@ -145,7 +174,9 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
   const outDir = checkWritableDir(out, typeof outOrResults === 'string' ? 'merge --out' : 'merge --results-dir');
   if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory())
     throw new UserError(`merge: --out ${out} is a file; choose an empty folder`);
-  const sessions = runs.flatMap((r) => r.manifest.sessions);
+  // The bill of every shard session stays the merged run's spend, also for records the de-duplication
+  // dropped (src/run/meter.ts).
+  const sessions = runs.flatMap(settledSessions);
   // Checked before anything is written, then again under the run lock: a resume of the merged run
   // holds that lock from before it adds its session until it ends.
   checkMergeTarget(outDir, `--out ${out}`, runId, sessions);
@@ -175,9 +206,6 @@ function writeMerged(
   const lines = selection.map((i) => JSON.stringify(records.get(i)) + '\n').join('');
   // The kept episodes' recorded attempts travel with the merged run, so `bundle` can pack it (merge-dedupe.ts).
   const recording = mergedRecording(runs, selection, from);
-  // The bill of every shard session (a killed one settled from its recording) stays the merged run's
-  // spend, also for records the de-duplication dropped (src/run/meter.ts).
-  for (const r of runs) settleEarlierSessions(r.dir, r.manifest.sessions);
   const manifest: RunManifest = {
     ...first.manifest,
     runId,

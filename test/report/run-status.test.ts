@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from '../servers/openai-server.js';
 import { runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
-import { lockState, missingRecords, runStatus } from '../../src/report/run-status.js';
-import { processStartTime } from '../../src/run/lock.js';
+import { missingRecords, runStatus } from '../../src/report/run-status.js';
+import { lockState, processStartTime } from '../../src/run/lock.js';
 import { qaRecords, writeRun } from './run-folders.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-status-'));
