@@ -19,7 +19,7 @@ import { setMaxListeners } from 'node:events';
 import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
 import { FatalRunError, InfraError, UserError, errorMessage } from '../errors.js';
 import type { Item } from '../benchmarks/types.js';
-import { redactUrl } from '../util/redact.js';
+import { redactBadUrl, redactUrl } from '../util/redact.js';
 
 /**
  * Thrown into an episode whose server left the pool mid-episode: the runner starts the episode again
@@ -39,7 +39,7 @@ export function isEnvRestart(e: unknown): e is EnvRestart {
 /** Splits a comma-separated --env-url / --wiki-url value into its URLs (UserError on an empty entry or a repeat). */
 export function splitUrlList(value: string, flag: string): string[] {
   const urls = value.split(',').map((u) => u.trim());
-  if (urls.some((u) => u === '')) throw new UserError(`${flag} ${value}: an empty entry in the comma-separated list of URLs`);
+  if (urls.some((u) => u === '')) throw new UserError(`${flag} ${value.split(',').map(redactBadUrl).join(',')}: an empty entry in the comma-separated list of URLs`);
   const seen = new Set<string>();
   for (const u of urls) {
     const k = u.replace(/\/+$/, '');

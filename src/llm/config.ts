@@ -7,7 +7,7 @@ import { ConfigError, UserError } from '../errors.js';
 import { cacheDir } from '../paths.js';
 import type { CacheMode } from './cache/store.js';
 import { isOfficialOpenAI, safeEndpointLabel, type BalancePolicy } from './endpoints.js';
-import { redactUrl } from '../util/redact.js';
+import { redactBadUrl } from '../util/redact.js';
 import { cacheDirName, checkOutputFile, checkWritableDir } from '../util/safe-path.js';
 import type { ApiMode } from './openai-model.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
@@ -283,11 +283,9 @@ export function mergeLlmSettings(fromFile: LlmSettings, fromFlags: LlmSettings |
   return out;
 }
 
-/** An unparsable --base-url as it may be echoed: no userinfo (user:KEY@), even without a scheme. */
+/** An unparsable --base-url as it may be echoed: no userinfo (user:KEY@) or key parameter (?api-key=KEY), even without a scheme. */
 function shownBadUrl(u: string): string {
-  const r = redactUrl(u);
-  const shown = r === u && u.includes('@') ? `***${u.slice(u.lastIndexOf('@'))}` : r;
-  return shown.slice(0, 80);
+  return redactBadUrl(u).slice(0, 80);
 }
 
 /**

@@ -11,7 +11,7 @@ import { rememberedSha256FileSync } from '../util/file-sha.js';
 import { gitFactsSync } from '../util/git-facts.js';
 import { JsonFields } from '../util/json-fields.js';
 import { UserError } from '../errors.js';
-import { redactUrlsIn } from '../util/redact.js';
+import { holdsRedactedCredentials, redactUrlsIn } from '../util/redact.js';
 import { safeEndpointLabel } from '../llm/endpoints.js';
 import { canonicalJson } from './run-id.js';
 import { isSessionOnly } from './options.js';
@@ -133,10 +133,10 @@ export function assertNoSecrets(text: string, secrets: (string | undefined)[], w
 }
 
 /**
- * Settings without session-only flags (what is worth recording as "the run's settings"), every URL as
- * with the userinfo of each URL replaced by "***" (redactUrlsIn; a comma-separated pool has one per URL),
- * so a key in http://user:KEY@host never reaches disk (a resumed run asks for a redacted flag again:
- * redactedSettingKeys).
+ * Settings without session-only flags (what is worth recording as "the run's settings"), with the
+ * credentials of each URL replaced by "***" (redactUrlsIn; a comma-separated pool has one per URL), so
+ * a key in http://user:KEY@host or http://host/v1?api-key=KEY never reaches disk (a resumed run asks
+ * for a redacted flag again: redactedSettingKeys).
  */
 export function recordableSettings(settings: Settings): Settings {
   const out: Settings = {};
@@ -145,9 +145,9 @@ export function recordableSettings(settings: Settings): Settings {
   return out;
 }
 
-/** Stored settings whose URL had credentials (recorded as "***@"): they must be given again. */
+/** Stored settings whose URL had credentials (recorded as "***@" or "?api-key=***"): they must be given again. */
 export function redactedSettingKeys(settings: Settings): string[] {
-  const has = (v: unknown): boolean => (typeof v === 'string' ? /:\/\/\*\*\*@/.test(v) : Array.isArray(v) && v.some(has));
+  const has = (v: unknown): boolean => (typeof v === 'string' ? holdsRedactedCredentials(v) : Array.isArray(v) && v.some(has));
   return Object.keys(settings).filter((k) => has(settings[k]));
 }
 

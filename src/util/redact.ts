@@ -1,43 +1,149 @@
-// Secrets never reach disk, logs or messages (DEVELOPERS.md): a key may hide in the userinfo of a URL
-// (`http://user:KEY@host/v1`, README "Reliability") or be known by value (an API key read from the environment).
+// Secrets never reach disk, logs or messages (DEVELOPERS.md): a key may hide in a URL -- its userinfo
+// (`http://user:KEY@host/v1`) or the value of a query parameter named for one (`?api-key=KEY`), README
+// "Reliability" -- or be known by value (an API key read from the environment).
 
-// The authority of a URL ends at the first "/", "?" or "#" (or "\" for http/https, as WHATWG URL
-// parses them); inside it, the userinfo is everything up to the LAST "@".
 const URL_START = /[a-zA-Z][a-zA-Z0-9+.-]*:\/\//g;
+/** What ends a URL inside free text (characters a URL never holds unencoded). */
+const URL_END = ' \t\r\n"\'<>`';
+/**
+ * The authority of a URL ends at the first "/", "?" or "#" (or "\" for http/https, as WHATWG URL
+ * parses them); inside it, the userinfo is everything up to the LAST "@".
+ */
+const AUTHORITY_END = '/?#\\' + URL_END;
+/** A parameter's name in a query or fragment, up to its "=" (the value follows). */
+const PARAM_NAME = /[?&#]([^=&#?]*)=/g;
+/**
+ * What ends a parameter's value: the next parameter, the fragment, or a "," (a list of URLs such as
+ * --base-url a,b is one text).
+ */
+const VALUE_END = '&#,';
 
-function redactAt(text: string, start: number): { out: string; end: number } {
-  let end = start;
-  while (end < text.length && !'/?#\\ \t\r\n"\'<>`'.includes(text[end])) end++;
-  const authority = text.slice(start, end);
-  const at = authority.lastIndexOf('@');
-  return { out: at < 0 ? authority : `***${authority.slice(at)}`, end };
+/**
+ * Parameters whose value is a credential, as compared: lower case, without "-" and "_" (api-key,
+ * api_key, apiKey and APIKEY are one name). Whole names only: keyboard= or monkey= are data.
+ */
+const SECRET_PARAMS = new Set([
+  'key',
+  'apikey',
+  'xapikey',
+  'apitoken',
+  'accesskey',
+  'accesstoken',
+  'authtoken',
+  'idtoken',
+  'refreshtoken',
+  'sessiontoken',
+  'securitytoken',
+  'token',
+  'auth',
+  'authorization',
+  'secret',
+  'clientsecret',
+  'password',
+  'passwd',
+  'pwd',
+  'sig',
+  'signature',
+  'subscriptionkey',
+  'xamzsignature',
+  'xamzsecuritytoken',
+  'xgoogsignature',
+]);
+
+/** Whether a query parameter of this name (as written in the URL, maybe percent-encoded) holds a credential. */
+function isSecretParam(name: string): boolean {
+  let n = name.replaceAll('+', ' ');
+  try {
+    n = decodeURIComponent(n);
+  } catch {
+    /* not percent-encoded */
+  }
+  return SECRET_PARAMS.has(n.toLowerCase().replace(/[-_]/g, ''));
 }
 
-/** `scheme://user:KEY@host/...` → `scheme://***@host/...`; everything else byte-identical. */
-export function redactUrl(url: string): string {
-  const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(url);
-  if (!m) return url;
-  const { out, end } = redactAt(url, m[0].length);
-  return url.slice(0, m[0].length) + out + url.slice(end);
+/** [start, end) of a part of a text that holds a credential. */
+type Span = readonly [number, number];
+
+/**
+ * The credentials of the URL whose authority starts at `start` in `text`: its userinfo (empty included:
+ * `http://@host` is shown as `***@host`) and the non-empty value of each secret parameter of its query
+ * and fragment (the URL runs to the first URL_END character).
+ */
+function credentialSpans(text: string, start: number): Span[] {
+  let authorityEnd = start;
+  while (authorityEnd < text.length && !AUTHORITY_END.includes(text[authorityEnd])) authorityEnd++;
+  const at = text.lastIndexOf('@', authorityEnd - 1);
+  const spans: Span[] = at >= start ? [[start, at]] : [];
+  let end = authorityEnd;
+  while (end < text.length && !URL_END.includes(text[end])) end++;
+  let query = authorityEnd;
+  while (query < end && text[query] !== '?' && text[query] !== '#') query++;
+  for (const m of text.slice(query, end).matchAll(PARAM_NAME)) {
+    if (!isSecretParam(m[1])) continue;
+    const from = query + m.index + m[0].length;
+    let to = from;
+    while (to < end && !VALUE_END.includes(text[to])) to++;
+    if (to > from) spans.push([from, to]);
+  }
+  return spans;
 }
 
-/** Every URL's userinfo inside free text (error messages, server answers) replaced by "***". */
+/** The credentials of every URL in `text`, overlapping ones (a URL inside another's query) joined, in order. */
+function allCredentialSpans(text: string): Span[] {
+  const spans = [...text.matchAll(URL_START)]
+    .flatMap((m) => credentialSpans(text, m.index + m[0].length))
+    .sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const out: [number, number][] = [];
+  for (const [s, e] of spans) {
+    const last = out.at(-1);
+    // A span starting inside the last one widens it; an empty userinfo is shown as *** once.
+    if (last && s < last[1]) last[1] = Math.max(last[1], e);
+    else if (!last || s !== last[0] || e !== last[1]) out.push([s, e]);
+  }
+  return out;
+}
+
+/**
+ * Every URL in free text (error messages, server answers, settings) with its credentials replaced by
+ * "***": `scheme://user:KEY@host/p?api-key=KEY&v=1` → `scheme://***@host/p?api-key=***&v=1`; everything
+ * else byte-identical.
+ */
 export function redactUrlsIn(text: string): string {
   let out = '';
   let last = 0;
-  for (const m of text.matchAll(URL_START)) {
-    const start = m.index + m[0].length;
-    if (start < last) continue;
-    const r = redactAt(text, start);
-    out += text.slice(last, start) + r.out;
-    last = r.end;
+  for (const [s, e] of allCredentialSpans(text)) {
+    out += text.slice(last, s) + '***';
+    last = e;
   }
   return out + text.slice(last);
 }
 
+/** A URL with its credentials replaced by "***" (redactUrlsIn); a text that does not start with a URL is returned as it is. */
+export function redactUrl(url: string): string {
+  return /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(url) ? redactUrlsIn(url) : url;
+}
+
+/**
+ * A flag's value meant as a URL, maybe unparsable, as a message may echo it: redacted as a URL even
+ * without its "scheme://", and when that finds no userinfo, everything up to a last "@" is "***"
+ * (`user:K/EY@host` has no authority to find it in).
+ */
+export function redactBadUrl(text: string): string {
+  const r = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) ? redactUrl(text) : redactUrl(`x://${text}`).slice('x://'.length);
+  return r === text && text.includes('@') ? `***${text.slice(text.lastIndexOf('@'))}` : r;
+}
+
+/**
+ * Whether `text` holds a URL whose credentials were redacted (`***@` or a secret parameter equal to
+ * `***`): the key it had must be given again (a resumed run: src/run/manifest.ts redactedSettingKeys).
+ */
+export function holdsRedactedCredentials(text: string): boolean {
+  return allCredentialSpans(text).some(([s, e]) => text.slice(s, e) === '***');
+}
+
 /**
  * `text` with every occurrence of each secret (as written, and percent-encoded as it appears inside a
- * URL) replaced by "***", and the userinfo of every URL redacted. Empty secrets are ignored.
+ * URL) replaced by "***", and the credentials of every URL redacted (redactUrlsIn). Empty secrets are ignored.
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined | null)[]): string {
   let out = redactUrlsIn(text);

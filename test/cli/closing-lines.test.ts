@@ -168,6 +168,9 @@ describe('closing lines of an experiment file', () => {
     const lines = closingLines([interrupted('a')], { args: ['run', 'x', '--wiki-url', 'http://u:s3cret@h/w'], runs: ['t m', 't n'] });
     expect(lines.join('\n')).not.toContain('s3cret');
     expect(lines.slice(-3, -2)).toEqual(['a URL below had credentials, printed as ***: put them back before running it']);
+    const q = invocationCommand(['run', 'x', '--base-url', 'http://h/v1?api-version=1&api-key=s3cret'], { retryErrors: false });
+    expect(q).toEqual({ command: "react-repro run x --base-url 'http://h/v1?api-version=1&api-key=***'", redacted: true });
+    expect(invocationCommand(['run', 'x', '--base-url', 'http://h/v1?api-version=1'], { retryErrors: false }).redacted).toBe(false);
   });
 });
 

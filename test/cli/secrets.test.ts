@@ -1,10 +1,14 @@
 // Secrets (README "Reliability"): a key never reaches a file the run writes (manifest, episodes, summary, lock,
 // completion cache), stdout/stderr, or a report -- whether it sits in the environment (--api-key-env),
-// in --wiki-url's userinfo (sent as Basic auth, recorded as ***@), or in --base-url's userinfo (refused
-// at once with a one-line error saying to use the environment variable).
+// in --wiki-url's userinfo (sent as Basic auth, recorded as ***@), in --base-url's userinfo (refused
+// at once with a one-line error saying to use the environment variable), or in a URL's query
+// (?api-key=KEY: sent as given, recorded as ?api-key=***).
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer, type ServerCompletionRequest } from '../servers/openai-server.js';
 import { startWikiServer, type WikiServer } from '../servers/wiki-server.js';
@@ -12,6 +16,7 @@ import { cleanEnv, runCli, runDirs } from '../run/cli-helpers.js';
 
 const API_KEY = 'sk-secret-api-0123456789abcdefQRS';
 const WIKI_KEY = 'wikiPass-9876543210zyxw';
+const QUERY_KEY = 'SECRETKEY1234567';
 
 function respond(req: ServerCompletionRequest): string {
   const m = /Thought (\d+):$/.exec(req.prompt);
@@ -44,14 +49,25 @@ function filesUnder(dir: string): string[] {
     .filter((f) => fs.statSync(f).isFile());
 }
 
-/** Asserts no secret appears in any of these texts or files (bytes, also percent-encoded). */
+/** Asserts no secret appears in any of these texts or files (bytes, also percent-encoded; a .gz file also unpacked). */
 function expectNoSecrets(texts: string[], files: string[]): void {
-  const forms = [API_KEY, WIKI_KEY, encodeURIComponent(WIKI_KEY)];
+  const forms = [API_KEY, WIKI_KEY, encodeURIComponent(WIKI_KEY), QUERY_KEY];
   for (const t of texts) for (const k of forms) expect(t).not.toContain(k);
   for (const f of files) {
-    const buf = fs.readFileSync(f);
-    for (const k of forms) expect(buf.includes(Buffer.from(k)), `${f} holds a secret`).toBe(false);
+    const raw = fs.readFileSync(f);
+    for (const buf of f.endsWith('.gz') ? [raw, zlib.gunzipSync(raw)] : [raw]) {
+      for (const k of forms) expect(buf.includes(Buffer.from(k)), `${f} holds a secret`).toBe(false);
+    }
   }
+}
+
+/** A port on 127.0.0.1 where nothing listens (bound, then closed): connections are refused. */
+async function deadPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
 
 describe('secrets', () => {
@@ -147,4 +163,95 @@ describe('secrets', () => {
     const outputs = [dry, r, resumed, resumed2, report].flatMap((x) => [x.stdout, x.stderr]);
     expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache), ...filesUnder(out)]);
   }, 60_000);
+
+  it('a key in the query of --base-url and --wiki-url is sent, recorded as ***, in no file, output, report or bundle; a resume asks for each flag again', async () => {
+    const results = path.join(tmp, 'r-query');
+    const cache = path.join(tmp, 'c-query');
+    const env = cleanEnv({ MY_KEY: API_KEY }, cache);
+    // The client appends /completions to the whole base URL (as the openai client joins them), so a
+    // query would swallow it: this one names the full path and ends with a parameter that takes it up.
+    const baseUrl = (key: string) => `${llm.baseURL}/completions?api-version=x&api-key=${key}&then=`;
+    const wikiUrl = (key: string) => `${wiki.url}/?api-version=2024-02-01&API_KEY=${key}`;
+    const args = [
+      'run',
+      '--task',
+      'hotpotqa',
+      '--method',
+      'react',
+      '--indices',
+      '0,1',
+      '--wiki',
+      'live',
+      '--api-key-env',
+      'MY_KEY',
+      '--model',
+      'test-model',
+      '--results-dir',
+      results,
+    ];
+    const flags = { base: ['--base-url', baseUrl(QUERY_KEY)], wiki: ['--wiki-url', wikiUrl(QUERY_KEY)] };
+    const dry = await runCli([...args, ...flags.base, ...flags.wiki, '--dry-run'], { cwd: tmp, env });
+    expect(dry.code).toBe(0);
+    const before = llm.completionRequests().length;
+    const r = await runCli([...args, ...flags.base, ...flags.wiki], { cwd: tmp, env });
+    expect(r.code).toBe(0);
+    // the server was asked with the key, as given
+    const sent = llm.completionRequests().slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const q of sent) expect(q.search).toBe(`?api-version=x&api-key=${QUERY_KEY}&then=/completions`);
+    const [dir] = runDirs(results);
+    const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
+    expect(m.settings.baseUrl).toBe(baseUrl('***'));
+    expect(m.settings.wikiUrl).toBe(wikiUrl('***'));
+    // a resume asks for each flag whose key was not recorded, as for a key in the userinfo
+    const resume = ['run', '--resume', dir, '--results-dir', results];
+    const noBase = await runCli([...resume, ...flags.wiki], { cwd: tmp, env });
+    expect(noBase.code).toBe(2);
+    expect(noBase.stderr.trim()).toBe(
+      `react-repro: --resume ${dir}: --base-url had credentials in its URL, which runs never record: give --base-url again`,
+    );
+    const noWiki = await runCli([...resume, ...flags.base], { cwd: tmp, env });
+    expect(noWiki.code).toBe(2);
+    expect(noWiki.stderr.trim()).toBe(
+      `react-repro: --resume ${dir}: --wiki-url had credentials in its URL, which runs never record: give --wiki-url again`,
+    );
+    const resumed = await runCli([...resume, ...flags.base, ...flags.wiki, '--retry-errors'], { cwd: tmp, env });
+    expect(resumed.code).toBe(0);
+    const out = path.join(tmp, 'query-out');
+    fs.mkdirSync(out);
+    const report = await runCli(['report', results, '--out', path.join(out, 'report.md')], { cwd: tmp, env });
+    expect(report.code).toBe(0);
+    const bundle = await runCli(['bundle', path.join(results, dir), '--out', path.join(out, 'runs.tar.gz')], { cwd: tmp, env });
+    expect(bundle.code).toBe(0);
+    expect(fs.statSync(path.join(out, 'runs.tar.gz')).size).toBeGreaterThan(0);
+    const outputs = [dry, r, noBase, noWiki, resumed, report, bundle].flatMap((x) => [x.stdout, x.stderr]);
+    expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache), ...filesUnder(out)]);
+  }, 90_000);
+
+  it('an unreachable model or Wikipedia URL with a key in its query: the error and the files never show the key', async () => {
+    const [llmPort, wikiPort] = [await deadPort(), await deadPort()];
+    const deadLlm = `http://127.0.0.1:${llmPort}/v1?api-version=x&api-key=${QUERY_KEY}`;
+    const deadWiki = `http://127.0.0.1:${wikiPort}/?Key=${QUERY_KEY}`;
+    const results = path.join(tmp, 'r-dead');
+    const cache = path.join(tmp, 'c-dead');
+    const base = ['run', '--task', 'hotpotqa', '--limit', '6', '--model', 'test-model', '--results-dir', results];
+    const llmDown = await runCli([...base, '--method', 'cot', '--cache', 'off', '--base-url', deadLlm], {
+      cwd: tmp,
+      env: cleanEnv({}, cache),
+    });
+    expect(llmDown.code).toBe(1);
+    expect(llmDown.stderr).toContain(
+      `model "test-model" at http://127.0.0.1:${llmPort}/v1 failed after 3 attempts: connection error (ECONNREFUSED)`,
+    );
+    // --env-url names the Wikipedia site; the model's URL comes from the environment, with a key in its query
+    const wikiDown = await runCli([...base, '--method', 'react', '--env-url', deadWiki], {
+      cwd: tmp,
+      env: cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}/completions?token=${QUERY_KEY}&then=`, OPENAI_API_KEY: API_KEY }, cache),
+    });
+    expect(wikiDown.code).toBe(1);
+    expect(wikiDown.stderr).toContain(
+      `Wikipedia unreachable at http://127.0.0.1:${wikiPort}: failed 3 times (last: connection refused (ECONNREFUSED))`,
+    );
+    expectNoSecrets([llmDown.stdout, llmDown.stderr, wikiDown.stdout, wikiDown.stderr], [...filesUnder(results), ...filesUnder(cache)]);
+  }, 90_000);
 });

@@ -128,6 +128,11 @@ describe('EnvServerPool', () => {
     expect(splitUrlList('http://a, http://b/', '--env-url')).toEqual(['http://a', 'http://b/']);
     expect(() => splitUrlList('http://a,,http://b', '--env-url')).toThrow(/empty entry/);
     expect(() => splitUrlList('http://a,http://a/', '--env-url')).toThrow(/http:\/\/a\/ is listed twice/);
+    // the messages never show a key, in the userinfo or the query
+    expect(() => splitUrlList('http://u:KEY1@a,,http://b?key=KEY2', '--env-url')).toThrow(
+      /^--env-url http:\/\/\*\*\*@a,,http:\/\/b\?key=\*\*\*: an empty entry/,
+    );
+    expect(() => splitUrlList('http://a?key=KEY2,http://a?key=KEY2/', '--env-url')).toThrow(/^--env-url: http:\/\/a\?key=\*\*\* is listed twice/);
   });
 
   it("a pool's URL credentials never reach the recorded settings, for any member", () => {

@@ -314,6 +314,25 @@ describe('settings and secrets', () => {
     expect(rec).toEqual({ wikiUrl: 'http://***@wiki.test/w', baseUrl: ['http://a/v1'], limit: 3 });
     expect(redactedSettingKeys(rec)).toEqual(['wikiUrl']);
   });
+
+  it('a key in a URL query is recorded as ***, and a resume must give that flag again; other query parameters stay as given', () => {
+    const given = {
+      baseUrl: ['http://a/v1?api-version=2024-02-01&api-key=s3cretKEY', 'http://b/v1?api-version=2024-02-01'],
+      envUrl: 'http://e:1/?Token=s3cretKEY,http://f:2',
+      wikiUrl: 'https://wiki.test/w?api-version=2024-02-01&keyboard=1',
+    };
+    const rec = recordableSettings(given);
+    expect(rec).toEqual({
+      baseUrl: ['http://a/v1?api-version=2024-02-01&api-key=***', 'http://b/v1?api-version=2024-02-01'],
+      envUrl: 'http://e:1/?Token=***,http://f:2',
+      wikiUrl: 'https://wiki.test/w?api-version=2024-02-01&keyboard=1',
+    });
+    expect(redactedSettingKeys(rec)).toEqual(['baseUrl', 'envUrl']);
+    // settings without a key are recorded byte for byte, as before
+    const plain = { baseUrl: ['http://a/v1?api-version=2024-02-01'], wikiUrl: 'https://en.wikipedia.org', limit: 3 };
+    expect(JSON.stringify(recordableSettings(plain))).toBe(JSON.stringify(plain));
+    expect(redactedSettingKeys(recordableSettings(plain))).toEqual([]);
+  });
 });
 
 describe('errors per cause and the progress line', () => {

@@ -74,6 +74,8 @@ export type Fault =
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query as received ("?a=1", or "" without one). */
+  search: string;
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON body (undefined for GET or an unparsable body). */
   body: any;
@@ -285,7 +287,7 @@ export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise
         body = undefined;
       }
     }
-    const rec: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body, port };
+    const rec: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, search: url.search, headers: req.headers, body, port };
     requests.push(rec);
     const fault = queue.length ? queue.shift() : opts.fault?.(rec);
     if (fault) rec.fault = fault;

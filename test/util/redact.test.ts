@@ -1,9 +1,10 @@
-// Secrets in URLs (src/util/redact.ts, README "Reliability"): the userinfo of a URL is replaced by "***" and the
-// rest kept byte for byte; a key given inside --base-url (http://user:KEY@127.0.0.1:port/v1) or
-// --wiki-url never shows in describe() output (what the manifest records) or in error messages.
+// Secrets in URLs (src/util/redact.ts, README "Reliability"): the userinfo of a URL and the value of each
+// query parameter named for a key (?api-key=KEY) are replaced by "***" and the rest kept byte for byte; a
+// key given inside --base-url (http://user:KEY@127.0.0.1:port/v1) or --wiki-url never shows in describe()
+// output (what the manifest records) or in error messages.
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrl, redactUrlsIn } from '../../src/util/redact.js';
+import { holdsRedactedCredentials, redactBadUrl, redactSecrets, redactUrl, redactUrlsIn } from '../../src/util/redact.js';
 import { resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
 import { ApiBackend } from '../../src/envs/wikipedia/api-backend.js';
 import { LiveHtmlBackend } from '../../src/envs/wikipedia/live-backend.js';
@@ -36,6 +37,107 @@ describe('redactUrl', () => {
       'key=*** enc=*** url=http://***@h/',
     );
     expect(redactSecrets('abcabc', ['abc', 'abcabc'])).toBe('***');
+  });
+});
+
+describe('a key in a URL query', () => {
+  it('the value of each parameter named for a key, whatever its case or separator, is ***', () => {
+    for (const name of [
+      'api-key',
+      'api_key',
+      'apikey',
+      'apiKey',
+      'API-KEY',
+      'key',
+      'Key',
+      'access_token',
+      'token',
+      'sig',
+      'signature',
+      'password',
+      'secret',
+      'auth',
+      'x-api-key',
+      'client_secret',
+      'X-Amz-Signature',
+      'api%2Dkey', // a percent-encoded name is the same name
+    ]) {
+      expect(redactUrl(`http://127.0.0.1:8000/v1?${name}=${KEY}`), name).toBe(`http://127.0.0.1:8000/v1?${name}=***`);
+    }
+  });
+
+  it('other parameters, and everything else, byte-identical', () => {
+    const azure = 'https://res.openai.azure.com/openai/deployments/d?api-version=2024-02-01';
+    expect(redactUrl(azure)).toBe(azure);
+    expect(redactUrl(`https://h/v1?api-version=2024-02-01&api-key=${KEY}&x=%20a+b`)).toBe(
+      'https://h/v1?api-version=2024-02-01&api-key=***&x=%20a+b',
+    );
+    // names that merely contain a key's name are data
+    for (const data of ['keyboard=qwerty', 'monkey=1', 'keys=a', 'tokenizer=gpt2', 'signed=1', 'authors=x', 'my_key=1', 'key2=a']) {
+      expect(redactUrl(`http://h/p?${data}`)).toBe(`http://h/p?${data}`);
+    }
+    // an empty value, a name without "=", a key's name as a value or in the path: nothing to hide
+    for (const u of [
+      'http://h/p?key=',
+      'http://h/p?key',
+      'http://h/p?key&x=1',
+      'http://h/p?q=key',
+      'http://h/key=abc/p',
+      'http://h/p?q=a=key=b',
+    ]) {
+      expect(redactUrl(u)).toBe(u);
+    }
+    expect(redactUrl('not a url ?key=abc')).toBe('not a url ?key=abc');
+  });
+
+  it('several parameters, a fragment, encoded values, userinfo and query key together', () => {
+    expect(redactUrl(`http://h/v1?token=${KEY}&v=1&sig=abc%2Fdef%3D%3D&password=p+w`)).toBe(
+      'http://h/v1?token=***&v=1&sig=***&password=***',
+    );
+    expect(redactUrl(`http://h/v1?api-key=${KEY}#section`)).toBe('http://h/v1?api-key=***#section');
+    expect(redactUrl(`http://h/cb#access_token=${KEY}&state=s`)).toBe('http://h/cb#access_token=***&state=s'); // OAuth's implicit flow
+    expect(redactUrl(`http://h?key=${KEY}`)).toBe('http://h?key=***'); // no path
+    expect(redactUrl(`http://user:${KEY}@h:9/v1?api-version=x&api-key=${KEY}`)).toBe('http://***@h:9/v1?api-version=x&api-key=***');
+    expect(redactUrl(`http://h/v1?key=${KEY}?more=1&x=2`)).toBe('http://h/v1?key=***&x=2'); // a "?" inside a value is the value's
+    expect(redactUrl(`http://h/v1?next=http://i/p?token=${KEY}&x=2`)).toBe('http://h/v1?next=http://i/p?token=***&x=2'); // a URL inside a query
+    expect(redactUrl(`http://h/v1?Key=${KEY}&key=2`)).toBe('http://h/v1?Key=***&key=***');
+    expect(redactUrl('http://h/v1?key=***')).toBe('http://h/v1?key=***'); // already redacted: unchanged
+  });
+
+  it('in free text: every URL, each ending where a URL cannot go on', () => {
+    expect(
+      redactUrlsIn(
+        `GET http://h1/v1?api-key=${KEY}&v=2 failed; see "https://a:b@h2/x?sig=${KEY}" or <http://h3/y?keyboard=1&auth=${KEY}> key=${KEY}`,
+      ),
+    ).toBe(`GET http://h1/v1?api-key=***&v=2 failed; see "https://***@h2/x?sig=***" or <http://h3/y?keyboard=1&auth=***> key=${KEY}`);
+    // a comma-separated pool: one value per URL
+    expect(redactUrlsIn(`http://a/v1?key=K1,http://b/v1,http://u:p@c/v1?token=K3&x=1`)).toBe(
+      'http://a/v1?key=***,http://b/v1,http://***@c/v1?token=***&x=1',
+    );
+    expect(redactSecrets(`http://h/v1?api-key=${KEY} and ${KEY}`, [])).toBe(`http://h/v1?api-key=*** and ${KEY}`);
+  });
+
+  it('redactBadUrl: a value meant as a URL, with or without its scheme', () => {
+    expect(redactBadUrl(`127.0.0.1:8000/v1?api-version=1&api-key=${KEY}`)).toBe('127.0.0.1:8000/v1?api-version=1&api-key=***');
+    expect(redactBadUrl(`http://127.0.0.1:99999999/v1?key=${KEY}`)).toBe('http://127.0.0.1:99999999/v1?key=***');
+    expect(redactBadUrl(`user:${KEY}@nowhere`)).toBe('***@nowhere');
+    expect(redactBadUrl('user:K/EY@host')).toBe('***@host'); // no authority holds the "@": all up to it goes
+    expect(redactBadUrl('127.0.0.1:8000/v1?api-version=1')).toBe('127.0.0.1:8000/v1?api-version=1');
+  });
+
+  it('holdsRedactedCredentials: a URL with ***@ or a key parameter equal to ***', () => {
+    expect(holdsRedactedCredentials('http://***@h/v1')).toBe(true);
+    expect(holdsRedactedCredentials('http://h/v1?api-version=1&api-key=***')).toBe(true);
+    expect(holdsRedactedCredentials('http://a/v1,http://b/v1?Token=***')).toBe(true);
+    for (const t of [
+      'http://h/v1?api-version=2024-02-01',
+      'http://h/v1?keyboard=***',
+      'http://h/v1?key=abc',
+      'key=***',
+      'http://h/***@x',
+    ]) {
+      expect(holdsRedactedCredentials(t), t).toBe(false);
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import type { OptionTable, SettingValue } from '../../options.js';
 import type { WikiBackend } from './backend.js';
 import type { WikiEnvOptions } from './wiki-env.js';
 import { UserError } from '../../errors.js';
+import { redactBadUrl } from '../../util/redact.js';
 import { ApiBackend } from './api-backend.js';
 import { LiveHtmlBackend, DEFAULT_WIKI_URL } from './live-backend.js';
 import { RecordingBackend, ReplayBackend } from './record-replay.js';
@@ -55,7 +56,7 @@ export async function createWikiBackend(spec: string, opts: WikiBackendOptions =
       const u = new URL(url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
     } catch {
-      throw new UserError(`--wiki-url ${url}: expected an http(s) base URL such as ${DEFAULT_WIKI_URL}`);
+      throw new UserError(`--wiki-url ${redactBadUrl(url)}: expected an http(s) base URL such as ${DEFAULT_WIKI_URL}`);
     }
   }
   if (urls.length > 1) {
