@@ -5,14 +5,20 @@
 // leaves out calls answered without usage is a lower bound, "≥0.0123", or unknown when it counts none of
 // its calls (src/run/meter.ts costStanding); the CSV sheet keeps it a number ("0.0123"), its count of
 // the calls left out saying it is a bound, so the column reads as numbers.
-import { AT_LEAST, figureText, type CostStanding } from '../util/money.js';
+import { figureText, usdFigure, type CostStanding } from '../util/money.js';
+import type { FigureCell } from './model.js';
 
-/** Dollars with four decimals, "≥" before a lower bound, or "unknown". */
-export function costText(usd: number, standing: CostStanding): string {
-  return figureText(usd, standing);
+/** A report's cell of a cost in dollars, with what it is of the bill. */
+export function costCell(usd: number, standing: CostStanding): FigureCell {
+  return { figure: usd, standing, unit: 'usd' };
 }
 
-/** A cost cell as the CSV sheet holds it: a lower bound's figure without its mark; "unknown" as printed. */
-export function sheetCostText(text: string): string {
-  return text.startsWith(AT_LEAST) ? text.slice(AT_LEAST.length) : text;
+/** A figure as md, html and tex print it: dollars with four decimals, "≥" before a lower bound, or "unknown". */
+export function figureCellText(c: FigureCell): string {
+  return figureText(c.figure, c.standing);
+}
+
+/** A figure as the CSV sheet holds it: the number counted (a lower bound too), or "unknown". */
+export function figureSheetText(c: FigureCell): string {
+  return c.standing === 'unknown' ? 'unknown' : usdFigure(c.figure);
 }

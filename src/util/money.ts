@@ -103,22 +103,29 @@ export type CostStanding = 'whole' | 'at-least' | 'unknown';
 /** The mark of a lower bound in every output (README "Reliability"); LaTeX writes it $\ge$ (src/report/tex/escape.ts). */
 export const AT_LEAST = '≥';
 
+/**
+ * A figure as its standing says, the one way every output marks it: `text` when whole, after the mark
+ * when a lower bound (`gap` between them: the closing lines' "≥ $1.7503", a report cell's "≥0.1229"),
+ * null when unknown (the caller says so in its own words).
+ */
+export function standingText(text: string, standing: CostStanding, gap: '' | ' '): string | null {
+  if (standing === 'unknown') return null;
+  return standing === 'at-least' ? `${AT_LEAST}${gap}${text}` : text;
+}
+
 /** The bill as the closing lines state it: "$1.7503", "≥ $1.7503", or null when unknown (the caller says why). */
 export function billText(x: number, standing: CostStanding): string | null {
-  if (standing === 'unknown') return null;
-  return standing === 'at-least' ? `${AT_LEAST} ${usdExact(x)}` : usdExact(x);
+  return standingText(usdExact(x), standing, ' ');
 }
 
 /** An amount as the progress line shows it: "$0.1229", "≥ $0.1229", or null when unknown. */
 export function usdText(x: number, standing: CostStanding): string | null {
-  if (standing === 'unknown') return null;
-  return standing === 'at-least' ? `${AT_LEAST} ${usd(x)}` : usd(x);
+  return standingText(usd(x), standing, ' ');
 }
 
 /** A report's cost cell: "0.1229", "≥0.1229" (a lower bound), or "unknown". */
 export function figureText(x: number, standing: CostStanding): string {
-  if (standing === 'unknown') return 'unknown';
-  return standing === 'at-least' ? `${AT_LEAST}${usdFigure(x)}` : usdFigure(x);
+  return standingText(usdFigure(x), standing, '') ?? 'unknown';
 }
 
 /**
