@@ -23,8 +23,8 @@ import { methodLabels, type MethodLabelOf, type TitleOf } from './names.js';
 import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
-import { costCell } from './cost.js';
-import { runCostStandings } from '../run/meter.js';
+import { costCell, tokensCell } from './cost.js';
+import { runCostStandings, runTokenStandings } from '../run/meter.js';
 import { missingRecords, RECORDS_MISSING, runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
 import { episodeCorrectness, type EpisodeCorrect } from './correct.js';
@@ -279,6 +279,7 @@ export function runsTable(
     // A run that recorded money had a price, whatever its (older) manifest says.
     if (s.cost_known === false) unpriced++;
     const standing = runCostStandings(s);
+    const tokens = runTokenStandings(s);
     // Judged as runStatus judges it, so the note below is there exactly when a status says so.
     if (r.recordLines !== undefined && missingRecords(m, r.recordLines)) recordsMissing = true;
     return {
@@ -295,8 +296,8 @@ export function runsTable(
         ...cells,
         calls: s.n_calls,
         cached: s.cached_calls,
-        tokens: s.total_tokens,
-        spent_tokens: s.spent_tokens,
+        tokens: tokensCell(s.total_tokens, tokens.total),
+        spent_tokens: tokensCell(s.spent_tokens, tokens.spent),
         cost: costCell(s.cost_usd, standing.total),
         ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls } : {}),
         spent_cost: costCell(s.spent_cost_usd, standing.spent),
@@ -326,12 +327,12 @@ export function runsTable(
         : []),
       ...(withoutUsage
         ? [
-            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage; whole when every session of the run billed nothing by its rates).',
+            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage; whole when every session of the run billed nothing by its rates), and so are those tokens (≥; unknown when no call of the run had usage).',
           ]
         : []),
       ...(unknownBilling
         ? [
-            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage; whole when every session of the run billed nothing by its rates).',
+            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage; whole when every session of the run billed nothing by its rates), and so are those tokens (≥; unknown when no call the run paid for had usage).',
           ]
         : []),
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",

@@ -49,14 +49,15 @@ export interface RunView {
 }
 
 /**
- * A figure that may leave calls out (a run's cost in dollars): the number counted and what it is of
- * the whole by the meter's rule (src/run/meter.ts costStanding). Each format writes it from these
- * (src/report/cost.ts): a lower bound marked in print, held as its number in the CSV sheet.
+ * A figure that may leave calls out (a run's cost in dollars, or its tokens): the number counted and
+ * what it is of the whole by the meter's rule (src/run/meter.ts costStanding, tokenStanding). Each
+ * format writes it from these (src/report/cost.ts): a lower bound marked in print, held as its number
+ * in the CSV sheet.
  */
 export interface FigureCell {
   figure: number;
   standing: CostStanding;
-  unit: 'usd';
+  unit: 'usd' | 'tokens';
 }
 
 /** A cell: a number (already a percentage where the column says so), text, a figure, or nothing. */
