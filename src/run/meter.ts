@@ -287,6 +287,7 @@ export function episodeCostKnown(record: Pick<EpisodeRecord, 'cost_unpriced'>, r
 
 /** What the cost rules read of a run's manifest. */
 export interface PricedRun {
+  kind?: string;
   modelDescription?: Record<string, unknown>;
   sessions?: readonly { price?: PriceStatus; spent?: Spend }[];
 }
@@ -311,8 +312,14 @@ export function costFree(run: PricedRun): boolean {
   const statesZeroRates = describedFree && run.modelDescription?.pricesUsdPer1M !== undefined;
   const sessions = run.sessions ?? [];
   if (sessions.length === 0) return describedFree;
+  // A combination's one session records its bases' price (src/run/combination-run.ts), and its
+  // description is one base's model: that 'known' is not a first session's rates of 0.
+  const describesFirst = run.kind !== 'combination';
   return sessions.every(
-    (s, i) => s.price === 'free' || (s.price === undefined && describedFree) || (i === 0 && s.price === 'known' && statesZeroRates),
+    (s, i) =>
+      s.price === 'free' ||
+      (s.price === undefined && describedFree) ||
+      (i === 0 && s.price === 'known' && statesZeroRates && describesFirst),
   );
 }
 
@@ -394,7 +401,7 @@ export interface EpisodeCostContext {
 }
 
 /** What a run's episodes' cost figures read from the run: its kind, and whether it billed nothing. */
-export function episodeCostContext(run: PricedRun & { kind?: string }): EpisodeCostContext {
+export function episodeCostContext(run: PricedRun): EpisodeCostContext {
   return { kind: run.kind, free: costFree(run) };
 }
 

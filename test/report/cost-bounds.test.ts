@@ -131,6 +131,8 @@ describe('the rule', () => {
     const known = session({}) as { price: PriceStatus };
     const { price: _p, ...unrecorded } = known;
     expect(costFree({ modelDescription: zero, sessions: [known] })).toBe(true);
+    // A combination's session records its bases' price; its description is one base's model, not its first session's.
+    expect(costFree({ kind: 'combination', modelDescription: zero, sessions: [known] })).toBe(false);
     expect(costFree({ modelDescription: zero, sessions: [known, known] })).toBe(false); // the resume's rates are not described
     expect(costFree({ modelDescription: zero, sessions: [unrecorded, unrecorded] })).toBe(true); // judged by the model, as costKnown does
     expect(costFree({ modelDescription: paid, sessions: [known] })).toBe(false);
