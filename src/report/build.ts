@@ -23,9 +23,9 @@ import { methodLabels, type MethodLabelOf, type TitleOf } from './names.js';
 import type { LabelRow } from './error-tags.js';
 import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
-import { costText } from './cost.js';
-import { runCostStandings } from '../run/meter.js';
-import { RECORDS_MISSING, runStatus } from './run-status.js';
+import { costCell, tokensCell } from './cost.js';
+import { runCostStandings, runTokenStandings } from '../run/meter.js';
+import { missingRecords, RECORDS_MISSING, runStatus } from './run-status.js';
 import { StatsCache, withStatsCache } from './stats.js';
 import { episodeCorrectness, type EpisodeCorrect } from './correct.js';
 
@@ -256,13 +256,14 @@ export function runsTable(
     { key: 'cached', label: 'Cached calls' },
     { key: 'tokens', label: 'Tokens (total)' },
     { key: 'spent_tokens', label: 'Tokens (spent)' },
-    { key: 'cost', label: 'Cost USD (total)', cost: true },
+    { key: 'cost', label: 'Cost USD (total)' },
     ...(withoutUsage ? [{ key: 'usage_unknown', label: 'Calls without usage' }] : []),
-    { key: 'spent_cost', label: 'Cost USD (spent)', cost: true },
+    { key: 'spent_cost', label: 'Cost USD (spent)' },
     ...(unknownBilling ? [{ key: 'paid_unknown', label: 'Calls of unknown billing' }] : []),
     { key: 'status', label: 'Status' },
   ];
   let unpriced = 0;
+  let recordsMissing = false;
   const rows: ReportRow[] = runs.map((r) => {
     const s = r.summary;
     const m = r.manifest;
@@ -278,6 +279,9 @@ export function runsTable(
     // A run that recorded money had a price, whatever its (older) manifest says.
     if (s.cost_known === false) unpriced++;
     const standing = runCostStandings(s);
+    const tokens = runTokenStandings(s);
+    // Judged as runStatus judges it, so the note below is there exactly when a status says so.
+    if (r.recordLines !== undefined && missingRecords(m, r.recordLines)) recordsMissing = true;
     return {
       label: `${titleOf(m.task)} ${methodLabel(m.task, m.method)}${variant ? ` (${variant})` : ''}`,
       source: 'ours',
@@ -292,11 +296,11 @@ export function runsTable(
         ...cells,
         calls: s.n_calls,
         cached: s.cached_calls,
-        tokens: s.total_tokens,
-        spent_tokens: s.spent_tokens,
-        cost: costText(s.cost_usd, standing.total),
+        tokens: tokensCell(s.total_tokens, tokens.total),
+        spent_tokens: tokensCell(s.spent_tokens, tokens.spent),
+        cost: costCell(s.cost_usd, standing.total),
         ...(withoutUsage ? { usage_unknown: s.usage_unknown_calls } : {}),
-        spent_cost: costText(s.spent_cost_usd, standing.spent),
+        spent_cost: costCell(s.spent_cost_usd, standing.spent),
         ...(unknownBilling ? { paid_unknown: s.paid_unknown_calls } : {}),
         status: runStatus(m, r.dir, undefined, r.recordLines),
       },
@@ -323,16 +327,16 @@ export function runsTable(
         : []),
       ...(withoutUsage
         ? [
-            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage; whole when every session of the run billed nothing by its rates).',
+            '"Calls without usage": calls answered without usage (the server reported none, or the cache held such an answer); Tokens (total) and Cost USD (total) leave them out, so that cost is a lower bound, marked ≥ (unknown when no call of the run had usage; whole when every session of the run billed nothing by its rates), and so are those tokens (≥; unknown when no call of the run had usage).',
           ]
         : []),
       ...(unknownBilling
         ? [
-            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage; whole when every session of the run billed nothing by its rates).',
+            '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage; whole when every session of the run billed nothing by its rates), and so are those tokens (≥; unknown when no call the run paid for had usage).',
           ]
         : []),
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",
-      ...(rows.some((row) => String(row.cells.status).startsWith(RECORDS_MISSING))
+      ...(recordsMissing
         ? [
             `"${RECORDS_MISSING}": the run's episodes.jsonl holds fewer records than its sessions wrote (cut short, or a partial copy); its scores, Done and tokens (total) count only the records held, while tokens and cost spent are its sessions' (the manifest).`,
           ]

@@ -2,6 +2,7 @@
 // (src/report/numbers.ts), "—" for nothing (never NaN).
 import type { Cell, ReportColumn } from './model.js';
 import { formatScore, NO_VALUE, roundHalfAway } from '../util/numbers.js';
+import { figureCellText } from './cost.js';
 
 /**
  * A score for display. Cells hold either an already-rounded score (percent()) or the exact quotient of
@@ -15,5 +16,6 @@ export function fmt(v: number | null | undefined): string {
 export function cellText(c: Cell | undefined, col?: ReportColumn): string {
   if (c === null || c === undefined) return NO_VALUE;
   if (typeof c === 'number') return col?.numeric ? fmt(c) : Number.isFinite(c) ? String(c) : NO_VALUE;
+  if (typeof c === 'object') return figureCellText(c);
   return c;
 }

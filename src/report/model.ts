@@ -3,6 +3,7 @@
 // their paper tables (Table 1, 3, 4...) as ReportTables; the core never knows which table it draws.
 import type { RunManifest, EpisodeRecord, RunSummary } from '../runlog/schema.js';
 import type { EpisodeSource } from '../runlog/episode-source.js';
+import type { CostStanding } from '../util/money.js';
 
 /** The comparable set of episodes a run belongs to (src/report/grouping.ts). */
 export interface CohortInfo {
@@ -47,8 +48,20 @@ export interface RunView {
   labels?: LabelRow[];
 }
 
-/** A cell: a number (already a percentage where the column says so), text, or nothing. */
-export type Cell = number | string | null;
+/**
+ * A figure that may leave calls out (a run's cost in dollars, or its tokens): the number counted and
+ * what it is of the whole by the meter's rule (src/run/meter.ts costStanding, tokenStanding). Each
+ * format writes it from these (src/report/cost.ts): a lower bound marked in print, held as its number
+ * in the CSV sheet.
+ */
+export interface FigureCell {
+  figure: number;
+  standing: CostStanding;
+  unit: 'usd' | 'tokens';
+}
+
+/** A cell: a number (already a percentage where the column says so), text, a figure, or nothing. */
+export type Cell = number | string | null | FigureCell;
 
 /** A 95% interval in the same unit as its cell; null ends = not computable. */
 export interface Interval {
@@ -63,8 +76,6 @@ export interface ReportColumn {
   group?: string;
   /** Numbers in this column are shown with one decimal. */
   numeric?: boolean;
-  /** Costs in dollars (costText): the CSV sheet holds a lower bound as its number (sheetCostText). */
-  cost?: boolean;
   /**
    * The column tells rows apart with their label (a model, a split): where a table is set in several
    * parts side by side (LaTeX's stacked tabulars), each part repeats it.

@@ -7,10 +7,10 @@
 // (src/util/csv.ts: a cell a spreadsheet would evaluate stays text).
 import { csvText } from '../util/csv.js';
 import type { ReportContent } from './build.js';
-import { cellProvenance, type ReportTable } from './model.js';
+import { cellProvenance, type Cell, type ReportColumn, type ReportTable } from './model.js';
 import { cellText, fmt } from './format.js';
 import { figureTable } from './display.js';
-import { sheetCostText } from './cost.js';
+import { figureSheetText } from './cost.js';
 
 export const CSV_COLUMNS = ['table', 'table_title', 'row', 'source', 'column', 'value', 'ci_low', 'ci_high', 'source_ref'] as const;
 
@@ -37,6 +37,11 @@ function rowNames(t: ReportTable): string[] {
   return named.map((n, i) => (byName(n) && t.rows[i].ref ? `${t.rows[i].label} (${t.rows[i].ref})` : n));
 }
 
+/** A cell as the sheet holds it: as every format prints it, but a figure as its number (src/report/cost.ts). */
+function sheetText(v: Cell | undefined, c: ReportColumn): string {
+  return v !== null && typeof v === 'object' ? figureSheetText(v) : cellText(v, c);
+}
+
 export function csvRows(t: ReportTable): string[][] {
   const out: string[][] = [];
   const names = rowNames(t);
@@ -51,7 +56,7 @@ export function csvRows(t: ReportTable): string[][] {
         names[i],
         p.source,
         heading,
-        blankDash(c.cost ? sheetCostText(cellText(r.cells[c.key], c)) : cellText(r.cells[c.key], c)),
+        blankDash(sheetText(r.cells[c.key], c)),
         iv ? blankDash(fmt(iv.lo)) : '',
         iv ? blankDash(fmt(iv.hi)) : '',
         p.ref ?? '',

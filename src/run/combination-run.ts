@@ -26,8 +26,7 @@ import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
 import { IdentityMemo } from '../util/identity-memo.js';
-import type { PriceStatus } from './meter.js';
-import { pricesOfDescription } from '../llm/pricing.js';
+import { costFree, costKnown, type PriceStatus } from './meter.js';
 
 interface BaseRun {
   dir: string;
@@ -193,6 +192,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     records.set(idx, derivedRecord(bench, derived, idx, recs, options));
   }
   const now = new Date().toISOString();
+  const price = combinedPrice(bases);
   const manifest = newManifest(
     {
       runId,
@@ -211,7 +211,8 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
       modelDescription: bases[bases.length - 1].manifest.modelDescription,
       environment: bases.map((b) => b.manifest.environment).find((e) => e) ?? null,
       split_description: m0.split_description,
-      sessions: [instantSession(now, records.size)],
+      // Its figures are its bases': their price, judged from every one of them (combinedPrice).
+      sessions: [{ ...instantSession(now, records.size), price }],
       sources: bases.map((b) => ({ role: b.manifest.method, runId: b.manifest.runId, dir: b.dir })),
     },
     now,
@@ -247,12 +248,24 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
       ),
     ),
     ...(retryRuns.length ? { retryRuns } : {}),
-    // Its models' price, for the result line's advice: unknown when a base run's model had none.
-    price: combinedPrice(bases.map((b) => pricesOfDescription(b.manifest.modelDescription ?? {}).status)),
+    // Its bases' price, for the result line: unknown when a base run's cost is not money.
+    price,
   };
 }
 
-function combinedPrice(prices: PriceStatus[]): PriceStatus {
+/**
+ * The price status of a combination's figures (the sum of its bases'), each base judged by the rule its
+ * own figures follow (src/run/meter.ts): unknown when a base's cost is not money (costKnown); free only
+ * when every base billed nothing by its rates (costFree), so a priced base's calls without usage are
+ * never taken for free ones; else known.
+ */
+function combinedPrice(bases: readonly BaseRun[]): PriceStatus {
+  const prices = bases.map((b): PriceStatus => {
+    const records = [...b.records.values()];
+    const cost = records.reduce((a, r) => a + (r.cost ?? 0), 0);
+    if (!costKnown(b.manifest, records, cost)) return 'unknown';
+    return costFree(b.manifest) ? 'free' : 'known';
+  });
   if (prices.includes('unknown')) return 'unknown';
   return prices.every((p) => p === 'free') ? 'free' : 'known';
 }

@@ -24,7 +24,7 @@ import {
   type SessionInfo,
   type Spend,
 } from '../runlog/schema.js';
-import { billText, type CostStanding } from '../util/money.js';
+import { billText, tokensText, type CostStanding } from '../util/money.js';
 import { pricesOfDescription } from '../llm/pricing.js';
 
 export type { Spend } from '../runlog/schema.js';
@@ -287,6 +287,7 @@ export function episodeCostKnown(record: Pick<EpisodeRecord, 'cost_unpriced'>, r
 
 /** What the cost rules read of a run's manifest. */
 export interface PricedRun {
+  kind?: string;
   modelDescription?: Record<string, unknown>;
   sessions?: readonly { price?: PriceStatus; spent?: Spend }[];
 }
@@ -311,33 +312,60 @@ export function costFree(run: PricedRun): boolean {
   const statesZeroRates = describedFree && run.modelDescription?.pricesUsdPer1M !== undefined;
   const sessions = run.sessions ?? [];
   if (sessions.length === 0) return describedFree;
+  // A combination's one session records its bases' price (src/run/combination-run.ts), and its
+  // description is one base's model: that 'known' is not a first session's rates of 0.
+  const describesFirst = run.kind !== 'combination';
   return sessions.every(
-    (s, i) => s.price === 'free' || (s.price === undefined && describedFree) || (i === 0 && s.price === 'known' && statesZeroRates),
+    (s, i) =>
+      s.price === 'free' ||
+      (s.price === undefined && describedFree) ||
+      (i === 0 && s.price === 'known' && statesZeroRates && describesFirst),
   );
+}
+
+/**
+ * What a count of tokens is of the calls it stands for, the rule under every figure of the meter
+ * (README "Reliability"): whole when it leaves no call out; unknown when it counts none of them (`tokens`
+ * 0: every call was answered without usage, so its 0 is no count); else a lower bound, leaving out
+ * `uncountedCalls` (answered without usage, or cut off in flight) but counting others. Its cost follows
+ * it (costStanding).
+ */
+export function tokenStanding(f: { tokens: number; uncountedCalls: number }): CostStanding {
+  if (f.uncountedCalls <= 0) return 'whole';
+  return f.tokens <= 0 ? 'unknown' : 'at-least';
 }
 
 /**
  * The one rule of what a cost figure is of the bill, for every output (the closing lines, the progress
  * line, summary.csv, the report's tables, export; README "Reliability"): unknown when it is not money
- * (`priced` false: costKnown); whole when it leaves no call out, or when every session it covers billed
- * nothing by its rates (`free`: costFree; the calls it leaves out cost nothing either, so its $0 is the
- * bill); else unknown when it counts none of its calls (`tokens` 0: every call was answered without
- * usage, so its $0 is not what was billed), and a lower bound when it leaves out `uncountedCalls`
- * (answered without usage, or cut off in flight) but counts others. A $0 counted at some session's
- * rates is not whole for being $0: calls of another session, at other rates, may be the ones left out.
+ * (`priced` false: costKnown); whole when every session it covers billed nothing by its rates (`free`:
+ * costFree; the calls it leaves out cost nothing either, so its $0 is the bill); else as its tokens are
+ * (tokenStanding): whole when it leaves no call out, unknown when it counts none of its calls (its $0
+ * is not what was billed), a lower bound when it leaves some out. A $0 counted at some session's rates
+ * is not whole for being $0: calls of another session, at other rates, may be the ones left out.
  */
 export function costStanding(f: { priced: boolean; free: boolean; tokens: number; uncountedCalls: number }): CostStanding {
   if (!f.priced) return 'unknown';
-  if (f.uncountedCalls <= 0 || f.free) return 'whole';
-  return f.tokens <= 0 ? 'unknown' : 'at-least';
+  return f.free ? 'whole' : tokenStanding(f);
 }
+
+/** What a spend's figures count: its tokens, and its calls of unknown billing, which they leave out. */
+const spendCounts = (s: Spend) => ({ tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
 
 /**
  * A spend's cost (what a command or session paid for): its calls of unknown billing are left out.
  * `free`: the invocation's model billed nothing by its rates (its price status).
  */
 export function spendStanding(s: Spend, o: { free?: boolean } = {}): CostStanding {
-  return costStanding({ priced: true, free: o.free ?? false, tokens: s.total_tokens, uncountedCalls: s.paid_unknown_calls });
+  return costStanding({ priced: true, free: o.free ?? false, ...spendCounts(s) });
+}
+
+/** What a run's two figures count: the total (every call, cache hits included) and the spent (what its sessions paid for). */
+function runCounts(s: Pick<RunSummary, 'total_tokens' | 'usage_unknown_calls' | 'spent_tokens' | 'paid_unknown_calls'>) {
+  return {
+    total: { tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls },
+    spent: { tokens: s.spent_tokens, uncountedCalls: s.paid_unknown_calls },
+  };
 }
 
 /**
@@ -349,10 +377,20 @@ export function runCostStandings(
 ): { total: CostStanding; spent: CostStanding } {
   const priced = s.cost_known !== false;
   const free = s.cost_free === true;
+  const counts = runCounts(s);
   return {
-    total: costStanding({ priced, free, tokens: s.total_tokens, uncountedCalls: s.usage_unknown_calls }),
-    spent: costStanding({ priced, free, tokens: s.spent_tokens, uncountedCalls: s.paid_unknown_calls }),
+    total: costStanding({ priced, free, ...counts.total }),
+    spent: costStanding({ priced, free, ...counts.spent }),
   };
+}
+
+/** A run's two token figures, leaving out the calls its cost figures leave out (runCostStandings). */
+export function runTokenStandings(s: Pick<RunSummary, 'total_tokens' | 'usage_unknown_calls' | 'spent_tokens' | 'paid_unknown_calls'>): {
+  total: CostStanding;
+  spent: CostStanding;
+} {
+  const counts = runCounts(s);
+  return { total: tokenStanding(counts.total), spent: tokenStanding(counts.spent) };
 }
 
 /** What the cost figures of a run's episodes read from the run (episodeCostContext). */
@@ -363,7 +401,7 @@ export interface EpisodeCostContext {
 }
 
 /** What a run's episodes' cost figures read from the run: its kind, and whether it billed nothing. */
-export function episodeCostContext(run: PricedRun & { kind?: string }): EpisodeCostContext {
+export function episodeCostContext(run: PricedRun): EpisodeCostContext {
   return { kind: run.kind, free: costFree(run) };
 }
 
@@ -412,4 +450,10 @@ export function moneyText(usd: number, price: PriceStatus | 'partly', standing: 
  */
 export function spendText(spent: Spend, o: { unknown?: string; free?: boolean } = {}): string {
   return billText(spent.cost_usd, spendStanding(spent, { free: o.free })) ?? o.unknown ?? 'cost unknown';
+}
+
+/** The tokens a command (or session) spent, as the closing lines state them: "1,234 tokens", "≥ 1,234 tokens", or an unknown number. */
+export function spendTokensText(spent: Spend): string {
+  const n = tokensText(spent.total_tokens, tokenStanding(spendCounts(spent)));
+  return n === null ? 'an unknown number of tokens' : `${n} tokens`;
 }

@@ -4,8 +4,8 @@
 // progress.ts and drawing in progress-tty.ts; a new counter is a new field in ProgressState and a
 // new segment here.
 import { formatScore, meanPercent, thousands } from '../util/numbers.js';
-import { usdText } from '../util/money.js';
-import { costStanding } from './meter.js';
+import { tokensText, usdText } from '../util/money.js';
+import { costStanding, tokenStanding } from './meter.js';
 
 export interface ProgressState {
   done: number;
@@ -99,10 +99,12 @@ export function statSegments(s: ProgressState): string[] {
     `retries ${thousands(s.retries)}`,
   ];
   for (const [name, n] of Object.entries(s.counts ?? {})) if (n > 0) out.push(`${name} ${thousands(n)}`);
-  out.push(`tokens ${thousands(s.tokens)}`);
-  // As every output states a cost (src/run/meter.ts costStanding): "≥ $0.1229" when calls are left out.
+  // As every output states its figures (src/run/meter.ts tokenStanding, costStanding): "tokens ≥ 1,234"
+  // and "≥ $0.1229" when calls are left out, "tokens unknown" when none was counted.
+  const counts = { tokens: s.tokens, uncountedCalls: s.usageUnknownCalls ?? 0 };
+  out.push(`tokens ${tokensText(s.tokens, tokenStanding(counts)) ?? 'unknown'}`);
   // Only a cost above $0 is shown, and such a cost was billed by rates that are not free.
-  const cost = usdText(s.cost, costStanding({ priced: true, free: false, tokens: s.tokens, uncountedCalls: s.usageUnknownCalls ?? 0 }));
+  const cost = usdText(s.cost, costStanding({ priced: true, free: false, ...counts }));
   if (s.cost > 0 && cost) out.push(cost);
   return out;
 }

@@ -7,6 +7,8 @@
 // Every figure is rounded the one way, half away from zero on the decimal the amount is (fixedHalfAway):
 // 3,655 tokens at $10 per million are $0.03655, shown $0.0366 everywhere, though the nearest double is a
 // hair under it (toFixed would say 0.0365, Intl 0.0366: the progress line and the bill once disagreed).
+// The token counts beside these figures are marked by the same standing (tokensText).
+import { thousands } from './numbers.js';
 
 /** Below this many decimals a tiny amount is written in exponent notation ("1.2e-25"): no money is that small. */
 const MAX_DECIMALS = 20;
@@ -93,32 +95,49 @@ export function usdFigure(raw: number): string {
 }
 
 /**
- * What a cost figure is of the bill, decided by one rule (src/run/meter.ts costStanding): all of it
- * ('whole'); a lower bound ('at-least': some calls it stands for were answered without usage, or cut
- * off in flight, and only the others are counted); or 'unknown' (no price is known, or no call it
- * stands for was counted: its $0 is no figure at all).
+ * What a cost figure is of the bill, and a token figure of the calls it stands for, decided by one rule
+ * (src/run/meter.ts tokenStanding, costStanding): all of it ('whole'); a lower bound ('at-least': some
+ * calls it stands for were answered without usage, or cut off in flight, and only the others are
+ * counted); or 'unknown' (no price is known, or no call it stands for was counted: its 0 is no figure).
  */
 export type CostStanding = 'whole' | 'at-least' | 'unknown';
 
 /** The mark of a lower bound in every output (README "Reliability"); LaTeX writes it $\ge$ (src/report/tex/escape.ts). */
 export const AT_LEAST = '≥';
 
+/**
+ * A figure as its standing says, the one way every output marks it: `text` when whole, after the mark
+ * when a lower bound (`gap` between them: the closing lines' "≥ $1.7503", a report cell's "≥0.1229"),
+ * null when unknown (the caller says so in its own words).
+ */
+export function standingText(text: string, standing: CostStanding, gap: '' | ' '): string | null {
+  if (standing === 'unknown') return null;
+  return standing === 'at-least' ? `${AT_LEAST}${gap}${text}` : text;
+}
+
 /** The bill as the closing lines state it: "$1.7503", "≥ $1.7503", or null when unknown (the caller says why). */
 export function billText(x: number, standing: CostStanding): string | null {
-  if (standing === 'unknown') return null;
-  return standing === 'at-least' ? `${AT_LEAST} ${usdExact(x)}` : usdExact(x);
+  return standingText(usdExact(x), standing, ' ');
 }
 
 /** An amount as the progress line shows it: "$0.1229", "≥ $0.1229", or null when unknown. */
 export function usdText(x: number, standing: CostStanding): string | null {
-  if (standing === 'unknown') return null;
-  return standing === 'at-least' ? `${AT_LEAST} ${usd(x)}` : usd(x);
+  return standingText(usd(x), standing, ' ');
 }
 
 /** A report's cost cell: "0.1229", "≥0.1229" (a lower bound), or "unknown". */
 export function figureText(x: number, standing: CostStanding): string {
-  if (standing === 'unknown') return 'unknown';
-  return standing === 'at-least' ? `${AT_LEAST}${usdFigure(x)}` : usdFigure(x);
+  return standingText(usdFigure(x), standing, '') ?? 'unknown';
+}
+
+/** A count of tokens as the closing lines and the progress line state it: "1,234", "≥ 1,234", or null when unknown. */
+export function tokensText(n: number, standing: CostStanding): string | null {
+  return standingText(thousands(n), standing, ' ');
+}
+
+/** A report's token cell: "1234", "≥1234" (a lower bound), or "unknown". */
+export function tokensFigureText(n: number, standing: CostStanding): string {
+  return standingText(String(n), standing, '') ?? 'unknown';
 }
 
 /**

@@ -71,7 +71,7 @@ describe('a $0 is whole only when every session billed nothing by its rates', ()
       expect(two.code, two.stderr).toBe(0);
       // Prices of 0 are a session that billed nothing; the resume billed at 100.
       expect(manifestOf(dir).sessions.map((s: any) => s.price)).toEqual(['free', 'known']);
-      expect(two.stdout).toContain('tokens 128, cost ≥ $0.0000 (+2 calls answered without usage, not counted)');
+      expect(two.stdout).toContain('tokens ≥ 128, cost ≥ $0.0000 (+2 calls answered without usage, not counted)');
       // summary.csv keeps its cost cells numbers: the count beside them says they leave calls out.
       expect(csvRow(dir)).toMatchObject({ cost_usd: '0', usage_unknown_calls: '2', spent_cost_usd: '0', paid_unknown_calls: '2' });
       const md = await reportOf(results, 'md');
@@ -103,7 +103,7 @@ describe('a $0 is whole only when every session billed nothing by its rates', ()
       const dir = path.join(results, id);
       expect(manifestOf(dir).sessions.map((s: any) => s.price)).toEqual(['free']);
       expect(made.stdout).toContain(
-        'tokens 0, cost $0.0000 (+2 calls answered without usage, not counted); this command spent 0 tokens, $0.0000 (+2 calls answered without usage or cut off in flight: billed nothing, tokens not counted)',
+        'tokens unknown, cost $0.0000 (+2 calls answered without usage, not counted); this command spent an unknown number of tokens, $0.0000 (+2 calls answered without usage or cut off in flight: billed nothing, tokens not counted)',
       );
       expect(csvRow(dir)).toMatchObject({ cost_usd: '0', spent_cost_usd: '0', usage_unknown_calls: '2', paid_unknown_calls: '2' });
       const csv = await reportOf(results, 'csv');

@@ -260,7 +260,7 @@ describe('spent = billed', () => {
       // (The recorded episodes' calls, then every call this command paid for.)
       expect(stopped.stdout).toMatch(
         new RegExp(
-          `tokens 0, cost unknown \\(\\+\\d+ calls? answered without usage, not counted\\); this command spent 0 tokens, cost unknown \\(\\+${calls} calls of unknown billing`,
+          `tokens unknown, cost unknown \\(\\+\\d+ calls? answered without usage, not counted\\); this command spent an unknown number of tokens, cost unknown \\(\\+${calls} calls of unknown billing`,
         ),
       );
       expect(stopped.stderr).toMatch(
@@ -298,7 +298,7 @@ describe('spent = billed', () => {
         expect(recs.every((r) => r.usage.total_tokens === 0)).toBe(true);
         expect(csvRow(path.join(results, runDirs(results)[0])).usage_unknown_calls).toBe(String(calls));
         expect(out).toContain(
-          `tokens 0, cost unknown (no price for this model: give --price-prompt and --price-completion) (+${calls} calls answered without usage, not counted)`,
+          `tokens unknown, cost unknown (no price for this model: give --price-prompt and --price-completion) (+${calls} calls answered without usage, not counted)`,
         );
       };
       check(first, made.stdout);

@@ -23,8 +23,11 @@ import {
   episodeCostStandings,
   moneyText,
   runCostStandings,
+  runTokenStandings,
   spendStanding,
   spendText,
+  spendTokensText,
+  tokenStanding,
 } from '../../src/run/meter.js';
 import { modelPricesOf, pricesOfDescription } from '../../src/llm/pricing.js';
 import type { PriceStatus } from '../../src/runlog/schema.js';
@@ -128,6 +131,8 @@ describe('the rule', () => {
     const known = session({}) as { price: PriceStatus };
     const { price: _p, ...unrecorded } = known;
     expect(costFree({ modelDescription: zero, sessions: [known] })).toBe(true);
+    // A combination's session records its bases' price; its description is one base's model, not its first session's.
+    expect(costFree({ kind: 'combination', modelDescription: zero, sessions: [known] })).toBe(false);
     expect(costFree({ modelDescription: zero, sessions: [known, known] })).toBe(false); // the resume's rates are not described
     expect(costFree({ modelDescription: zero, sessions: [unrecorded, unrecorded] })).toBe(true); // judged by the model, as costKnown does
     expect(costFree({ modelDescription: paid, sessions: [known] })).toBe(false);
@@ -267,8 +272,54 @@ describe('every output says the same', () => {
       ...over,
     });
     expect(progressLine('r', state({}), 2, 10)).toContain('tokens 220 $0.0020 elapsed');
-    expect(progressLine('r', state({ usageUnknownCalls: 1 }), 2, 10)).toContain('tokens 220 ≥ $0.0020 elapsed');
+    expect(progressLine('r', state({ usageUnknownCalls: 1 }), 2, 10)).toContain('tokens ≥ 220 ≥ $0.0020 elapsed');
     const none = progressLine('r', state({ tokens: 0, cost: 0, usageUnknownCalls: 4 }), 2, 10);
-    expect(none).toContain('tokens 0 elapsed');
+    expect(none).toContain('tokens unknown elapsed');
+    expect(none).not.toContain('tokens 0');
+  });
+});
+
+describe('a token figure follows the same rule', () => {
+  it('whole when no call is left out, a lower bound when some are, unknown when none was counted, whatever the price', () => {
+    expect(tokenStanding({ tokens: 440, uncountedCalls: 0 })).toBe('whole');
+    expect(tokenStanding({ tokens: 0, uncountedCalls: 0 })).toBe('whole'); // no call at all
+    expect(tokenStanding({ tokens: 440, uncountedCalls: 1 })).toBe('at-least');
+    expect(tokenStanding({ tokens: 0, uncountedCalls: 8 })).toBe('unknown');
+    expect(runTokenStandings(run('whole').summary)).toEqual({ total: 'whole', spent: 'whole' });
+    expect(runTokenStandings(run('some').summary)).toEqual({ total: 'at-least', spent: 'at-least' });
+    expect(runTokenStandings(run('none').summary)).toEqual({ total: 'unknown', spent: 'unknown' });
+    // At rates that bill nothing the cost is whole, but the tokens of calls without usage are still not counted.
+    const free = { ...run('none').summary, cost_free: true as const };
+    expect(runCostStandings(free)).toEqual({ total: 'whole', spent: 'whole' });
+    expect(runTokenStandings(free)).toEqual({ total: 'unknown', spent: 'unknown' });
+    const spend = { calls: 3, prompt_tokens: 30, completion_tokens: 3, total_tokens: 1234, cost_usd: 0.0123, paid_unknown_calls: 0 };
+    expect(spendTokensText(spend)).toBe('1,234 tokens');
+    expect(spendTokensText({ ...spend, paid_unknown_calls: 1 })).toBe('≥ 1,234 tokens');
+    expect(spendTokensText({ ...spend, calls: 0, total_tokens: 0, paid_unknown_calls: 2 })).toBe('an unknown number of tokens');
+  });
+
+  it("the report's Runs table: ≥ before a lower bound and unknown for none counted in Markdown, HTML and LaTeX; the CSV keeps the number", () => {
+    const c = report();
+    const cell = (id: string, column: string) =>
+      csvRows(c.runsTable)
+        .map((cells) => Object.fromEntries(CSV_COLUMNS.map((k, i) => [k, cells[i]])) as Record<(typeof CSV_COLUMNS)[number], string>)
+        .find((r) => r.source_ref === id && r.column === column)!.value;
+    const both = (id: string) => [cell(id, 'Tokens (total)'), cell(id, 'Tokens (spent)')];
+    const some = both('some');
+    expect(some.map(Number).every((n) => n > 0)).toBe(true);
+    expect(
+      both('whole')
+        .map(Number)
+        .every((n) => n > 0),
+    ).toBe(true);
+    expect(both('none')).toEqual(['unknown', 'unknown']);
+    const md = renderMarkdown(c);
+    const mdRow = (id: string) => md.split('\n').find((l) => l.startsWith('|') && l.includes(id))!;
+    expect(mdRow('some')).toContain(`| ≥${some[0]} | ≥${some[1]} | ≥0.0040 | 1 |`);
+    expect(mdRow('none')).toContain('| unknown | unknown | unknown | 8 |');
+    expect(mdRow('whole')).toContain(`| ${both('whole')[0]} | ${both('whole')[1]} | 0.0040 |`);
+    expect(md).toContain('and so are those tokens (≥; unknown when no call of the run had usage)');
+    expect(renderHtml(c)).toContain(`<td>≥${some[0]}</td>`);
+    expect(renderTex(c)).toContain(`$\\ge$${some[0]}`);
   });
 });

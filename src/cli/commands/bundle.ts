@@ -17,8 +17,8 @@ import { scoresText } from '../scores.js';
 import { checkReadableFile } from '../../util/safe-path.js';
 import { checkOutputPath, outputTarget } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
-import { bytesText, countOf, thousands } from '../../util/numbers.js';
-import { spendText } from '../../run/meter.js';
+import { bytesText, countOf } from '../../util/numbers.js';
+import { spendText, spendTokensText } from '../../run/meter.js';
 
 export const bundleCommand: CommandModule = {
   command: 'bundle [runs..]',
@@ -97,7 +97,7 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
       const scores = scoresText(s, readManifest(r.dir).metrics);
       if (r.status === 'complete') {
         // What this command paid for, as `run` says it (nothing: no model was asked).
-        const paid = `this command spent ${thousands(r.spent.total_tokens)} tokens, ${spendText(r.spent)}`;
+        const paid = `this command spent ${spendTokensText(r.spent)}, ${spendText(r.spent)}`;
         process.stdout.write(
           `${r.runId}: re-ran ${countOf(r.compared, 'episode')} from ${path.basename(file)} with no model and no environment server: identical to the bundle (latency_ms aside); ${paid}; ${scores}, errors ${s.n_errors} (as recorded) -> ${r.dir}\n`,
         );

@@ -20,8 +20,8 @@ import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '..
 import { Budget, requireKnownPrices } from '../../run/budget.js';
 import { dryRunLines, dryRunTotalLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
-import { moneyText, runCostStandings, spendText } from '../../run/meter.js';
-import { thousands } from '../../util/numbers.js';
+import { moneyText, runCostStandings, runTokenStandings, spendText, spendTokensText } from '../../run/meter.js';
+import { tokensText } from '../../util/money.js';
 import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
@@ -78,7 +78,7 @@ export function resultLine(r: RunResult): string {
       ? 'answered without usage or cut off in flight: billed nothing, tokens not counted'
       : 'of unknown billing: answered without usage or cut off in flight';
   const paid = r.spent
-    ? `; this command spent ${thousands(r.spent.total_tokens)} tokens${price === 'unknown' ? '' : `, ${spendText(r.spent, { free: price === 'free' })}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} ${leftOut})` : ''}`
+    ? `; this command spent ${spendTokensText(r.spent)}${price === 'unknown' ? '' : `, ${spendText(r.spent, { free: price === 'free' })}`}${r.spent.paid_unknown_calls ? ` (+${r.spent.paid_unknown_calls} call${r.spent.paid_unknown_calls === 1 ? '' : 's'} ${leftOut})` : ''}`
     : '';
   // The episodes' cost is known by the run's rule (summary.cost_known, src/run/meter.ts costKnown), and
   // whole at $0 when all its sessions billed nothing (summary.cost_free); this command's spend by the
@@ -87,7 +87,7 @@ export function resultLine(r: RunResult): string {
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${thousands(s.total_tokens)}, ${moneyText(s.cost_usd, recorded, runCostStandings(s).total)}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${tokensText(s.total_tokens, runTokenStandings(s).total) ?? 'unknown'}, ${moneyText(s.cost_usd, recorded, runCostStandings(s).total)}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */

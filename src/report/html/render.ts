@@ -5,10 +5,11 @@
 // even a model's "<script>" that escaped escaping could not run.
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { fullRecords, type ReportTable, type RunView } from '../model.js';
+import { fullRecords, type Cell, type ReportTable, type RunView } from '../model.js';
 import type { EpisodeRecord } from '../../runlog/schema.js';
 import type { EpisodeCorrect } from '../correct.js';
 import { fmt } from '../format.js';
+import { figureCellText } from '../cost.js';
 import { expandIntervals } from '../display.js';
 import { xmlEscape as esc } from '../svg.js';
 import {
@@ -73,10 +74,11 @@ function scriptSafe(json: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-function cellHtml(v: unknown, numeric: boolean | undefined): string {
+function cellHtml(v: Cell | undefined, numeric: boolean | undefined): string {
   if (v === null || v === undefined) return '—';
   if (typeof v === 'number') return esc(numeric ? fmt(v) : String(v));
-  return esc(String(v));
+  if (typeof v === 'object') return esc(figureCellText(v));
+  return esc(v);
 }
 
 /** A table (its intervals as "95% CI" columns), in its own section with its notes. */

@@ -3,6 +3,7 @@
 // details; the Runs table gives each run id on a line under its row: line-columns.ts).
 import type { Cell, ReportColumn, ReportTable } from '../model.js';
 import { fmt } from '../format.js';
+import { figureCellText } from '../cost.js';
 import type { TexOptions } from './options.js';
 
 /** Columns that identify runs rather than report results: never in a paper table. */
@@ -12,6 +13,7 @@ const BOOKKEEPING_COLUMN = /^(run_?id|run|run_dir|dir|path|fingerprint|seed)$/i;
 export function cellText(c: Cell, col: ReportColumn): string {
   if (c === null || c === undefined) return '\u2013';
   if (typeof c === 'number') return col.numeric ? fmt(c).replace(/^—$/, '\u2013') : String(c);
+  if (typeof c === 'object') return figureCellText(c);
   return c === '—' ? '\u2013' : c;
 }
 
