@@ -14,6 +14,21 @@ export function isOfficialOpenAI(url: string): boolean {
   }
 }
 
+/**
+ * The URL of `path` ("/completions", "/models") under a base URL, joined as the openai client joins
+ * them (a base ending in "/" loses one), except that a query on the base URL (Azure's
+ * `?api-version=`, a key) stays a query, after the path, instead of swallowing it.
+ */
+export function endpointUrl(baseURL: string, path: string): URL {
+  const base = new URL(baseURL);
+  const { search } = base;
+  base.search = '';
+  base.hash = '';
+  const url = new URL(base.href + (base.href.endsWith('/') && path.startsWith('/') ? path.slice(1) : path));
+  url.search = search;
+  return url;
+}
+
 export type BalancePolicy = 'round-robin' | 'least-busy';
 
 export interface Endpoint<C> {

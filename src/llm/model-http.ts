@@ -23,6 +23,7 @@ import { VERSION } from 'openai/version';
 import { JsonFields } from '../util/json-fields.js';
 import { Http1Pool, requestHead } from '../util/http1-client.js';
 import { nodeHttps, nodeZlib } from '../util/lazy-builtins.js';
+import { endpointUrl } from './endpoints.js';
 
 /** Largest model answer body by default: a completion of n samples is kilobytes; 16 MB fits any many times over. */
 export const DEFAULT_LLM_MAX_BYTES = 16 * 1024 * 1024;
@@ -314,9 +315,7 @@ export class ModelHttp {
     const key = `${method} ${path}`;
     let r = this.routes.get(key);
     if (!r) {
-      // as the openai client joins them (a base URL ending in / loses one)
-      const url = new URL(this.o.baseURL + (this.o.baseURL.endsWith('/') && path.startsWith('/') ? path.slice(1) : path));
-      r = route(url, method, method === 'POST' ? this.jsonHeaders : this.headers);
+      r = route(endpointUrl(this.o.baseURL, path), method, method === 'POST' ? this.jsonHeaders : this.headers);
       this.routes.set(key, r);
     }
     return r;

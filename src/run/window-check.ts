@@ -7,7 +7,7 @@ import { JsonFields } from '../util/json-fields.js';
 import { thousands as num } from '../util/numbers.js';
 import { NoEndpointError } from '../llm/config.js';
 import { errorMessage } from '../errors.js';
-import { isOfficialOpenAI } from '../llm/endpoints.js';
+import { endpointUrl, isOfficialOpenAI } from '../llm/endpoints.js';
 import { knownWindow, windowFromModels, windowFromProps } from '../llm/context-limit.js';
 import type { RunConfig } from './config.js';
 
@@ -65,10 +65,11 @@ export async function readContextWindow(run: RunConfig, fetchImpl: typeof fetch 
     const url = new URL(base);
     // OpenAI's own list names no window: its published sizes are the table's.
     if (isOfficialOpenAI(base)) continue;
-    const root = base.replace(/\/+$/, '');
-    const fromModels = windowFromModels(await getJson(`${root}/models`, fetchImpl, key), model);
+    const fromModels = windowFromModels(await getJson(endpointUrl(base, '/models').href, fetchImpl, key), model);
     if (fromModels) return { tokens: fromModels, source: `${url.host} GET /v1/models max_model_len` };
-    const fromProps = windowFromProps(await getJson(`${root.replace(/\/v1$/, '')}/props`, fetchImpl, key));
+    // llama.cpp server's /props sits beside /v1, not under it
+    url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+    const fromProps = windowFromProps(await getJson(endpointUrl(url.href, '/props').href, fetchImpl, key));
     if (fromProps) return { tokens: fromProps, source: `${url.host} GET /props default_generation_settings.n_ctx` };
   }
   const known = knownWindow(model);

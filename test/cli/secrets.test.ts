@@ -168,9 +168,8 @@ describe('secrets', () => {
     const results = path.join(tmp, 'r-query');
     const cache = path.join(tmp, 'c-query');
     const env = cleanEnv({ MY_KEY: API_KEY }, cache);
-    // The client appends /completions to the whole base URL (as the openai client joins them), so a
-    // query would swallow it: this one names the full path and ends with a parameter that takes it up.
-    const baseUrl = (key: string) => `${llm.baseURL}/completions?api-version=x&api-key=${key}&then=`;
+    // The query stays a query after the path the client adds (src/llm/endpoints.ts endpointUrl).
+    const baseUrl = (key: string) => `${llm.baseURL}?api-version=x&api-key=${key}`;
     const wikiUrl = (key: string) => `${wiki.url}/?api-version=2024-02-01&API_KEY=${key}`;
     const args = [
       'run',
@@ -198,7 +197,10 @@ describe('secrets', () => {
     // the server was asked with the key, as given
     const sent = llm.completionRequests().slice(before);
     expect(sent.length).toBeGreaterThan(0);
-    for (const q of sent) expect(q.search).toBe(`?api-version=x&api-key=${QUERY_KEY}&then=/completions`);
+    for (const q of sent) {
+      expect(q.path).toBe('/v1/completions');
+      expect(q.search).toBe(`?api-version=x&api-key=${QUERY_KEY}`);
+    }
     const [dir] = runDirs(results);
     const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
     expect(m.settings.baseUrl).toBe(baseUrl('***'));
@@ -246,7 +248,7 @@ describe('secrets', () => {
     // --env-url names the Wikipedia site; the model's URL comes from the environment, with a key in its query
     const wikiDown = await runCli([...base, '--method', 'react', '--env-url', deadWiki], {
       cwd: tmp,
-      env: cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}/completions?token=${QUERY_KEY}&then=`, OPENAI_API_KEY: API_KEY }, cache),
+      env: cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}?token=${QUERY_KEY}`, OPENAI_API_KEY: API_KEY }, cache),
     });
     expect(wikiDown.code).toBe(1);
     expect(wikiDown.stderr).toContain(
