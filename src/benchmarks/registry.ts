@@ -54,6 +54,11 @@ export function getBenchmark(name: string): Benchmark {
   if (!f) throw unknownBenchmark(name);
   const def = f();
   refuseRemovedMembers(def);
+  // Fine-tuning data is what a method of `methods` did (export leaves combinations out): a name that
+  // is none of them would default `export --format finetune` to nothing.
+  const stray = def.finetuneMethods?.find((m) => !def.methods.includes(m));
+  if (stray !== undefined)
+    throw new UserError(`benchmark "${def.name}": finetuneMethods names "${stray}", not one of its methods (${def.methods.join(', ')})`);
   b = completeBenchmark(def);
   if (b.name !== name) throw new Error(`benchmark registered as "${name}" calls itself "${b.name}"`);
   // A flag another benchmark also declares must have its type (one flag of `run`, one parser type).
@@ -103,6 +108,7 @@ export function completeBenchmark(def: BenchmarkDefinition<unknown>): Benchmark 
       indices: indices.slice(0, parseLimit(opts.limit) ?? indices.length),
     };
   };
+  const defaultMethod = def.defaultMethod ?? def.methods[0];
   return {
     ...def,
     title,
@@ -113,7 +119,8 @@ export function completeBenchmark(def: BenchmarkDefinition<unknown>): Benchmark 
     split: def.split ?? allSplit,
     itemRefKey: def.itemRefKey ?? 'index',
     itemByRef: def.itemByRef ?? byIndex,
-    defaultMethod: def.defaultMethod ?? def.methods[0],
+    defaultMethod,
+    finetuneMethods: def.finetuneMethods ?? [defaultMethod],
     inputFiles: def.inputFiles ?? (() => []),
     observe: def.observe ?? ((_action, step) => step.observation),
     reportTables: def.reportTables ?? (() => []),

@@ -175,6 +175,11 @@ export interface BenchmarkLoops<Options = Settings> {
    * ALFWorld's butler: "BUTLER"). A method without one is written as its name.
    */
   methodLabels?: Readonly<Record<string, string>>;
+  /**
+   * Methods (of `methods`) whose trajectories are fine-tuning data by default: `export --format
+   * finetune` without --method takes this benchmark's runs of these. Default: the default method.
+   */
+  finetuneMethods?: readonly string[];
   /** Builds the method (UserError on a bad prompt file). */
   createMethod(name: string, options: Options): Method;
   derivedMethods?: Record<string, DerivedMethod<Options>>;
@@ -262,6 +267,7 @@ type Defaulted =
   | 'itemRefKey'
   | 'itemByRef'
   | 'defaultMethod'
+  | 'finetuneMethods'
   | 'inputFiles'
   | 'observe'
   | 'reportTables';

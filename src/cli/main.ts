@@ -84,7 +84,8 @@ export const commandTable: CommandEntry[] = [
     command: 'export [runs..]',
     describe: 'Write episodes as JSON lines: the successful trajectories as fine-tuning data (FireAct-style), or every episode flat',
     load: async () => (await import('./commands/export.js')).exportCommand,
-    needsBenchmarks: never,
+    // Its help and defaults say which methods each benchmark's fine-tuning data come from.
+    needsBenchmarks: always,
   },
   {
     name: 'wiki',

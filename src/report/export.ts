@@ -21,6 +21,7 @@ import { episodeCostContext, episodeCostKnown, episodeCostStandings, type Episod
 import { recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { isScored } from '../util/numbers.js';
 import type { EpisodeCorrect } from './correct.js';
+import type { Benchmark } from '../benchmarks/types.js';
 
 export type FinetuneStyle = 'prompt-completion' | 'chat' | 'alpaca';
 export const FINETUNE_STYLES: readonly FinetuneStyle[] = ['prompt-completion', 'chat', 'alpaca'];
@@ -40,12 +41,27 @@ export function loadRunsForExport(
   return { ...selectRuns(runs), skipped };
 }
 
-/** Methods `export --format finetune` takes when no --method is given: ReAct, whose trajectories FireAct trained on. */
-export const FINETUNE_DEFAULT_METHODS: readonly string[] = ['react'];
+/**
+ * The methods `export --format finetune` takes from a run of each benchmark when no --method is
+ * given: those its Benchmark.finetuneMethods names (a benchmark not among `benchmarks`: none).
+ */
+export function finetuneMethodsOf(benchmarks: readonly Pick<Benchmark, 'name' | 'finetuneMethods'>[]): (task: string) => readonly string[] {
+  const byName = new Map(benchmarks.map((b) => [b.name, b.finetuneMethods]));
+  return (task) => byName.get(task) ?? [];
+}
+
+/** Those methods as the help and errors say them: one list where every benchmark names the same, else each benchmark's. */
+export function finetuneMethodsText(benchmarks: readonly Pick<Benchmark, 'name' | 'finetuneMethods'>[]): string {
+  const list = (b: Pick<Benchmark, 'finetuneMethods'>) => b.finetuneMethods.join(',') || 'none';
+  const lists = [...new Set(benchmarks.map(list))];
+  return lists.length > 1 ? benchmarks.map((b) => `${b.name} ${list(b)}`).join('; ') : (lists[0] ?? 'none');
+}
 
 export interface ExportFilter {
   /** Only runs of these methods (--method). */
   methods?: readonly string[];
+  /** Without `methods`: only the runs of the methods their benchmark names here (finetuneMethodsOf). */
+  methodsOf?: (task: string) => readonly string[];
   /** Only runs of these benchmarks (--task). */
   tasks?: readonly string[];
 }
@@ -60,17 +76,21 @@ export function filterRuns(
   flags: { method: string; task: string } = { method: '--method', task: '--task' },
 ): RunView[] {
   let out = [...runs];
-  for (const [key, want, flag] of [
-    ['task', f.tasks, flags.task],
-    ['method', f.methods, flags.method],
-  ] as const) {
-    if (!want) continue;
+  const { tasks, methods, methodsOf } = f;
+  const wantedBy: [key: 'task' | 'method', wantOf: ((r: RunView) => readonly string[]) | undefined, flag: string][] = [
+    ['task', tasks && (() => tasks), flags.task],
+    ['method', methods ? () => methods : methodsOf && ((r) => methodsOf(r.manifest.task)), flags.method],
+  ];
+  for (const [key, wantOf, flag] of wantedBy) {
+    if (!wantOf) continue;
     const have = [...new Set(out.map((r) => r.manifest[key]))].sort();
-    const kept = out.filter((r) => want.includes(r.manifest[key]));
-    if (!kept.length)
+    const kept = out.filter((r) => wantOf(r).includes(r.manifest[key]));
+    if (!kept.length) {
+      const want = [...new Set(out.flatMap(wantOf))];
       throw new UserError(
-        `${flag} ${want.join(',')}: none of the ${out.length} run(s) is of that ${key === 'task' ? 'benchmark' : 'method'} (they have: ${have.join(', ') || 'none'})`,
+        `${flag}${want.length ? ` ${want.join(',')}` : ''}: none of the ${out.length} run(s) is of ${want.length ? `that ${key === 'task' ? 'benchmark' : 'method'}` : 'a method its benchmark names'} (they have: ${have.join(', ') || 'none'})`,
       );
+    }
     out = kept;
   }
   return out;

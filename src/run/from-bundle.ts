@@ -267,12 +267,19 @@ function predates(bundled: EpisodeRecord, field: string): boolean {
   return !(field in bundled) && usageUnknownCalls(bundled) > 0;
 }
 
+const NONDETERMINISTIC: ReadonlySet<string> = new Set(NONDETERMINISTIC_FIELDS);
+
 /**
- * The record as compared: its JSON line without the fields a re-run cannot reproduce, nor those the
- * `bundled` record (the one it is compared with) predates.
+ * The fields an episode's comparison leaves out: those a re-run cannot reproduce, and those the
+ * `bundled` record predates (the same set for both of the pair's records).
  */
-function comparable(rec: EpisodeRecord, bundled: EpisodeRecord): string {
-  const skip = new Set<string>([...NONDETERMINISTIC_FIELDS, ...FIELDS_ADDED_SINCE.filter((k) => predates(bundled, k))]);
+function skippedFields(bundled: EpisodeRecord): ReadonlySet<string> {
+  const predated = FIELDS_ADDED_SINCE.filter((k) => predates(bundled, k));
+  return predated.length ? new Set([...NONDETERMINISTIC, ...predated]) : NONDETERMINISTIC;
+}
+
+/** The record as compared: its JSON line without the `skip` fields. */
+function comparable(rec: EpisodeRecord, skip: ReadonlySet<string>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(rec).filter(([k]) => !skip.has(k))));
 }
 
@@ -308,8 +315,9 @@ export function compareEpisodes(bundled: string, rerun: string, where: { bundled
   for (const [idx, x] of a) {
     const y = b.get(idx);
     if (!y) return `episode ${idx} is in the bundle but the re-run has no record of it`;
-    const ca = comparable(x.rec, x.rec);
-    const cb = comparable(y.rec, x.rec);
+    const skip = skippedFields(x.rec);
+    const ca = comparable(x.rec, skip);
+    const cb = comparable(y.rec, skip);
     if (ca === cb) continue;
     const d = firstDiffPath(JSON.parse(ca), JSON.parse(cb), '')!;
     if (typeof d.a === 'string' && typeof d.b === 'string') {

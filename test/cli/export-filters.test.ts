@@ -39,6 +39,15 @@ describe('export filters', () => {
     expect(both.stderr).toBe('react-repro: 5 fine-tuning examples from 2 runs (method act, react); left out: 3 unsuccessful\n');
   });
 
+  it("the help says finetune's default, the built-ins' fine-tuning methods (Benchmark.finetuneMethods)", async () => {
+    const r = await runCli(['export', '--help'], { cwd: tmp });
+    expect(r.code).toBe(0);
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      'Only runs of these methods (comma list) [default: react with --format finetune, every method with --format jsonl]',
+    );
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('(comma list: hotpotqa, fever, alfworld, webshop)');
+  });
+
   it('jsonl takes every method unless filtered; --task and --method narrow it', async () => {
     const all = await runCli(['export', results, '--format', 'jsonl'], { cwd: tmp });
     expect(lines(all.stdout).map((l) => l.run_id)).toEqual([

@@ -249,7 +249,9 @@ describe.skipIf(chromiumSkipReason !== null)('`react-repro report --out report.h
     expect(await page.locator('#figures svg polyline').count()).toBeGreaterThanOrEqual(3);
     expect(await page.locator('#figures figcaption').first().textContent()).toContain('n = 11 questions');
     expect(await page.locator('#comparisons table').count()).toBe(1);
-    expect(await page.locator('table.runs tbody tr').count()).toBe(4);
+    // A row per run (its run id on a line of its own under it).
+    expect(await page.locator('table.runs tbody tr:not(.under-row)').count()).toBe(4);
+    expect(await page.locator('table.runs tbody tr.under-row').count()).toBe(4);
     expect(requests).toEqual([pathToFileURL(file).href]);
     expect(await page.locator('body').textContent()).not.toMatch(/NaN/);
   });

@@ -21,6 +21,7 @@ import { COT_PROMPT, PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, s
 import { NASTY, table1, wideRuns } from './sample-tables.js';
 import { SWEEP_PROMPT, sweepRun, sweepRuns } from './html-sweep-runs.js';
 import type { EpisodeRecord } from '../../src/runlog/schema.js';
+import type { ReportTable } from '../../src/report/model.js';
 
 describe('few-shot prompt once per run', () => {
   it('commonLinePrefix stops at a line end', () => {
@@ -176,6 +177,40 @@ describe('renderHtmlReport', () => {
     expect(t).toContain('<td class="num">—</td>');
     expect(t).toContain('<tr class="paper"><th scope="row">Supervised SoTA</th>');
     expect(t).not.toContain('NaN');
+  });
+
+  it('the Runs table sets its run id on a line under its row, not as a column', () => {
+    const runs: ReportTable = {
+      id: 'runs',
+      title: 'Runs',
+      rowHeader: 'Benchmark / method',
+      columns: [
+        { key: 'run', label: 'Run', underRow: true },
+        { key: 'model', label: 'Model', identifies: true },
+        { key: 'em', label: 'EM', numeric: true },
+      ],
+      rows: [
+        {
+          label: 'HotpotQA ReAct',
+          source: 'ours',
+          cells: { run: 'hotpotqa-react-<x>', model: 'm', em: 33.333 },
+          ci: { em: { lo: 10, hi: 50 } },
+        },
+      ],
+      notes: [],
+    };
+    expect(tableHtml(runs, { className: 'runs', linesUnderRows: true })).toContain(
+      [
+        '<tr><th>Benchmark / method</th><th>Model</th><th class="num">EM</th><th>95% CI</th></tr>',
+        '</thead>',
+        '<tbody>',
+        '<tr class="ours lined"><th scope="row">HotpotQA ReAct</th><td>m</td><td class="num">33.3</td><td>[10.0, 50.0]</td></tr>',
+        '<tr class="ours under-row"><td colspan="4"><div class="row-line">Run: <span class="v">hotpotqa-react-&lt;x&gt;</span></div></td></tr>',
+        '</tbody>',
+      ].join('\n'),
+    );
+    // Other tables keep such a column where it is.
+    expect(tableHtml(runs)).toContain('<td>hotpotqa-react-&lt;x&gt;</td>');
   });
 });
 

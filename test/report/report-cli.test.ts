@@ -117,8 +117,9 @@ describe('report on crafted run folders', () => {
     expect(md).toMatch(/\| HotpotQA ReAct \| hotpotqa-react-x \| offline500 \| test-model \| 20\/20 \| 1 \| 78\.9 \|/);
     expect(csv).toContain('runs,Runs,HotpotQA ReAct,ours,EM,78.9,');
     expect(tex).toMatch(/HotpotQA ReAct & offline500 & test-model & 20\/20 & 1 & 78\.9 &/);
+    // The HTML Runs table gives the run id on a line under its row.
     expect(html).toMatch(
-      /<th scope="row">HotpotQA ReAct<\/th><td>hotpotqa-react-x<\/td><td>offline500<\/td><td>test-model<\/td><td>20\/20<\/td><td>1<\/td><td class="num">78\.9<\/td>/,
+      /<th scope="row">HotpotQA ReAct<\/th><td>offline500<\/td><td>test-model<\/td><td>20\/20<\/td><td>1<\/td><td class="num">78\.9<\/td>.*<\/tr>\n<tr class="ours under-row"><td colspan="\d+"><div class="row-line">Run: <span class="v">hotpotqa-react-x<\/span><\/div>/,
     );
     for (const text of [md, csv, tex, html]) {
       expect(text).not.toContain('79.0');

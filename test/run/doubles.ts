@@ -101,6 +101,7 @@ export function fakeBenchmark(name: string, deps: Pick<FakeDeps, 'createMethod'>
     itemByRef: (ref) => item(Number(ref)),
     methods: ['standard', 'cot', 'cot-sc', 'act', 'react'],
     defaultMethod: 'react',
+    finetuneMethods: [],
     createMethod: (m, settings) => deps.createMethod(m, settings),
     createEnv: async () => ({
       makeEnv: () => ({

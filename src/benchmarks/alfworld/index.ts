@@ -117,6 +117,8 @@ export function createAlfworldBenchmark(): ParsedBenchmark<AlfworldOptions> {
     methods: METHODS,
     defaultMethod: 'react',
     methodLabels: METHOD_LABELS,
+    // ReAct's trajectories, as FireAct's fine-tuning data were (README "Publishable runs and exports").
+    finetuneMethods: ['react'],
     createMethod: (name, options) => {
       if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: ALFWorld runs ${METHODS.join(' or ')}`);
       return createAlfworldMethod(name, loaded(), options.promptSet);

@@ -125,6 +125,8 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
     methods: METHOD_NAMES,
     defaultMethod: 'react',
     methodLabels: QA_METHOD_LABELS,
+    // ReAct's trajectories: FireAct (Chen et al., 2023) fine-tuned on HotpotQA ReAct trajectories.
+    finetuneMethods: ['react'],
     parseOptions: (settings) => parseQaOptions(settings, spec.defaultSplit),
     checkGivenFlags: checkWikiFlagsGiven,
     createMethod: (name, options) => createMethod(name, t(), options.method),

@@ -208,6 +208,8 @@ export function createWebshopBenchmark(): ParsedBenchmark<WebshopOptions> {
     methods: METHODS,
     defaultMethod: 'react',
     methodLabels: METHOD_LABELS,
+    // ReAct's trajectories, as FireAct's fine-tuning data were (README "Publishable runs and exports").
+    finetuneMethods: ['react'],
     createMethod: (name) => {
       if (name !== 'react' && name !== 'act') throw new UserError(`--method ${name}: WebShop runs ${METHODS.join(' or ')}`);
       const head = loaded()[name];

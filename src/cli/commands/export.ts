@@ -5,9 +5,10 @@ import { UserError } from '../../errors.js';
 import { defaultResultsDir } from '../../paths.js';
 import {
   filterRuns,
-  FINETUNE_DEFAULT_METHODS,
   FINETUNE_STYLES,
   finetuneLines,
+  finetuneMethodsOf,
+  finetuneMethodsText,
   flatLines,
   loadRunsForExport,
   type FinetuneStyle,
@@ -17,6 +18,9 @@ import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
 import { checkOutputPath, writeOutputFile } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { countOf } from '../../util/numbers.js';
+
+/** The registered benchmarks (the CLI registers the built-ins before loading this command). */
+const benchmarks = () => benchmarkNames().map(getBenchmark);
 
 export const exportCommand: CommandModule = {
   command: 'export [runs..]',
@@ -43,11 +47,11 @@ export const exportCommand: CommandModule = {
       })
       .option('method', {
         type: 'string',
-        describe: `Only runs of these methods (comma list) [default: ${FINETUNE_DEFAULT_METHODS.join(',')} with --format finetune, every method with --format jsonl]`,
+        describe: `Only runs of these methods (comma list) [default: ${finetuneMethodsText(benchmarks())} with --format finetune, every method with --format jsonl]`,
       })
       .option('task', {
         type: 'string',
-        describe: 'Only runs of these benchmarks (comma list: hotpotqa, fever, alfworld, webshop) [default: all]',
+        describe: `Only runs of these benchmarks (comma list: ${benchmarkNames().join(', ')}) [default: all]`,
       })
       .option('metric', {
         type: 'string',
@@ -79,21 +83,23 @@ export const exportCommand: CommandModule = {
       if (!items.length) throw new UserError(`${flag}: expected a comma list, e.g. ${flag === '--task' ? 'hotpotqa,fever' : 'react'}`);
       return items;
     };
-    const methods = list('--method', argv.method) ?? (format === 'finetune' ? [...FINETUNE_DEFAULT_METHODS] : undefined);
+    const methods = list('--method', argv.method);
     const tasks = list('--task', argv.task);
     // An unreadable run folder is skipped with one warning line, as report skips it; the count line says how many.
     const selected = loadRunsForExport(args, 'export');
     for (const n of selected.notes) process.stderr.write(`react-repro: ${forTerminal(n, { oneLine: true })}\n`);
+    // Without --method, fine-tuning data is each run's benchmark's choice (Benchmark.finetuneMethods).
+    const byDefault = methods === undefined && format === 'finetune';
     const runs = filterRuns(
       selected.runs,
-      { ...(methods ? { methods } : {}), ...(tasks ? { tasks } : {}) },
+      { ...(methods ? { methods } : byDefault ? { methodsOf: finetuneMethodsOf(benchmarks()) } : {}), ...(tasks ? { tasks } : {}) },
       {
-        method: argv.method === undefined ? `--method (default with --format finetune: ${FINETUNE_DEFAULT_METHODS.join(',')})` : '--method',
+        method: byDefault ? `--method (default with --format finetune: ${finetuneMethodsText(benchmarks())})` : '--method',
         task: '--task',
       },
     );
     // Correct (a successful trajectory, the jsonl's `correct`) as each run's benchmark says.
-    const isCorrect = episodeCorrectness(benchmarkNames().map(getBenchmark));
+    const isCorrect = episodeCorrectness(benchmarks());
     let lines: string[];
     let done: string;
     if (format === 'finetune') {

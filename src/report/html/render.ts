@@ -81,37 +81,52 @@ function cellHtml(v: Cell | undefined, numeric: boolean | undefined): string {
   return esc(v);
 }
 
-/** A table (its intervals as "95% CI" columns), in its own section with its notes. */
-export function tableHtml(table: ReportTable, opts: { className?: string } = {}): string {
+/**
+ * A table (its intervals as "95% CI" columns), in its own section with its notes. `linesUnderRows`:
+ * its ReportColumn.underRow columns are set on a line under their row, as LaTeX sets them (the Runs
+ * table's run id, whole, rather than a column it makes too wide for a laptop's window).
+ */
+export function tableHtml(table: ReportTable, opts: { className?: string; linesUnderRows?: boolean } = {}): string {
   const t = expandIntervals(table);
+  const under = opts.linesUnderRows ? t.columns.filter((c) => c.underRow) : [];
+  const columns = t.columns.filter((c) => !under.includes(c));
   const out: string[] = [
     `<section class="report-table" id="${esc(`table-${t.id}`)}">`,
     `<h3>${esc(t.title)}</h3>`,
     opts.className ? `<table class="${esc(opts.className)}">` : '<table>',
     '<thead>',
   ];
-  if (t.columns.some((c) => c.group !== undefined)) {
+  if (columns.some((c) => c.group !== undefined)) {
     const cells = ['<th></th>'];
-    for (let i = 0; i < t.columns.length;) {
-      const g = t.columns[i].group;
+    for (let i = 0; i < columns.length;) {
+      const g = columns[i].group;
       let j = i + 1;
-      while (g !== undefined && j < t.columns.length && t.columns[j].group === g) j++;
+      while (g !== undefined && j < columns.length && columns[j].group === g) j++;
       cells.push(`<th colspan="${j - i}" class="group">${g === undefined ? '' : esc(g)}</th>`);
       i = j;
     }
     out.push(`<tr>${cells.join('')}</tr>`);
   }
   out.push(
-    `<tr><th>${esc(t.rowHeader ?? '')}</th>${t.columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${esc(c.label)}</th>`).join('')}</tr>`,
+    `<tr><th>${esc(t.rowHeader ?? '')}</th>${columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${esc(c.label)}</th>`).join('')}</tr>`,
     '</thead>',
     '<tbody>',
   );
   for (const r of t.rows) {
+    const lines = under.filter((c) => r.cells[c.key] !== null && r.cells[c.key] !== undefined && String(r.cells[c.key]).trim() !== '');
     out.push(
-      `<tr class="${r.source}"><th scope="row">${esc(r.label)}</th>${t.columns
+      `<tr class="${r.source}${lines.length ? ' lined' : ''}"><th scope="row">${esc(r.label)}</th>${columns
         .map((c) => `<td${c.numeric ? ' class="num"' : ''}>${cellHtml(r.cells[c.key], c.numeric)}</td>`)
         .join('')}</tr>`,
     );
+    // One cell across the table under the row, a line per column, each held in view while the table
+    // scrolls sideways (style.ts).
+    if (lines.length)
+      out.push(
+        `<tr class="${r.source} under-row"><td colspan="${columns.length + 1}">${lines
+          .map((c) => `<div class="row-line">${esc(c.label)}: <span class="v">${cellHtml(r.cells[c.key], c.numeric)}</span></div>`)
+          .join('')}</td></tr>`,
+      );
   }
   out.push('</tbody>', '</table>');
   if (t.notes.length) out.push(`<ul class="notes">${t.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
@@ -123,7 +138,7 @@ function runsTableHtml(runs: RunView[]): string {
   const rows = runs.map((r) => {
     const m = r.manifest;
     const errors = r.records.filter((x) => x.error).length;
-    return `<tr><td><code>${esc(m.runId)}</code></td><td>${esc(m.task)}</td><td>${esc(m.method)}</td><td>${esc(m.split)}${m.shard ? ` (shard ${esc(m.shard)})` : ''}</td><td>${esc(m.model)}</td><td class="num">${r.records.length}/${m.indices?.length ?? r.records.length}</td><td class="num">${errors}</td></tr>`;
+    return `<tr><th scope="row"><code>${esc(m.runId)}</code></th><td>${esc(m.task)}</td><td>${esc(m.method)}</td><td>${esc(m.split)}${m.shard ? ` (shard ${esc(m.shard)})` : ''}</td><td>${esc(m.model)}</td><td class="num">${r.records.length}/${m.indices?.length ?? r.records.length}</td><td class="num">${errors}</td></tr>`;
   });
   return `<table class="runs"><thead><tr><th>Run</th><th>Benchmark</th><th>Method</th><th>Split</th><th>Model</th><th class="num">Episodes</th><th class="num">Errors</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -347,7 +362,7 @@ export function* renderHtmlChunks(input: HtmlReportInput): Generator<string> {
       '</section>',
     ]),
     '<section id="runs"><h2>Runs</h2>',
-    input.runsTable ? tableHtml(input.runsTable, { className: 'runs' }) : runsTableHtml(input.runs),
+    input.runsTable ? tableHtml(input.runsTable, { className: 'runs', linesUnderRows: true }) : runsTableHtml(input.runs),
     ...(input.notes?.length ? [`<ul class="notes">${input.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
     '<h3>Few-shot prompts (one per run)</h3><div id="run-prompts"></div>',
     '</section>',

@@ -16,10 +16,6 @@ export const QA_METHOD_LABELS: Readonly<Record<string, string>> = {
   reflexion: 'Reflexion',
 };
 
-export function qaMethodLabel(method: string): string {
-  return Object.hasOwn(QA_METHOD_LABELS, method) ? QA_METHOD_LABELS[method] : method;
-}
-
 /** The paper's claims worth a test: ReAct against Act and CoT, and each combination against CoT-SC. */
 export const QA_COMPARISONS: readonly (readonly [string, string])[] = [
   ['react', 'act'],

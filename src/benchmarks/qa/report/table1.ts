@@ -19,7 +19,8 @@ import {
   settingText,
   type SettingValues,
 } from '../../../report/grouping.js';
-import { qaMethodLabel as methodLabel } from './names.js';
+import { methodLabelIn } from '../../../report/names.js';
+import { QA_METHOD_LABELS } from './names.js';
 import { scoreCell } from '../../../report/scores.js';
 
 /** Table 1 row order, as in the paper. */
@@ -30,6 +31,8 @@ const TASKS = (): TaskName[] => qaTaskNames();
 const taskLabel = (t: TaskName): string => qaTask(t).scoreLabel;
 const taskTitle = (t: TaskName): string => qaTask(t).title;
 const isTask = isQaTask;
+/** A method as the paper writes it: both tasks' Benchmark.methodLabels, read as the report reads them. */
+const methodLabel = (method: string): string => methodLabelIn(QA_METHOD_LABELS, method);
 /** The split that is the paper's 500 questions / claims (the released code's Random(233) sample). */
 export const PAPER_SPLIT = 'react500';
 /** The models of the paper's columns, as the anchors file names them. */
