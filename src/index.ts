@@ -3,7 +3,9 @@
 // built-in ones, and read runs back. docs/library.md has a worked example (test/package checks it).
 import { pricesOf, realDeps } from './run/deps.js';
 import { requireKnownPrices } from './run/budget.js';
-import { executeRun, type RunDeps, type RunIO, type RunResult } from './run/execute.js';
+import { executeRun } from './run/execute.js';
+import type { RunDeps, RunIO } from './run/run-deps.js';
+import type { RunResult } from './run/run-result.js';
 import { derivedMethodOf, executeCombination } from './run/combination-run.js';
 import { allRunOptions } from './run/deps.js';
 import { validateSettings } from './run/experiment.js';
@@ -40,7 +42,11 @@ export {
 } from './llm/types.js';
 
 // ---- running
-export { executeRun, planEpisodes, type RunDeps, type RunIO, type RunModel, type RunResult, type RunStatus } from './run/execute.js';
+export { executeRun } from './run/execute.js';
+export { planEpisodes } from './run/episode-plan.js';
+export type { RunDeps, RunIO } from './run/run-deps.js';
+export type { RunModel } from './run/run-model.js';
+export type { RunResult, RunStatus } from './run/run-result.js';
 export { realDeps, allRunOptions } from './run/deps.js';
 export type { ProgressSink } from './run/progress.js';
 

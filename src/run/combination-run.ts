@@ -4,17 +4,11 @@
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/types.js';
-import {
-  executeRun,
-  resultsDirOf,
-  runBenchmark,
-  checkResultsDir,
-  ensureResultsDir,
-  errorCauses,
-  type RunDeps,
-  type RunIO,
-  type RunResult,
-} from './execute.js';
+import { executeRun } from './execute.js';
+import { resultsDirOf, checkResultsDir, ensureResultsDir } from './results-dir.js';
+import { runBenchmark } from './episode-plan.js';
+import { errorCauses, type RunResult } from './run-result.js';
+import type { RunDeps, RunIO } from './run-deps.js';
 import { checkedManifestText, instantSession, newManifest, recordableSettings } from './manifest.js';
 import { camelCase } from './options.js';
 import { isRunFolder, makeRunFolder, readRun, writeEpisodes, writeManifest, writeSummary, MANIFEST_FILE } from '../runlog/store.js';

@@ -9,7 +9,7 @@ import { benchmarkNames, defaultBenchmarkName, getBenchmark } from '../benchmark
 import type { Benchmark } from '../benchmarks/types.js';
 import { mergeBenchmarkFlags } from '../benchmarks/registry.js';
 import type { OptionTable } from '../options.js';
-import type { RunDeps } from './execute.js';
+import type { RunDeps } from './run-deps.js';
 import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 import { coreRunOptions } from './core-options.js';

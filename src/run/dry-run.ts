@@ -21,7 +21,10 @@ import type { Benchmark } from '../benchmarks/types.js';
 import type { OptionSpec } from '../options.js';
 import { canonicalJson, runIdPrefix } from './run-id.js';
 import { camelCase, runOptions } from './options.js';
-import { planEpisodes, resultsDirOf, runFolder, runIdentity, type Plan, type RunDeps, type RunParts } from './execute.js';
+import { planEpisodes, type Plan } from './episode-plan.js';
+import { runIdentity, type RunParts } from './run-identity.js';
+import { resultsDirOf, runFolder } from './results-dir.js';
+import type { RunDeps } from './run-deps.js';
 import { recordableSettings } from './manifest.js';
 import type { PriceInfo } from '../llm/pricing.js';
 import type { Settings } from './experiment.js';
@@ -122,7 +125,7 @@ function modelAndEnvSettings(settings: Settings, bench: Benchmark, needsEnv: boo
 type RecordedFolder = { dir: string | null; ambiguous?: string[] };
 
 /**
- * The folder the same command without --dry-run would resume (execute.ts runFolder: --resume's, else
+ * The folder the same command without --dry-run would resume (results-dir.ts runFolder: --resume's, else
  * the run id's), or null when it holds no run yet. The run id hashes the model's and environment's
  * identity, which a dry run does not open (a model load, a snapshot build, a server check): a folder
  * of this task and method supplies its recorded ones when it recorded the same model and environment

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { experimentsDir, repoRoot } from '../paths.js';
 import { allRunOptions, runDefaults } from './deps.js';
-import { resumeDir } from './execute.js';
+import { resumeDir } from './results-dir.js';
 import { redactedSettingKeys } from './manifest.js';
 import { manifestIfAny } from '../runlog/store.js';
 import { loadExperiment, type Settings } from './experiment.js';

@@ -11,7 +11,7 @@ import { runFromBundle } from '../../run/from-bundle.js';
 import { runFolders } from '../../report/load.js';
 import { allRunOptions } from '../../run/deps.js';
 import { givenFlags, kebabCase } from '../../run/options.js';
-import type { RunIO } from '../../run/execute.js';
+import type { RunIO } from '../../run/run-deps.js';
 import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkReadableFile } from '../../util/safe-path.js';

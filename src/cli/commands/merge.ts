@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { mergeRuns, type MergeResult } from '../../run/merge.js';
-import type { RunResult } from '../../run/execute.js';
+import type { RunResult } from '../../run/run-result.js';
 import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { UserError } from '../../errors.js';
@@ -22,7 +22,7 @@ function mergeOut(out: unknown, resultsDir: unknown): string | { resultsDir: str
  */
 async function closeWithErrors(r: MergeResult): Promise<void> {
   // Loaded only here: a merge without error episodes does not load the run machinery.
-  const [{ closingLines, exitCodeOf }, { errorCauses }] = await Promise.all([import('./run.js'), import('../../run/execute.js')]);
+  const [{ closingLines, exitCodeOf }, { errorCauses }] = await Promise.all([import('./run.js'), import('../../run/run-result.js')]);
   // `run --resume` finds a run by its id as the folder's name: an --out folder named otherwise is renamed first.
   const resumable = path.join(path.dirname(r.dir), r.runId);
   const result: RunResult = {
