@@ -120,7 +120,6 @@ export function completeBenchmark(def: BenchmarkDefinition<unknown>): Benchmark 
     itemRefKey: def.itemRefKey ?? 'index',
     itemByRef: def.itemByRef ?? byIndex,
     defaultMethod,
-    finetuneMethods: def.finetuneMethods ?? [defaultMethod],
     inputFiles: def.inputFiles ?? (() => []),
     observe: def.observe ?? ((_action, step) => step.observation),
     reportTables: def.reportTables ?? (() => []),

@@ -267,7 +267,6 @@ type Defaulted =
   | 'itemRefKey'
   | 'itemByRef'
   | 'defaultMethod'
-  | 'finetuneMethods'
   | 'inputFiles'
   | 'observe'
   | 'reportTables';

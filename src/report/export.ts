@@ -41,18 +41,23 @@ export function loadRunsForExport(
   return { ...selectRuns(runs), skipped };
 }
 
+type FinetuneChoice = Pick<Benchmark, 'name' | 'defaultMethod' | 'finetuneMethods'>;
+
+/** A benchmark's fine-tuning methods: those it names (Benchmark.finetuneMethods), else its default method. */
+const finetuneMethodsOfOne = (b: FinetuneChoice): readonly string[] => b.finetuneMethods ?? [b.defaultMethod];
+
 /**
  * The methods `export --format finetune` takes from a run of each benchmark when no --method is
- * given: those its Benchmark.finetuneMethods names (a benchmark not among `benchmarks`: none).
+ * given: finetuneMethodsOfOne (a benchmark not among `benchmarks`: none).
  */
-export function finetuneMethodsOf(benchmarks: readonly Pick<Benchmark, 'name' | 'finetuneMethods'>[]): (task: string) => readonly string[] {
-  const byName = new Map(benchmarks.map((b) => [b.name, b.finetuneMethods]));
+export function finetuneMethodsOf(benchmarks: readonly FinetuneChoice[]): (task: string) => readonly string[] {
+  const byName = new Map(benchmarks.map((b) => [b.name, finetuneMethodsOfOne(b)]));
   return (task) => byName.get(task) ?? [];
 }
 
 /** Those methods as the help and errors say them: one list where every benchmark names the same, else each benchmark's. */
-export function finetuneMethodsText(benchmarks: readonly Pick<Benchmark, 'name' | 'finetuneMethods'>[]): string {
-  const list = (b: Pick<Benchmark, 'finetuneMethods'>) => b.finetuneMethods.join(',') || 'none';
+export function finetuneMethodsText(benchmarks: readonly FinetuneChoice[]): string {
+  const list = (b: FinetuneChoice) => finetuneMethodsOfOne(b).join(',') || 'none';
   const lists = [...new Set(benchmarks.map(list))];
   return lists.length > 1 ? benchmarks.map((b) => `${b.name} ${list(b)}`).join('; ') : (lists[0] ?? 'none');
 }

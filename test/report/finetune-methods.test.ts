@@ -41,11 +41,11 @@ describe('fine-tuning methods by benchmark', () => {
 
   it('a plug-in naming none has its default method; one naming a method it does not run is refused', () => {
     registerBenchmark('ft-default', () => plugin('ft-default'));
-    expect(getBenchmark('ft-default').finetuneMethods).toEqual(['plan']);
+    expect(finetuneMethodsOf([getBenchmark('ft-default')])('ft-default')).toEqual(['plan']);
     registerBenchmark('ft-act', () => plugin('ft-act', { defaultMethod: 'act' }));
-    expect(getBenchmark('ft-act').finetuneMethods).toEqual(['act']);
+    expect(finetuneMethodsOf([getBenchmark('ft-act')])('ft-act')).toEqual(['act']);
     registerBenchmark('ft-none', () => plugin('ft-none', { finetuneMethods: [] }));
-    expect(getBenchmark('ft-none').finetuneMethods).toEqual([]);
+    expect(finetuneMethodsOf([getBenchmark('ft-none')])('ft-none')).toEqual([]);
     registerBenchmark('ft-stray', () => plugin('ft-stray', { finetuneMethods: ['react'] }));
     expect(() => getBenchmark('ft-stray')).toThrow(UserError);
     expect(() => getBenchmark('ft-stray')).toThrow(
