@@ -17,7 +17,7 @@ import { OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
 import { DEFAULT_LLM_MAX_BYTES, ModelHttp } from './model-http.js';
 import { JsonFields } from '../util/json-fields.js';
 import { resolvePrices } from './pricing.js';
-import { redact } from './secret.js';
+import { redactServerText } from './secret.js';
 import { LlmAccumulator, type LlmTotals } from './stats.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from './types.js';
 import { withRetry } from './retry.js';
@@ -151,7 +151,13 @@ async function discoverModel(cfg: OpenAIModelConfig): Promise<string> {
         return Array.isArray(data) ? data.flatMap((m) => JsonFields.of(m)?.str('id') ?? []) : [];
       },
       { ...cfg.retry, maxAttempts: Math.min(cfg.retry.maxAttempts, 3) },
-      { endpoint: label, model: '(none named)', apiKeyEnv: cfg.apiKeyEnv, hasKey: !!cfg.apiKey, redact: (s) => redact(s, [cfg.apiKey]) },
+      {
+        endpoint: label,
+        model: '(none named)',
+        apiKeyEnv: cfg.apiKeyEnv,
+        hasKey: !!cfg.apiKey,
+        redact: (s) => redactServerText(s, cfg.apiKey, cfg.baseURLs),
+      },
     );
   } catch (e) {
     if (e instanceof InfraError || e instanceof FatalRunError) {

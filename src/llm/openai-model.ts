@@ -19,7 +19,7 @@ import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
 import { costUsd, modelPricesOf, type ModelPrices, type Prices } from './pricing.js';
 import { MalformedResponseError, withRetry, type ErrorContext } from './retry.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
-import { redact, Secret } from './secret.js';
+import { redactServerText, Secret } from './secret.js';
 import { LlmAccumulator } from './stats.js';
 import { APIError } from 'openai/core/error';
 import { DEFAULT_LLM_MAX_BYTES, ModelHttp, wasSentUnanswered } from './model-http.js';
@@ -173,7 +173,7 @@ export class OpenAICompatibleModel implements CompletionModel {
       model: this.model,
       apiKeyEnv: this.o.apiKeyEnv,
       hasKey: !!key,
-      redact: (s) => redact(s, [key]),
+      redact: (s) => redactServerText(s, key, this.o.baseURLs),
     };
   }
 

@@ -1,6 +1,7 @@
 // API keys are wrapped so that JSON.stringify, util.inspect, template strings and error messages never
 // show them (DEVELOPERS.md: keys never reach disk, logs, manifests or reports).
 import { inspect } from 'node:util';
+import { redactUrlsIn, urlCredentials } from '../util/redact.js';
 
 export class Secret {
   readonly #value: string;
@@ -30,4 +31,13 @@ export function redact(text: string, secrets: Array<Secret | string | undefined>
     if (v && v.length >= 4) out = out.split(v).join('[redacted]');
   }
   return out;
+}
+
+/**
+ * Text a server sent (an error message), safe to show: every URL's credentials as "***"
+ * (src/util/redact.ts), then the API key and the credentials of the base URLs wherever they appear
+ * by value (a gateway may quote a key from the query it was sent).
+ */
+export function redactServerText(text: string, key: Secret | undefined, baseURLs: readonly string[]): string {
+  return redact(redactUrlsIn(text), [key, ...baseURLs.flatMap(urlCredentials)]);
 }

@@ -14,6 +14,7 @@ import type { Settings } from './experiment.js';
 import { defaultsOf, runOptions } from './options.js';
 import { coreRunOptions } from './core-options.js';
 import { JsonFields } from '../util/json-fields.js';
+import { urlCredentials } from '../util/redact.js';
 import type { RunConfig } from './config.js';
 
 /**
@@ -54,23 +55,12 @@ export function runDefaults(task: unknown): Settings {
   return defaultsOf({ ...coreRunOptions, ...bench.options });
 }
 
-/** Passwords in the userinfo of URL settings (--wiki-url http://user:KEY@host): secrets too. */
-function urlPasswords(settings: Settings): string[] {
-  const out: string[] = [];
-  const visit = (v: unknown) => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (typeof v !== 'string' || !v.includes('@')) return;
-    for (const part of v.split(',')) {
-      try {
-        const u = new URL(part.trim());
-        if (u.password) out.push(u.password, decodeURIComponent(u.password));
-      } catch {
-        /* not a URL */
-      }
-    }
-  };
-  Object.values(settings).forEach(visit);
-  return out;
+/** The credentials in URL settings (--wiki-url http://user:KEY@host, --base-url ...?api-key=KEY): secrets too. */
+function urlSecrets(settings: Settings): string[] {
+  const texts = Object.values(settings)
+    .flatMap((v): unknown[] => (Array.isArray(v) ? (v as unknown[]) : [v]))
+    .filter((v): v is string => typeof v === 'string');
+  return texts.flatMap(urlCredentials);
 }
 
 /** The prices a run would pay, from its settings alone: no model is created, nothing is opened. */
@@ -107,7 +97,8 @@ export const realDeps: RunDeps = {
       const v = process.env[n]?.trim();
       if (v) out.push(v);
     }
-    return [...out, ...urlPasswords(settings)];
+    // a --base-url may come from the environment (OPENAI_BASE_URL) rather than the settings
+    return [...out, ...urlSecrets(settings), ...urlCredentials(process.env.OPENAI_BASE_URL ?? '')];
   },
   prices: (run: RunConfig) => pricesOf(run.model),
 };

@@ -10,13 +10,14 @@ const URL_END = ' \t\r\n"\'<>`';
  * parses them); inside it, the userinfo is everything up to the LAST "@".
  */
 const AUTHORITY_END = '/?#\\' + URL_END;
-/** A parameter's name in a query or fragment, up to its "=" (the value follows). */
-const PARAM_NAME = /[?&#]([^=&#?]*)=/g;
-/**
- * What ends a parameter's value: the next parameter, the fragment, or a "," (a list of URLs such as
- * --base-url a,b is one text).
- */
-const VALUE_END = '&#,';
+/** A parameter's name in a query or fragment, up to its "=" (the value follows); ";" separates as "&" does (and ends "&amp;"). */
+const PARAM_NAME = /[?&#;]([^=&#?;]*)=/g;
+/** What ends a parameter's value: the next parameter or the fragment. */
+const VALUE_END = '&#;';
+/** A "," that starts the next URL of a list (--base-url a,b is one text) also ends a value. */
+const NEXT_URL = /^,\s*[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
+/** Punctuation that ends a sentence around a URL in free text ("failed at http://h?key=K: ...", "(http://h?key=K)"), not part of a value. */
+const TRAILING_PUNCTUATION = '.,:;!?)]}';
 
 /**
  * Parameters whose value is a credential, as compared: lower case, without "-" and "_" (api-key,
@@ -82,7 +83,8 @@ function credentialSpans(text: string, start: number): Span[] {
     if (!isSecretParam(m[1])) continue;
     const from = query + m.index + m[0].length;
     let to = from;
-    while (to < end && !VALUE_END.includes(text[to])) to++;
+    while (to < end && !VALUE_END.includes(text[to]) && !(text[to] === ',' && NEXT_URL.test(text.slice(to, to + 40)))) to++;
+    if (to === end) while (to > from && TRAILING_PUNCTUATION.includes(text[to - 1])) to--;
     if (to > from) spans.push([from, to]);
   }
   return spans;
@@ -116,6 +118,28 @@ export function redactUrlsIn(text: string): string {
     last = e;
   }
   return out + text.slice(last);
+}
+
+/**
+ * The credentials written in the URLs of `text` (settings, a comma-separated list), as known values that
+ * must never be written (src/run/deps.ts secrets): each secret parameter's value and each userinfo's
+ * password (a user name alone is not one), as written and percent-decoded.
+ */
+export function urlCredentials(text: string): string[] {
+  const out: string[] = [];
+  for (const [s, e] of allCredentialSpans(text)) {
+    const part = text.slice(s, e);
+    // a userinfo ends where its host begins; its password follows the first ":"
+    const value = text[e] === '@' ? (part.includes(':') ? part.slice(part.indexOf(':') + 1) : '') : part;
+    if (!value) continue;
+    out.push(value);
+    try {
+      out.push(decodeURIComponent(value.replaceAll('+', ' ')));
+    } catch {
+      /* not percent-encoded */
+    }
+  }
+  return [...new Set(out)];
 }
 
 /** A URL with its credentials replaced by "***" (redactUrlsIn); a text that does not start with a URL is returned as it is. */

@@ -4,7 +4,7 @@
 // output (what the manifest records) or in error messages.
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdsRedactedCredentials, redactBadUrl, redactSecrets, redactUrl, redactUrlsIn } from '../../src/util/redact.js';
+import { holdsRedactedCredentials, redactBadUrl, redactSecrets, redactUrl, redactUrlsIn, urlCredentials } from '../../src/util/redact.js';
 import { resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
 import { ApiBackend } from '../../src/envs/wikipedia/api-backend.js';
 import { LiveHtmlBackend } from '../../src/envs/wikipedia/live-backend.js';
@@ -115,6 +115,25 @@ describe('a key in a URL query', () => {
       'http://a/v1?key=***,http://b/v1,http://***@c/v1?token=***&x=1',
     );
     expect(redactSecrets(`http://h/v1?api-key=${KEY} and ${KEY}`, [])).toBe(`http://h/v1?api-key=*** and ${KEY}`);
+  });
+
+  it('in free text: the punctuation that ends a sentence is not a value; "," ends one only before the next URL; ";" separates', () => {
+    expect(redactUrlsIn(`GET http://h/v1?api-key=${KEY}: failed (http://h?key=${KEY}) now.`)).toBe(
+      'GET http://h/v1?api-key=***: failed (http://h?key=***) now.',
+    );
+    expect(redactUrlsIn(`see http://h?token=${KEY}.`)).toBe('see http://h?token=***.');
+    expect(redactUrl(`http://h/v1?token=abc,def&x=1`)).toBe('http://h/v1?token=***&x=1');
+    expect(redactUrl(`http://h/v1?a=1;key=${KEY};b=2`)).toBe('http://h/v1?a=1;key=***;b=2');
+    expect(redactUrlsIn(`<a href="http://h/v1?a=1&amp;api-key=${KEY}&amp;b=2">`)).toBe(
+      '<a href="http://h/v1?a=1&amp;api-key=***&amp;b=2">',
+    );
+  });
+
+  it('urlCredentials: the known values a run must never write (secret parameters, passwords; not a user name alone)', () => {
+    expect(urlCredentials(`http://h/v1?api-version=x&api-key=${KEY}`)).toEqual([KEY]);
+    expect(urlCredentials('http://u:p%40ss@h/v1,http://b/v1?token=a+b%2Fc')).toEqual(['p%40ss', 'p@ss', 'a+b%2Fc', 'a b/c']);
+    expect(urlCredentials('http://ubuntu@h/v1')).toEqual([]);
+    expect(urlCredentials('not a url, key=x')).toEqual([]);
   });
 
   it('redactBadUrl: a value meant as a URL, with or without its scheme', () => {

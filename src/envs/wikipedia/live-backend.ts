@@ -56,7 +56,9 @@ export class LiveHtmlBackend implements WikiBackend {
     const origin = new URL(this.baseUrl).origin;
     const res = await httpGet(origin, req.pathAndQuery, { ...this.opts, signal: o?.signal }, (r) => notAWikiPage(r.body));
     const outcome = outcomeFromHtml(res.body);
-    this.opts.onFetch?.(entity, { url: redactUrl(req.url), time: new Date().toISOString(), html: res.body, outcome });
+    // req.url holds no credential (scheme, host, path and the model's search term): recorded as sent,
+    // so a search term that looks like a key parameter (X&key=Y) stays the term it was
+    this.opts.onFetch?.(entity, { url: req.url, time: new Date().toISOString(), html: res.body, outcome });
     return outcome;
   }
 

@@ -1,0 +1,55 @@
+// A server's error may echo the request's URL (gateways and proxies do: "no route for
+// http://host/v1/completions?api-key=KEY"). A key in --base-url's query must then reach neither the
+// output nor any file (README "Reliability"): the message is redacted as a URL and by the key's value.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
+import { cleanEnv, runCli } from '../run/cli-helpers.js';
+
+const QUERY_KEY = 'SECRETKEY1234567';
+
+let tmp: string;
+let llm: OpenAIServer;
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-secrets-echoed-'));
+  llm = await startOpenAIServer({
+    respond: () => ' x',
+    // 404 with the URL echoed twice: whole, and its key alone (as some servers quote a bad key)
+    fault: (req) => ({
+      kind: 'status',
+      status: 404,
+      message: `no route for http://gateway.local${req.path}${req.search} (key "${new URLSearchParams(req.search).get('api-key')}")`,
+    }),
+  });
+});
+afterAll(async () => {
+  await llm.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f).isFile());
+}
+
+describe('a key in --base-url query, echoed by the server in an error', () => {
+  it('is in no output and no file; the message keeps the rest of the URL', async () => {
+    const results = path.join(tmp, 'r');
+    const cache = path.join(tmp, 'c');
+    const r = await runCli(
+      ['run', '--task', 'hotpotqa', '--method', 'cot', '--indices', '0', '--model', 'test-model', '--results-dir', results],
+      { cwd: tmp, env: cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}?api-version=x&api-key=${QUERY_KEY}` }, cache) },
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(QUERY_KEY);
+    expect(r.stderr).toContain('no route for http://gateway.local/v1/completions?api-version=x&api-key=***');
+    const files = [...filesUnder(results), ...filesUnder(cache)];
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(fs.readFileSync(f, 'utf8'), f).not.toContain(QUERY_KEY);
+  }, 60_000);
+});
