@@ -268,7 +268,7 @@ function unreadMethodSettings(task: string, method: string, environment: Readonl
 
 /**
  * A run's settings that can make its results differ from another run of its method (flags and
- * experiment fields). A run records every flag of its benchmark, but its identity (src/run/execute.ts)
+ * experiment fields). A run records every flag of its benchmark, but its identity (src/run/run-identity.ts)
  * holds an environment only when its method steps one: a run whose manifest records no environment
  * (Standard, CoT, CoT-SC) never read its benchmark's environment flags (--wiki, --clean-str-errors...),
  * so they are not its settings. Where the benchmark declares which of its flags each method reads

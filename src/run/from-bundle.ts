@@ -412,7 +412,7 @@ export async function runFromBundle(file: string, opts: FromBundleOptions, io: R
 
 /**
  * The repo files (prompts, data) a bundled run read, as its own run listed them for its manifest
- * (execute.ts): the benchmark's list for the method and the run's options parsed from its settings, as
+ * (execute.ts nameRun): the benchmark's list for the method and the run's options parsed from its settings, as
  * every hook of a benchmark takes them (a raw setting is not an option: QA's split and Wikipedia).
  */
 export function bundledRunInputFiles(bench: Benchmark, method: string, settings: Settings): string[] {
