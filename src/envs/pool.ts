@@ -20,6 +20,7 @@ import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
 import { FatalRunError, InfraError, UserError, errorMessage } from '../errors.js';
 import type { Item } from '../benchmarks/types.js';
 import { redactBadUrl, redactUrl } from '../util/redact.js';
+import { refuseUrlQuery } from './http/base-url.js';
 
 /**
  * Thrown into an episode whose server left the pool mid-episode: the runner starts the episode again
@@ -36,9 +37,13 @@ export function isEnvRestart(e: unknown): e is EnvRestart {
   return e instanceof EnvRestart;
 }
 
-/** Splits a comma-separated --env-url / --wiki-url value into its URLs (UserError on an empty entry or a repeat). */
+/**
+ * Splits a comma-separated --env-url / --wiki-url value into its URLs (UserError on an entry with a query
+ * or fragment, an empty entry or a repeat). The query is refused first: the later messages echo the list.
+ */
 export function splitUrlList(value: string, flag: string): string[] {
   const urls = value.split(',').map((u) => u.trim());
+  for (const u of urls) refuseUrlQuery(u, flag);
   if (urls.some((u) => u === '')) throw new UserError(`${flag} ${value.split(',').map(redactBadUrl).join(',')}: an empty entry in the comma-separated list of URLs`);
   const seen = new Set<string>();
   for (const u of urls) {

@@ -190,6 +190,41 @@ describe('bad flags and files at start', () => {
     );
   });
 
+  it('an environment URL with a query or fragment is refused in one line naming the flag, never showing the query; nothing written', async () => {
+    // The servers take no query: a key put there would never be sent (README "Reliability").
+    const secret = 'QUERYVAL0123456789';
+    const refusal = (flag: string, shown: string) =>
+      `react-repro: ${flag} ${shown}: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`;
+    const r = path.join(tmp, 'r-env-query');
+    const run = (task: string, ...flags: string[]) =>
+      oneLine(['run', '--task', task, '--method', 'react', '--limit', '1', ...flags, ...model(), '--results-dir', r]);
+    const cases: [() => Promise<string>, string][] = [
+      [
+        () => run('hotpotqa', '--wiki', 'live', '--wiki-url', `http://127.0.0.1:1/w?token=${secret}&v=${secret}`),
+        refusal('--wiki-url', 'http://127.0.0.1:1/w?...'),
+      ],
+      // a pool of mirrors: the member with the fragment is named, its userinfo redacted
+      [
+        () => run('fever', '--wiki', 'api', '--wiki-url', `http://127.0.0.1:1,http://u:${secret}@127.0.0.1:2/#${secret}`),
+        refusal('--wiki-url', 'http://***@127.0.0.1:2/#...'),
+      ],
+      // QA's --env-url names the Wikipedia site (it stands for --wiki-url): the message names --env-url
+      [() => run('hotpotqa', '--env-url', `http://127.0.0.1:1/?Key=${secret}`), refusal('--env-url', 'http://127.0.0.1:1/?...')],
+      [() => run('alfworld', '--env-url', `http://127.0.0.1:1?x=${secret}`), refusal('--env-url', 'http://127.0.0.1:1?...')],
+      [
+        () => run('alfworld', '--env-url', `http://127.0.0.1:1,http://127.0.0.1:2/?key=${secret}`),
+        refusal('--env-url', 'http://127.0.0.1:2/?...'),
+      ],
+      [() => run('webshop', '--env-url', `http://127.0.0.1:1/?api-version=${secret}`), refusal('--env-url', 'http://127.0.0.1:1/?...')],
+    ];
+    for (const [line, expected] of cases) {
+      const got = await line();
+      expect(got).toBe(expected);
+      expect(got).not.toContain(secret);
+    }
+    expect(fs.existsSync(r)).toBe(false);
+  });
+
   it('--samples 100000 and --max-steps 99999999999999 are bounded', async () => {
     const r = path.join(tmp, 'r-bounds');
     expect(await oneLine(['run', '--method', 'cot-sc', '--limit', '1', '--samples', '100000', ...model(), '--results-dir', r])).toBe(

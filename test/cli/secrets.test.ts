@@ -1,8 +1,9 @@
 // Secrets (README "Reliability"): a key never reaches a file the run writes (manifest, episodes, summary, lock,
 // completion cache), stdout/stderr, or a report -- whether it sits in the environment (--api-key-env),
 // in --wiki-url's userinfo (sent as Basic auth, recorded as ***@), in --base-url's userinfo (refused
-// at once with a one-line error saying to use the environment variable), or in a URL's query
-// (?api-key=KEY: sent as given, recorded as ?api-key=***).
+// at once with a one-line error saying to use the environment variable), in --base-url's query
+// (?api-key=KEY: sent as given, recorded as ?api-key=***), or in an environment URL's query (refused at
+// once: those servers take no query).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -164,7 +165,7 @@ describe('secrets', () => {
     expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache), ...filesUnder(out)]);
   }, 60_000);
 
-  it('a key in the query of --base-url and --wiki-url is sent, recorded as ***, in no file, output, report or bundle; a resume asks for each flag again', async () => {
+  it('a key in the query of --base-url is sent, recorded as ***, in no file, output, report or bundle; a resume asks for it again; one in the query of --wiki-url is refused', async () => {
     const results = path.join(tmp, 'r-query');
     const cache = path.join(tmp, 'c-query');
     const env = cleanEnv({ MY_KEY: API_KEY }, cache);
@@ -188,7 +189,14 @@ describe('secrets', () => {
       '--results-dir',
       results,
     ];
-    const flags = { base: ['--base-url', baseUrl(QUERY_KEY)], wiki: ['--wiki-url', wikiUrl(QUERY_KEY)] };
+    const flags = { base: ['--base-url', baseUrl(QUERY_KEY)], wiki: ['--wiki-url', wiki.url] };
+    // The Wikipedia site takes no query: a key there would never be sent, so the run refuses it before it starts.
+    const wikiQuery = await runCli([...args, ...flags.base, '--wiki-url', wikiUrl(QUERY_KEY)], { cwd: tmp, env });
+    expect(wikiQuery.code).toBe(2);
+    expect(wikiQuery.stderr.trim()).toBe(
+      `react-repro: --wiki-url ${wiki.url}/?...: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
+    );
+    expect(fs.existsSync(results)).toBe(false);
     const dry = await runCli([...args, ...flags.base, ...flags.wiki, '--dry-run'], { cwd: tmp, env });
     expect(dry.code).toBe(0);
     const before = llm.completionRequests().length;
@@ -204,20 +212,14 @@ describe('secrets', () => {
     const [dir] = runDirs(results);
     const m = JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8'));
     expect(m.settings.baseUrl).toBe(baseUrl('***'));
-    expect(m.settings.wikiUrl).toBe(wikiUrl('***'));
-    // a resume asks for each flag whose key was not recorded, as for a key in the userinfo
+    // a resume asks for the flag whose key was not recorded, as for a key in the userinfo
     const resume = ['run', '--resume', dir, '--results-dir', results];
-    const noBase = await runCli([...resume, ...flags.wiki], { cwd: tmp, env });
+    const noBase = await runCli(resume, { cwd: tmp, env });
     expect(noBase.code).toBe(2);
     expect(noBase.stderr.trim()).toBe(
       `react-repro: --resume ${dir}: --base-url had credentials in its URL, which runs never record: give --base-url again`,
     );
-    const noWiki = await runCli([...resume, ...flags.base], { cwd: tmp, env });
-    expect(noWiki.code).toBe(2);
-    expect(noWiki.stderr.trim()).toBe(
-      `react-repro: --resume ${dir}: --wiki-url had credentials in its URL, which runs never record: give --wiki-url again`,
-    );
-    const resumed = await runCli([...resume, ...flags.base, ...flags.wiki, '--retry-errors'], { cwd: tmp, env });
+    const resumed = await runCli([...resume, ...flags.base, '--retry-errors'], { cwd: tmp, env });
     expect(resumed.code).toBe(0);
     const out = path.join(tmp, 'query-out');
     fs.mkdirSync(out);
@@ -226,18 +228,19 @@ describe('secrets', () => {
     const bundle = await runCli(['bundle', path.join(results, dir), '--out', path.join(out, 'runs.tar.gz')], { cwd: tmp, env });
     expect(bundle.code).toBe(0);
     expect(fs.statSync(path.join(out, 'runs.tar.gz')).size).toBeGreaterThan(0);
-    const outputs = [dry, r, noBase, noWiki, resumed, report, bundle].flatMap((x) => [x.stdout, x.stderr]);
+    const outputs = [wikiQuery, dry, r, noBase, resumed, report, bundle].flatMap((x) => [x.stdout, x.stderr]);
     expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache), ...filesUnder(out)]);
   }, 90_000);
 
-  it('an unreachable model or Wikipedia URL with a key in its query: the error and the files never show the key', async () => {
+  it('an unreachable model or Wikipedia URL: the error and the files never show a key; a Wikipedia --env-url with a key in its query is refused', async () => {
     const [llmPort, wikiPort] = [await deadPort(), await deadPort()];
     const deadLlm = `http://127.0.0.1:${llmPort}/v1?api-version=x&api-key=${QUERY_KEY}`;
-    const deadWiki = `http://127.0.0.1:${wikiPort}/?Key=${QUERY_KEY}`;
+    const deadWiki = `http://127.0.0.1:${wikiPort}`;
     const results = path.join(tmp, 'r-dead');
+    const queryResults = path.join(tmp, 'r-dead-query');
     const cache = path.join(tmp, 'c-dead');
-    const base = ['run', '--task', 'hotpotqa', '--limit', '6', '--model', 'test-model', '--results-dir', results];
-    const llmDown = await runCli([...base, '--method', 'cot', '--cache', 'off', '--base-url', deadLlm], {
+    const base = ['run', '--task', 'hotpotqa', '--limit', '6', '--model', 'test-model'];
+    const llmDown = await runCli([...base, '--results-dir', results, '--method', 'cot', '--cache', 'off', '--base-url', deadLlm], {
       cwd: tmp,
       env: cleanEnv({}, cache),
     });
@@ -246,14 +249,29 @@ describe('secrets', () => {
       `model "test-model" at http://127.0.0.1:${llmPort}/v1 failed after 3 attempts: connection error (ECONNREFUSED)`,
     );
     // --env-url names the Wikipedia site; the model's URL comes from the environment, with a key in its query
-    const wikiDown = await runCli([...base, '--method', 'react', '--env-url', deadWiki], {
+    const llmEnv = cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}?token=${QUERY_KEY}`, OPENAI_API_KEY: API_KEY }, cache);
+    const wikiDown = await runCli([...base, '--results-dir', results, '--method', 'react', '--env-url', deadWiki], {
       cwd: tmp,
-      env: cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}?token=${QUERY_KEY}`, OPENAI_API_KEY: API_KEY }, cache),
+      env: llmEnv,
     });
     expect(wikiDown.code).toBe(1);
     expect(wikiDown.stderr).toContain(
       `Wikipedia unreachable at http://127.0.0.1:${wikiPort}: failed 3 times (last: connection refused (ECONNREFUSED))`,
     );
-    expectNoSecrets([llmDown.stdout, llmDown.stderr, wikiDown.stdout, wikiDown.stderr], [...filesUnder(results), ...filesUnder(cache)]);
+    // A key in the site's query would never be sent (its 401 would pass for an outage): refused at once.
+    const wikiQuery = await runCli(
+      [...base, '--results-dir', queryResults, '--method', 'react', '--env-url', `${deadWiki}/?Key=${QUERY_KEY}`],
+      {
+        cwd: tmp,
+        env: llmEnv,
+      },
+    );
+    expect(wikiQuery.code).toBe(2);
+    expect(wikiQuery.stderr.trim()).toBe(
+      `react-repro: --env-url ${deadWiki}/?...: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
+    );
+    expect(fs.existsSync(queryResults)).toBe(false);
+    const outputs = [llmDown, wikiDown, wikiQuery].flatMap((x) => [x.stdout, x.stderr]);
+    expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache)]);
   }, 90_000);
 });

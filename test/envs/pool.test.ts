@@ -128,11 +128,14 @@ describe('EnvServerPool', () => {
     expect(splitUrlList('http://a, http://b/', '--env-url')).toEqual(['http://a', 'http://b/']);
     expect(() => splitUrlList('http://a,,http://b', '--env-url')).toThrow(/empty entry/);
     expect(() => splitUrlList('http://a,http://a/', '--env-url')).toThrow(/http:\/\/a\/ is listed twice/);
-    // the messages never show a key, in the userinfo or the query
-    expect(() => splitUrlList('http://u:KEY1@a,,http://b?key=KEY2', '--env-url')).toThrow(
-      /^--env-url http:\/\/\*\*\*@a,,http:\/\/b\?key=\*\*\*: an empty entry/,
-    );
-    expect(() => splitUrlList('http://a?key=KEY2,http://a?key=KEY2/', '--env-url')).toThrow(/^--env-url: http:\/\/a\?key=\*\*\* is listed twice/);
+    // the messages never show a key in the userinfo
+    expect(() => splitUrlList('http://u:KEY1@a,,http://b', '--env-url')).toThrow(/^--env-url http:\/\/\*\*\*@a,,http:\/\/b: an empty entry/);
+    expect(() => splitUrlList('http://u:KEY1@a,http://u:KEY1@a/', '--env-url')).toThrow(/^--env-url: http:\/\/\*\*\*@a\/ is listed twice/);
+    // an entry with a query or fragment is refused first, named without its query (a key, maybe), whatever else is wrong
+    for (const list of ['http://a,http://b?v=KEY2', 'http://a#KEY2,,http://b', 'http://u:KEY1@b?v=KEY2,http://u:KEY1@b?v=KEY2']) {
+      expect(() => splitUrlList(list, '--wiki-url')).toThrow(/^--wiki-url http:\/\/(\*\*\*@)?[ab][?#]\.\.\.: the URL may not carry a query or fragment: /);
+      expect(() => splitUrlList(list, '--wiki-url')).not.toThrow(/KEY/);
+    }
   });
 
   it("a pool's URL credentials never reach the recorded settings, for any member", () => {

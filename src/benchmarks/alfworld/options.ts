@@ -1,6 +1,8 @@
 // The flags ALFWorld adds to `run` and `env play`, and their validation (UserError naming the flag).
 import { UserError } from '../../errors.js';
 import { splitUrlList } from '../../envs/pool.js';
+import { refuseUrlQuery } from '../../envs/http/base-url.js';
+import { redactBadUrl } from '../../util/redact.js';
 import type { OptionTable, Settings } from '../../options.js';
 import { GAMES_FILE, gamesSha256, loadGameListFile, paperGameList } from './games.js';
 import { parsePromptSet, type PromptSet } from './prompt.js';
@@ -95,13 +97,15 @@ export function resolveEnvUrl(v: unknown): string {
     );
   }
   if (typeof v !== 'string') throw new UserError(`--env-url: expected a URL, got ${JSON.stringify(v)}`);
+  refuseUrlQuery(v, '--env-url');
   let u: URL;
   try {
     u = new URL(v);
   } catch {
-    throw new UserError(`--env-url ${v}: not a URL (expected e.g. http://127.0.0.1:36001)`);
+    throw new UserError(`--env-url ${redactBadUrl(v)}: not a URL (expected e.g. http://127.0.0.1:36001)`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UserError(`--env-url ${v}: expected an http:// or https:// URL`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new UserError(`--env-url ${redactBadUrl(v)}: expected an http:// or https:// URL`);
   return v;
 }
 

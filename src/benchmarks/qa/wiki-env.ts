@@ -31,9 +31,11 @@ export function wikiArgv(settings: Settings): WikiArgv {
   const timeout = f.get('wikiTimeout');
   if (timeout !== undefined && timeout !== null && typeof timeout !== 'number')
     throw new UserError(`--wiki-timeout: expected a number of seconds, got ${JSON.stringify(timeout)}`);
+  const wikiUrl = str('wikiUrl', 'wiki-url');
   return {
     wiki,
-    'wiki-url': str('wikiUrl', 'wiki-url') ?? envUrl,
+    'wiki-url': wikiUrl ?? envUrl,
+    ...(wikiUrl === undefined && envUrl !== undefined ? { 'wiki-url-flag': '--env-url' } : {}),
     'wiki-snapshot': str('wikiSnapshot', 'wiki-snapshot'),
     'wiki-timeout': timeout ?? undefined,
     'wiki-query': str('wikiQuery', 'wiki-query'),

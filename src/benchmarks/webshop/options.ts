@@ -5,6 +5,8 @@
 // (runDefaults, src/run/deps.ts).
 import { UserError } from '../../errors.js';
 import { splitUrlList } from '../../envs/pool.js';
+import { refuseUrlQuery } from '../../envs/http/base-url.js';
+import { redactBadUrl } from '../../util/redact.js';
 import type { OptionTable, Settings } from '../../options.js';
 import { GOALS_MODES, type GoalsMode } from './goals.js';
 import { JsonFields } from '../../util/json-fields.js';
@@ -100,15 +102,15 @@ export function resolveWebshopSettings(options: WebshopOptions): WebshopSettings
   if (raw === undefined || raw === '') {
     throw new UserError('--env-url: the WebShop site is required (e.g. --env-url http://127.0.0.1:3000; see envs/webshop/README.md)');
   }
+  refuseUrlQuery(raw, '--env-url');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UserError(`--env-url ${raw}: not a URL (expected e.g. http://127.0.0.1:3000)`);
+    throw new UserError(`--env-url ${redactBadUrl(raw)}: not a URL (expected e.g. http://127.0.0.1:3000)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UserError(`--env-url: expected an http:// or https:// URL, got ${url.protocol}`);
-  if (/[?#]/.test(raw)) throw new UserError('--env-url: expected the site\'s base URL without "?" or "#"');
   return {
     // The notebook formats f'{WEBSHOP_URL}/{session}': a trailing slash would double it.
     baseUrl: raw.replace(/\/+$/, ''),

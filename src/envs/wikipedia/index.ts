@@ -11,6 +11,7 @@ import { RecordingBackend, ReplayBackend } from './record-replay.js';
 import { SnapshotBackend, ensureShippedSnapshot } from './snapshot.js';
 import type { RetryEvent } from '../http/request.js';
 import { splitUrlList } from '../pool.js';
+import { refuseUrlQuery } from '../http/base-url.js';
 import { PooledWikiBackend } from './pooled-backend.js';
 
 export { WikiEnv, WIKI_RESET_OBSERVATION, WikiCleanStrError, WikiDisambiguationLoopError, type WikiEnvOptions } from './wiki-env.js';
@@ -26,6 +27,8 @@ export { pyListRepr, pyStrRepr } from '../../util/python-repr.js';
 export interface WikiBackendOptions {
   /** Base URL for live/api/record (default https://en.wikipedia.org). */
   wikiUrl?: string;
+  /** The flag wikiUrl was given as, for messages (default --wiki-url; a QA run's --env-url stands for it). */
+  wikiUrlFlag?: string;
   /** A snapshot database for `snapshot` (default: the shipped 2017 pages, built on first use). */
   snapshotPath?: string;
   /** Seconds per request attempt (live/api/record). */
@@ -49,18 +52,20 @@ export async function createWikiBackend(spec: string, opts: WikiBackendOptions =
     attempts: opts.attempts,
     onRetry: opts.onRetry,
   };
+  const flag = opts.wikiUrlFlag ?? '--wiki-url';
   // --wiki-url A,B,...: a pool of mirrors for live and api (pooled-backend.ts, docs/cluster.md).
-  const urls = opts.wikiUrl !== undefined && opts.wikiUrl.includes(',') ? splitUrlList(opts.wikiUrl, '--wiki-url') : opts.wikiUrl !== undefined ? [opts.wikiUrl] : [];
+  const urls = opts.wikiUrl !== undefined && opts.wikiUrl.includes(',') ? splitUrlList(opts.wikiUrl, flag) : opts.wikiUrl !== undefined ? [opts.wikiUrl] : [];
   for (const url of urls) {
+    refuseUrlQuery(url, flag);
     try {
       const u = new URL(url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
     } catch {
-      throw new UserError(`--wiki-url ${redactBadUrl(url)}: expected an http(s) base URL such as ${DEFAULT_WIKI_URL}`);
+      throw new UserError(`${flag} ${redactBadUrl(url)}: expected an http(s) base URL such as ${DEFAULT_WIKI_URL}`);
     }
   }
   if (urls.length > 1) {
-    if (spec !== 'live' && spec !== 'api') throw new UserError(`--wiki-url: several mirrors (a pool) serve --wiki live or api only, not --wiki ${spec}`);
+    if (spec !== 'live' && spec !== 'api') throw new UserError(`${flag}: several mirrors (a pool) serve --wiki live or api only, not --wiki ${spec}`);
     return new PooledWikiBackend(urls, (baseUrl) => (spec === 'live' ? new LiveHtmlBackend({ ...http, baseUrl }) : new ApiBackend({ ...http, baseUrl })), { timeoutMs: http.timeoutMs });
   }
   if (opts.query === 'verbatim' && spec !== 'snapshot') {
@@ -113,6 +118,8 @@ export const wikiCliOptions = {
 export type WikiArgv = {
   wiki?: string;
   'wiki-url'?: string;
+  /** Not a flag: the flag 'wiki-url' came from, for messages (a QA run's --env-url stands for --wiki-url). */
+  'wiki-url-flag'?: string;
   'wiki-snapshot'?: string;
   'wiki-timeout'?: number;
   'wiki-query'?: string;
@@ -135,5 +142,5 @@ export async function wikiBackendFromArgv(
   if (t !== undefined && !(t > 0)) throw new UserError(`--wiki-timeout ${t}: expected a positive number of seconds`);
   const q = argv['wiki-query'];
   if (q !== undefined && q !== 'notebook-url' && q !== 'verbatim') throw new UserError(`--wiki-query ${q}: expected notebook-url or verbatim`);
-  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, query: q, ...extra });
+  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], wikiUrlFlag: argv['wiki-url-flag'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, query: q, ...extra });
 }

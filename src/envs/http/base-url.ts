@@ -1,0 +1,19 @@
+// An environment server's URL (--wiki-url, --env-url) is a base URL: the clients append their own path
+// and query to it (docs/protocol.md §6, §8, §9), and none of these servers takes a query of its own. A
+// query or fragment on it would be dropped, so a key put there would never be sent and the server's
+// 401/403 would be retried as an outage: it is refused at once (README "Reliability"). The model's
+// --base-url is not one of these: it keeps its query (src/llm/endpoints.ts).
+import { UserError } from '../../errors.js';
+import { redactBadUrl } from '../../util/redact.js';
+
+/**
+ * Throws a UserError naming `flag` when `url` holds a "?" or "#". The message shows the URL up to that
+ * character (credentials redacted), never the query or fragment: their values may be keys.
+ */
+export function refuseUrlQuery(url: string, flag: string): void {
+  const at = url.search(/[?#]/);
+  if (at < 0) return;
+  throw new UserError(
+    `${flag} ${redactBadUrl(url.slice(0, at))}${url[at]}...: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
+  );
+}
