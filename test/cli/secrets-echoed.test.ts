@@ -1,3 +1,6 @@
+// The closing hint of such a run names --base-url with *** where the key was, since a resume must be
+// given the key again; following it with the key put back resumes.
+//
 // A server's error may echo the request's URL (gateways and proxies do: "no route for
 // http://host/v1/completions?api-key=KEY"). A key in --base-url's query must then reach neither the
 // output nor any file (README "Reliability"): the message is redacted as a URL and by the key's value.
@@ -6,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
-import { cleanEnv, runCli } from '../run/cli-helpers.js';
+import { cleanEnv, runCli, runDirs } from '../run/cli-helpers.js';
 
 const QUERY_KEY = 'SECRETKEY1234567';
 
@@ -51,5 +54,46 @@ describe('a key in --base-url query, echoed by the server in an error', () => {
     const files = [...filesUnder(results), ...filesUnder(cache)];
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) expect(fs.readFileSync(f, 'utf8'), f).not.toContain(QUERY_KEY);
+  }, 60_000);
+});
+
+describe('the closing hint of a run whose --base-url had a key in its query', () => {
+  it('names --base-url with *** and says to put the key back; with it back, the resume is accepted (a 404 stops the run: resume)', async () => {
+    const results = path.join(tmp, 'r-hint');
+    const cache = path.join(tmp, 'c-hint');
+    const env = cleanEnv({}, cache);
+    const base = (key: string) => `${llm.baseURL}?api-version=x&api-key=${key}`;
+    const r = await runCli(
+      [
+        'run',
+        '--task',
+        'hotpotqa',
+        '--method',
+        'cot',
+        '--indices',
+        '0',
+        '--model',
+        'test-model',
+        '--results-dir',
+        results,
+        '--base-url',
+        base(QUERY_KEY),
+      ],
+      { cwd: tmp, env },
+    );
+    expect(r.stderr).not.toContain(QUERY_KEY);
+    const [dir] = runDirs(results);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines.at(-2)).toBe('react-repro: a URL below had credentials, printed as ***: put them back before running it');
+    expect(lines.at(-1)).toBe(
+      `react-repro: resume with: react-repro run --resume ${dir} --base-url '${base('***')}' --results-dir ${results}`,
+    );
+    // the hint's command with the key put back: accepted (it runs; the server still refuses the calls)
+    const again = await runCli(['run', '--resume', dir, '--base-url', base(QUERY_KEY), '--results-dir', results], {
+      cwd: tmp,
+      env,
+    });
+    expect(again.stderr).not.toContain('had credentials in its URL');
+    expect(again.stderr).toContain('no route for');
   }, 60_000);
 });

@@ -13,7 +13,9 @@ import { executeRun, type RunDeps, type RunIO, type RunResult } from '../../run/
 import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
 import { type Settings } from '../../run/experiment.js';
 import { withoutDefaults } from '../../run/options.js';
-import { readManifest } from '../../runlog/store.js';
+import { isRunFolder, readManifest } from '../../runlog/store.js';
+import { redactedSettingKeys } from '../../run/manifest.js';
+import { kebabCase } from '../../run/options.js';
 import { statusText, type Spend } from '../../runlog/schema.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
@@ -108,9 +110,28 @@ export function shellWord(s: string): string {
   return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-/** `react-repro run --resume <id> [--retry-errors] [--results-dir DIR]`: the manifest supplies the rest. */
+/** Printed above a command that holds a URL whose credentials are shown as ***. */
+const CREDENTIALS_NOTE = 'a URL below had credentials, printed as ***: put them back before running it';
+
+/**
+ * The flags a resume of this run must be given again, as its manifest recorded them (with ***): those
+ * whose URL had credentials (src/run/manifest.ts redactedSettingKeys; a resume without them is refused).
+ */
+function redactedFlags(runDir: string): string[] {
+  if (!isRunFolder(runDir)) return [];
+  const { settings } = readManifest(runDir);
+  return redactedSettingKeys(settings).flatMap((k) => {
+    const v = settings[k];
+    return [`--${kebabCase(k)}`, shellWord(Array.isArray(v) ? v.join(',') : String(v))];
+  });
+}
+
+/**
+ * `react-repro run --resume <id> [--retry-errors] [--results-dir DIR]`: the manifest supplies the rest,
+ * but for a URL with credentials, which it never recorded (printed with ***: CREDENTIALS_NOTE).
+ */
 export function resumeCommand(runDir: string, opts: { retryErrors: boolean }): string {
-  const parts = ['react-repro', 'run', '--resume', shellWord(path.basename(runDir))];
+  const parts = ['react-repro', 'run', '--resume', shellWord(path.basename(runDir)), ...redactedFlags(runDir)];
   if (opts.retryErrors) parts.push('--retry-errors');
   const resultsDir = path.dirname(path.resolve(runDir));
   if (resultsDir !== defaultResultsDir()) parts.push('--results-dir', shellWord(resultsDir));
@@ -199,7 +220,7 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
     const exp = invocationCommand(invocation.args, { retryErrors: last.errorCauses.length > 0 });
     resume = exp.command;
     const n = invocation.runs.length;
-    if (exp.redacted) notReached.push('a URL below had credentials, printed as ***: put them back before running it');
+    if (exp.redacted) notReached.push(CREDENTIALS_NOTE);
     if (leftInRun.length)
       notReached.push(
         `${last.runId} is a base run of ${leftInRun.at(-1)}: ${leftInRun.join(', ')} ${leftInRun.length === 1 ? 'was' : 'were'} not made; the command below resumes ${last.runId} and makes ${leftInRun.length === 1 ? 'it' : 'them'} (complete runs make no calls)`,
@@ -221,6 +242,7 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
   }
   if (resume) retry.push(resume);
   const cmds = [...new Set(retry)];
+  if (cmds.some((c) => c.includes('***')) && !notReached.includes(CREDENTIALS_NOTE)) notReached.unshift(CREDENTIALS_NOTE);
   if (cmds.length) {
     const what = last?.fatal || last?.status === 'interrupted' ? 'resume' : 're-run the error episodes';
     if (withErrors.some((r) => r.retryRuns?.length))
