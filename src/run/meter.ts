@@ -436,9 +436,11 @@ export function episodeCostStandings(
  * Money as the closing lines show it: unknown when no price is known (never a false $0.0000); 'partly':
  * this model has a price but some of the run's episodes were metered without one (costKnown); else by
  * its standing by the rule above (runCostStandings: "≥ $0.0123" when it leaves calls out, unknown when
- * it counts none of them).
+ * it counts none of them). A combination's unknown price is its base runs'.
  */
-export function moneyText(usd: number, price: PriceStatus | 'partly', standing: CostStanding): string {
+export function moneyText(usd: number, price: PriceStatus | 'partly', standing: CostStanding, o: { combination?: boolean } = {}): string {
+  // a combination's price is its base runs' (combination-run.ts): prices given to it would change nothing
+  if (price === 'unknown' && o.combination) return 'cost unknown (a base run has no known price)';
   if (price === 'unknown') return 'cost unknown (no price for this model: give --price-prompt and --price-completion)';
   if (price === 'partly') return 'cost unknown (some of its episodes were run with no known price)';
   return `cost ${billText(usd, standing) ?? 'unknown'}`;

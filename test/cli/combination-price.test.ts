@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 const common = ['--task', 'hotpotqa', '--limit', '2', '--model', 'test-model', '--cache', 'off'];
-const rates = { free: ['--price-prompt', '0', '--price-completion', '0'], priced: ['--price-prompt', '100', '--price-completion', '100'] };
+const rates = {
+  free: ['--price-prompt', '0', '--price-completion', '0'],
+  priced: ['--price-prompt', '100', '--price-completion', '100'],
+  unpriced: [] as string[],
+};
 type Rates = keyof typeof rates;
 const manifestOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
 const csvRow = (dir: string): Record<string, string> => {
@@ -89,3 +93,9 @@ it('both bases at rates of 0: free, its cost the whole $0', async () => {
   expect(c.stdout).toContain('cost $0.0000 (+');
   expect(csvRow(c.dir)).toMatchObject({ cost_usd: '0' });
 }, 180_000);
+
+it("a base without a known price: the combination's cost is unknown, and the line blames the base run, not the combination's flags", async () => {
+  const c = await combine('unpriced', 'priced');
+  expect(c.stdout).toContain('cost unknown (a base run has no known price)');
+  expect(c.stdout).not.toContain('--price-prompt');
+});

@@ -89,7 +89,9 @@ export function resultLine(r: RunResult): string {
   const withoutUsage = s.usage_unknown_calls
     ? ` (+${s.usage_unknown_calls} call${s.usage_unknown_calls === 1 ? '' : 's'} answered without usage, not counted)`
     : '';
-  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors}, tokens ${tokensText(s.total_tokens, runTokenStandings(s).total) ?? 'unknown'}, ${moneyText(s.cost_usd, recorded, runCostStandings(s).total)}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
+  const manifest = readManifest(r.dir);
+  const money = moneyText(s.cost_usd, recorded, runCostStandings(s).total, { combination: manifest.kind === 'combination' });
+  return `${r.runId}: ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, manifest.metrics)}, errors ${s.n_errors}, tokens ${tokensText(s.total_tokens, runTokenStandings(s).total) ?? 'unknown'}, ${money}${withoutUsage}${paid} [${statusText(r.status, r.stoppedBy)}] -> ${r.dir}`;
 }
 
 /** Runs every run in order; stops after one that was stopped (fatal, breaker, interrupt, budget). */
