@@ -12,8 +12,8 @@ const URL_END = ' \t\r\n"\'<>`';
 const AUTHORITY_END = '/?#\\' + URL_END;
 /** A parameter's name in a query or fragment, up to its "=" (the value follows); ";" separates as "&" does (and ends "&amp;"). */
 const PARAM_NAME = /[?&#;]([^=&#?;]*)=/g;
-/** What ends a parameter's value: the next parameter or the fragment. */
-const VALUE_END = '&#;';
+/** What ends a parameter's value: the next parameter or the fragment (";" does not: a key may hold one, and "&amp;" ends at its "&"). */
+const VALUE_END = '&#';
 /** A "," that starts the next URL of a list (--base-url a,b is one text) also ends a value. */
 const NEXT_URL = /^,\s*[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 /** Punctuation that ends a sentence around a URL in free text ("failed at http://h?key=K: ...", "(http://h?key=K)"), not part of a value. */
@@ -84,7 +84,8 @@ function credentialSpans(text: string, start: number): Span[] {
     const from = query + m.index + m[0].length;
     let to = from;
     while (to < end && !VALUE_END.includes(text[to]) && !(text[to] === ',' && NEXT_URL.test(text.slice(to, to + 40)))) to++;
-    if (to === end) while (to > from && TRAILING_PUNCTUATION.includes(text[to - 1])) to--;
+    // only where the URL is followed by more text: a setting's URL (the whole text) keeps its last character redacted
+    if (to === end && end < text.length) while (to > from && TRAILING_PUNCTUATION.includes(text[to - 1])) to--;
     if (to > from) spans.push([from, to]);
   }
   return spans;
@@ -121,9 +122,17 @@ export function redactUrlsIn(text: string): string {
 }
 
 /**
+ * The shortest URL credential matched by value. Shorter ones are still redacted wherever they stand in a
+ * URL (redactUrlsIn), but a short value ("secret", "1234") is too likely in ordinary text (a question
+ * about a secretary, "12345 tokens") to be refused or replaced wherever it appears.
+ */
+export const MIN_URL_CREDENTIAL_BY_VALUE = 12;
+
+/**
  * The credentials written in the URLs of `text` (settings, a comma-separated list), as known values that
  * must never be written (src/run/deps.ts secrets): each secret parameter's value and each userinfo's
- * password (a user name alone is not one), as written and percent-decoded.
+ * password (a user name alone is not one), as written and percent-decoded, when at least
+ * MIN_URL_CREDENTIAL_BY_VALUE long.
  */
 export function urlCredentials(text: string): string[] {
   const out: string[] = [];
@@ -139,7 +148,7 @@ export function urlCredentials(text: string): string[] {
       /* not percent-encoded */
     }
   }
-  return [...new Set(out)];
+  return [...new Set(out)].filter((v) => v.length >= MIN_URL_CREDENTIAL_BY_VALUE);
 }
 
 /** A URL with its credentials replaced by "***" (redactUrlsIn); a text that does not start with a URL is returned as it is. */

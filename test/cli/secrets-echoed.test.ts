@@ -15,7 +15,12 @@ const QUERY_KEY = 'SECRETKEY1234567';
 
 let tmp: string;
 let llm: OpenAIServer;
+let plain: OpenAIServer;
 beforeAll(async () => {
+  // answers with a word holding a short key's value ("secret"), as any text may
+  plain = await startOpenAIServer({
+    respond: () => " Let's think step by step. The secretary of state.\nAnswer: the secretary\nQuestion: next",
+  });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-secrets-echoed-'));
   llm = await startOpenAIServer({
     respond: () => ' x',
@@ -29,6 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await llm.close();
+  await plain.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -95,5 +101,20 @@ describe('the closing hint of a run whose --base-url had a key in its query', ()
     });
     expect(again.stderr).not.toContain('had credentials in its URL');
     expect(again.stderr).toContain('no route for');
+  }, 60_000);
+});
+
+describe('a short key in --base-url query', () => {
+  it('is redacted where it stands in the URL, and ordinary text holding it is written as the model said it', async () => {
+    const results = path.join(tmp, 'r-short');
+    const r = await runCli(
+      ['run', '--task', 'hotpotqa', '--method', 'cot', '--indices', '0', '--model', 'test-model', '--results-dir', results],
+      { cwd: tmp, env: cleanEnv({ OPENAI_BASE_URL: `${plain.baseURL}?api-key=secret` }, path.join(tmp, 'c-short')) },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [dir] = runDirs(results);
+    const episodes = fs.readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8');
+    expect(episodes).toContain('The secretary of state.');
+    expect(episodes).toContain('"answer":"the secretary"');
   }, 60_000);
 });

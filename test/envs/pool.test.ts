@@ -136,6 +136,11 @@ describe('EnvServerPool', () => {
       expect(() => splitUrlList(list, '--wiki-url')).toThrow(/^--wiki-url http:\/\/(\*\*\*@)?[ab][?#]\.\.\.: the URL may not carry a query or fragment: /);
       expect(() => splitUrlList(list, '--wiki-url')).not.toThrow(/KEY/);
     }
+    // a "#" or "?" inside a password is not where the URL's query starts: the userinfo is not shown at all
+    for (const url of ['http://user:Pa55#word@host:8080', 'http://user:Hunter?2@host']) {
+      expect(() => splitUrlList(url, '--wiki-url')).toThrow(/^--wiki-url http:\/\/\*\*\*@host(:8080)?: the URL may not carry a query or fragment: /);
+      expect(() => splitUrlList(url, '--wiki-url')).not.toThrow(/Pa55|Hunter|user/);
+    }
   });
 
   it("a pool's URL credentials never reach the recorded settings, for any member", () => {

@@ -2,6 +2,8 @@
 // query parameter named for a key (?api-key=KEY) are replaced by "***" and the rest kept byte for byte; a
 // key given inside --base-url (http://user:KEY@127.0.0.1:port/v1) or --wiki-url never shows in describe()
 // output (what the manifest records) or in error messages.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdsRedactedCredentials, redactBadUrl, redactSecrets, redactUrl, redactUrlsIn, urlCredentials } from '../../src/util/redact.js';
@@ -121,9 +123,14 @@ describe('a key in a URL query', () => {
     expect(redactUrlsIn(`GET http://h/v1?api-key=${KEY}: failed (http://h?key=${KEY}) now.`)).toBe(
       'GET http://h/v1?api-key=***: failed (http://h?key=***) now.',
     );
-    expect(redactUrlsIn(`see http://h?token=${KEY}.`)).toBe('see http://h?token=***.');
+    expect(redactUrlsIn(`see http://h?token=${KEY}. Then`)).toBe('see http://h?token=***. Then');
+    // a URL that ends the text (a setting) keeps its last character redacted: it may be the key's
+    expect(redactUrl(`http://h?password=Hunter2!`)).toBe('http://h?password=***');
+    expect(redactUrlsIn(`see http://h?token=${KEY}.`)).toBe('see http://h?token=***');
     expect(redactUrl(`http://h/v1?token=abc,def&x=1`)).toBe('http://h/v1?token=***&x=1');
-    expect(redactUrl(`http://h/v1?a=1;key=${KEY};b=2`)).toBe('http://h/v1?a=1;key=***;b=2');
+    // ";" starts a parameter's name but does not end a value (a key may hold one): the rest goes too
+    expect(redactUrl(`http://h/v1?a=1;key=${KEY};b=2`)).toBe('http://h/v1?a=1;key=***');
+    expect(redactUrl('http://h/v1?key=abc;def')).toBe('http://h/v1?key=***');
     expect(redactUrlsIn(`<a href="http://h/v1?a=1&amp;api-key=${KEY}&amp;b=2">`)).toBe(
       '<a href="http://h/v1?a=1&amp;api-key=***&amp;b=2">',
     );
@@ -131,7 +138,15 @@ describe('a key in a URL query', () => {
 
   it('urlCredentials: the known values a run must never write (secret parameters, passwords; not a user name alone)', () => {
     expect(urlCredentials(`http://h/v1?api-version=x&api-key=${KEY}`)).toEqual([KEY]);
-    expect(urlCredentials('http://u:p%40ss@h/v1,http://b/v1?token=a+b%2Fc')).toEqual(['p%40ss', 'p@ss', 'a+b%2Fc', 'a b/c']);
+    expect(urlCredentials('http://u:pass%40word1234@h/v1,http://b/v1?token=a+b%2Fc-defghijk')).toEqual([
+      'pass%40word1234',
+      'pass@word1234',
+      'a+b%2Fc-defghijk',
+      'a b/c-defghijk',
+    ]);
+    // too short to be matched by value in ordinary text ("secretary"): redacted only where it stands in a URL
+    expect(urlCredentials('http://h/v1?api-key=secret&token=1234')).toEqual([]);
+    expect(redactUrl('http://h/v1?api-key=secret&token=1234')).toBe('http://h/v1?api-key=***&token=***');
     expect(urlCredentials('http://ubuntu@h/v1')).toEqual([]);
     expect(urlCredentials('not a url, key=x')).toEqual([]);
   });
@@ -210,6 +225,28 @@ describe('a key inside --wiki-url or an environment server URL', () => {
       expect(inspect(err, { depth: 10 })).not.toContain(KEY);
     }
   });
+  it("is sent as Basic auth by both Wikipedia backends, as requests sends a URL's credentials", async () => {
+    const seen: (string | undefined)[] = [];
+    const site = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.url?.startsWith('/w/api.php')) {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ query: { search: [], searchinfo: { totalhits: 0 } } }));
+      } else res.end('<html><body><div id="mw-content-text"><p>x</p></div></body></html>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const url = `http://user:${KEY}@127.0.0.1:${(site.address() as AddressInfo).port}`;
+    try {
+      await new LiveHtmlBackend({ baseUrl: url, clock: new VirtualClock() }).search('x').catch(() => undefined);
+      await new ApiBackend({ baseUrl: url, clock: new VirtualClock() }).search('x').catch(() => undefined);
+    } finally {
+      site.close();
+    }
+    const basic = 'Basic ' + Buffer.from(`user:${KEY}`).toString('base64');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const a of seen) expect(a).toBe(basic);
+  });
+
   it('is not in the HTTP client errors', async () => {
     const err = await httpRequest(`http://user:${KEY}@127.0.0.1:1`, '/reset', {
       service: 'ALFWorld server',

@@ -13,7 +13,21 @@ import { redactBadUrl } from '../../util/redact.js';
 export function refuseUrlQuery(url: string, flag: string): void {
   const at = url.search(/[?#]/);
   if (at < 0) return;
+  // A "?" or "#" before the last "@" may be inside a password: the userinfo is not shown at all.
+  const userinfoEnd = url.lastIndexOf('@');
+  const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(url)?.[0] ?? '';
+  const shown = userinfoEnd > at ? `${scheme}***${url.slice(userinfoEnd)}` : `${redactBadUrl(url.slice(0, at))}${url[at]}...`;
   throw new UserError(
-    `${flag} ${redactBadUrl(url.slice(0, at))}${url[at]}...: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
+    `${flag} ${shown}: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
   );
+}
+
+/**
+ * The scheme, credentials and host of an environment server's URL: where its clients send their
+ * requests (their own paths appended), credentials included, sent as Basic auth as requests sends
+ * them (src/envs/http/request.ts).
+ */
+export function authorityOf(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  return `${u.protocol}//${u.username || u.password ? `${u.username}:${u.password}@` : ''}${u.host}`;
 }

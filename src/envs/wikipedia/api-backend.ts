@@ -13,6 +13,7 @@
 import type { SearchOutcome, WikiBackend } from './backend.js';
 import { InfraError } from '../../errors.js';
 import { httpJson } from '../http/request.js';
+import { authorityOf } from '../http/base-url.js';
 import { WIKI_SERVICE, WIKI_USER_AGENT, wikiRetryPolicy, type HttpOptions } from './http-get.js';
 import { redactUrl } from '../../util/redact.js';
 import { effectiveSearchTerm } from './notebook-url.js';
@@ -82,13 +83,14 @@ const QUERY = 'the term the notebook URL makes the site see (AT&T → AT)';
 export class ApiBackend implements WikiBackend {
   readonly kind = 'api';
   readonly baseUrl: string;
-  private readonly origin: string;
+  /** Scheme, credentials (sent as Basic auth) and host. */
+  private readonly authority: string;
   private readonly apiPath: string;
 
   constructor(private readonly opts: ApiBackendOptions = {}) {
     this.baseUrl = (opts.baseUrl ?? DEFAULT_WIKI_URL).replace(/\/+$/, '');
     const u = new URL(this.baseUrl);
-    this.origin = u.origin;
+    this.authority = authorityOf(this.baseUrl);
     this.apiPath = u.pathname.replace(/\/+$/, '') + '/w/api.php';
   }
 
@@ -97,7 +99,7 @@ export class ApiBackend implements WikiBackend {
   private async call(kind: ApiCall, params: Record<string, string>, signal?: AbortSignal): Promise<any> {
     const qs = new URLSearchParams({ ...params, format: 'json', formatversion: '2' });
     const o = this.opts;
-    const res = await httpJson(this.origin, `${this.apiPath}?${qs}`, {
+    const res = await httpJson(this.authority, `${this.apiPath}?${qs}`, {
       service: WIKI_SERVICE,
       headers: { 'User-Agent': o.userAgent ?? WIKI_USER_AGENT },
       timeoutMs: o.timeoutMs,

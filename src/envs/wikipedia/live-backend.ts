@@ -5,6 +5,7 @@ import { httpGet, wikiRetryPolicy, WIKI_USER_AGENT, type HttpOptions } from './h
 import { notebookSearchRequest } from './notebook-url.js';
 import { outcomeFromHtml } from './soup-outcome.js';
 import { redactUrl } from '../../util/redact.js';
+import { authorityOf } from '../http/base-url.js';
 
 export const DEFAULT_WIKI_URL = 'https://en.wikipedia.org';
 
@@ -53,8 +54,7 @@ export class LiveHtmlBackend implements WikiBackend {
 
   async search(entity: string, o?: { signal?: AbortSignal }): Promise<SearchOutcome> {
     const req = notebookSearchRequest(this.baseUrl, entity);
-    const origin = new URL(this.baseUrl).origin;
-    const res = await httpGet(origin, req.pathAndQuery, { ...this.opts, signal: o?.signal }, (r) => notAWikiPage(r.body));
+    const res = await httpGet(authorityOf(this.baseUrl), req.pathAndQuery, { ...this.opts, signal: o?.signal }, (r) => notAWikiPage(r.body));
     const outcome = outcomeFromHtml(res.body);
     // req.url holds no credential (scheme, host, path and the model's search term): recorded as sent,
     // so a search term that looks like a key parameter (X&key=Y) stays the term it was
