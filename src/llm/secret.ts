@@ -1,7 +1,7 @@
 // API keys are wrapped so that JSON.stringify, util.inspect, template strings and error messages never
 // show them (DEVELOPERS.md: keys never reach disk, logs, manifests or reports).
 import { inspect } from 'node:util';
-import { redactUrlsIn, urlCredentials } from '../util/redact.js';
+import { matchableSecret, redactUrlsIn, urlCredentials } from '../util/redact.js';
 
 export class Secret {
   readonly #value: string;
@@ -28,7 +28,7 @@ export function redact(text: string, secrets: Array<Secret | string | undefined>
   let out = text;
   for (const s of secrets) {
     const v = s instanceof Secret ? s.reveal() : s;
-    if (v && v.length >= 4) out = out.split(v).join('[redacted]');
+    if (matchableSecret(v)) out = out.split(v).join('[redacted]');
   }
   return out;
 }

@@ -11,7 +11,7 @@ import { rememberedSha256FileSync } from '../util/file-sha.js';
 import { gitFactsSync } from '../util/git-facts.js';
 import { JsonFields } from '../util/json-fields.js';
 import { UserError } from '../errors.js';
-import { holdsRedactedCredentials, redactUrlsIn } from '../util/redact.js';
+import { holdsRedactedCredentials, matchableSecret, redactUrlsIn } from '../util/redact.js';
 import { safeEndpointLabel } from '../llm/endpoints.js';
 import { canonicalJson } from './run-id.js';
 import { isSessionOnly } from './options.js';
@@ -128,7 +128,7 @@ export function assertSameRun(stored: RunManifest, current: Pick<RunManifest, 'i
 /** Bug guard: refuses to write text that contains a secret value (API key) verbatim. */
 export function assertNoSecrets(text: string, secrets: (string | undefined)[], what: string): void {
   for (const s of secrets) {
-    if (s && s.length >= 6 && text.includes(s)) throw new Error(`refusing to write ${what}: it contains a secret value`);
+    if (matchableSecret(s) && text.includes(s)) throw new Error(`refusing to write ${what}: it contains a secret value`);
   }
 }
 

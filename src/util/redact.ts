@@ -122,17 +122,24 @@ export function redactUrlsIn(text: string): string {
 }
 
 /**
- * The shortest URL credential matched by value. Shorter ones are still redacted wherever they stand in a
- * URL (redactUrlsIn), but a short value ("secret", "1234") is too likely in ordinary text (a question
- * about a secretary, "12345 tokens") to be refused or replaced wherever it appears.
+ * The shortest secret matched by value wherever it appears (an API key from the environment, a URL's
+ * credential): a write refused (src/run/manifest.ts assertNoSecrets), a cached or server text scrubbed
+ * (src/llm/cache/store.ts, src/llm/secret.ts). A shorter value -- a placeholder key such as Ollama's
+ * "ollama" or vLLM's "EMPTY", a short query key "secret" -- is too likely in ordinary text (a model named
+ * ollama-llama3, a question about a secretary) to refuse or rewrite it there; a URL's credential is
+ * still redacted wherever it stands in a URL (redactUrlsIn), and a key is never written as itself.
  */
-export const MIN_URL_CREDENTIAL_BY_VALUE = 12;
+export const MIN_SECRET_BY_VALUE = 12;
+
+/** Whether `s` is long enough to be matched by value (MIN_SECRET_BY_VALUE). */
+export function matchableSecret(s: string | undefined | null): s is string {
+  return !!s && s.length >= MIN_SECRET_BY_VALUE;
+}
 
 /**
  * The credentials written in the URLs of `text` (settings, a comma-separated list), as known values that
  * must never be written (src/run/deps.ts secrets): each secret parameter's value and each userinfo's
- * password (a user name alone is not one), as written and percent-decoded, when at least
- * MIN_URL_CREDENTIAL_BY_VALUE long.
+ * password (a user name alone is not one), as written and percent-decoded, when matchableSecret.
  */
 export function urlCredentials(text: string): string[] {
   const out: string[] = [];
@@ -148,7 +155,7 @@ export function urlCredentials(text: string): string[] {
       /* not percent-encoded */
     }
   }
-  return [...new Set(out)].filter((v) => v.length >= MIN_URL_CREDENTIAL_BY_VALUE);
+  return [...new Set(out)].filter(matchableSecret);
 }
 
 /** A URL with its credentials replaced by "***" (redactUrlsIn); a text that does not start with a URL is returned as it is. */

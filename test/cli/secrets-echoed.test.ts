@@ -118,3 +118,30 @@ describe('a short key in --base-url query', () => {
     expect(episodes).toContain('"answer":"the secretary"');
   }, 60_000);
 });
+
+describe("a placeholder API key (Ollama's documented OPENAI_API_KEY=ollama)", () => {
+  it('does not stop a run whose model name holds it, nor rewrite text that does', async () => {
+    const results = path.join(tmp, 'r-ollama');
+    const r = await runCli(
+      [
+        'run',
+        '--task',
+        'hotpotqa',
+        '--method',
+        'cot',
+        '--indices',
+        '0',
+        '--model',
+        'ollama-llama3',
+        '--base-url',
+        plain.baseURL,
+        '--results-dir',
+        results,
+      ],
+      { cwd: tmp, env: cleanEnv({ OPENAI_API_KEY: 'ollama' }, path.join(tmp, 'c-ollama')) },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [dir] = runDirs(results);
+    expect(JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8')).model).toBe('ollama-llama3');
+  }, 60_000);
+});

@@ -13,6 +13,7 @@ import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage }
 import { CompletionCache } from './file.js';
 import { takeKeyedRequest } from './key.js';
 import { refusalError, refusalOf, storedUsage, toChoice, usageUnknownIn, type StoredChoice } from './stored.js';
+import { matchableSecret } from '../../util/redact.js';
 
 export type CacheMode = 'rw' | 'off' | 'replay';
 
@@ -241,7 +242,7 @@ export class CacheStore {
   /** `text` with every secret value replaced (keys of fewer than 6 characters are not secrets: they would match words). */
   private scrub(text: string): string {
     let out = text;
-    for (const s of this.o.secrets ?? []) if (s && s.length >= 6 && out.includes(s)) out = out.split(s).join('[redacted]');
+    for (const s of this.o.secrets ?? []) if (matchableSecret(s) && out.includes(s)) out = out.split(s).join('[redacted]');
     return out;
   }
 
