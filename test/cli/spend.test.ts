@@ -352,8 +352,8 @@ describe('spent = billed', () => {
       const combined = await runCli([...args.slice(0, 4), 'react-cot-sc', ...args.slice(5), '--results-dir', results], { cwd: tmp, env });
       expect(combined.code, combined.stderr).toBe(0);
       const line = combined.stdout.split('\n').find((l) => l.includes('-react-cot-sc-'))!;
-      // its base runs' model had no price: the advice is the unpriced model's
-      expect(line).toContain('cost unknown (no price for this model: give --price-prompt and --price-completion)');
+      // its base runs' model had no price: the combination names them (its own command takes no prices)
+      expect(line).toContain('cost unknown (a base run has no known price)');
       expect(line).not.toContain('$0.0000');
     } finally {
       await srv.close();
