@@ -148,14 +148,16 @@ export function urlCredentials(text: string): string[] {
     // a userinfo ends where its host begins; its password follows the first ":"
     const value = text[e] === '@' ? (part.includes(':') ? part.slice(part.indexOf(':') + 1) : '') : part;
     if (!value) continue;
-    out.push(value);
+    let decoded = value;
     try {
-      out.push(decodeURIComponent(value.replaceAll('+', ' ')));
+      decoded = decodeURIComponent(value.replaceAll('+', ' '));
     } catch {
       /* not percent-encoded */
     }
+    // both forms or neither: the decoded one is what the server is sent, and may echo
+    if (matchableSecret(value) || matchableSecret(decoded)) out.push(value, decoded);
   }
-  return [...new Set(out)].filter(matchableSecret);
+  return [...new Set(out)];
 }
 
 /** A URL with its credentials replaced by "***" (redactUrlsIn); a text that does not start with a URL is returned as it is. */

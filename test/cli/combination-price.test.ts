@@ -98,4 +98,4 @@ it("a base without a known price: the combination's cost is unknown, and the lin
   const c = await combine('unpriced', 'priced');
   expect(c.stdout).toContain('cost unknown (a base run has no known price)');
   expect(c.stdout).not.toContain('--price-prompt');
-});
+}, 180_000);

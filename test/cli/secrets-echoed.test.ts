@@ -116,6 +116,11 @@ describe('a short key in --base-url query', () => {
     const episodes = fs.readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8');
     expect(episodes).toContain('The secretary of state.');
     expect(episodes).toContain('"answer":"the secretary"');
+    // and where it stood in the URL, it is ***
+    const manifest = fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8');
+    for (const text of [r.stdout, r.stderr, manifest, ...filesUnder(results).map((f) => fs.readFileSync(f, 'utf8'))]) {
+      expect(text).not.toContain('api-key=secret');
+    }
   }, 60_000);
 });
 

@@ -137,9 +137,14 @@ describe('EnvServerPool', () => {
       expect(() => splitUrlList(list, '--wiki-url')).not.toThrow(/KEY/);
     }
     // a "#" or "?" inside a password is not where the URL's query starts: the userinfo is not shown at all
-    for (const url of ['http://user:Pa55#word@host:8080', 'http://user:Hunter?2@host']) {
-      expect(() => splitUrlList(url, '--wiki-url')).toThrow(/^--wiki-url http:\/\/\*\*\*@host(:8080)?: the URL may not carry a query or fragment: /);
-      expect(() => splitUrlList(url, '--wiki-url')).not.toThrow(/Pa55|Hunter|user/);
+    for (const url of ['http://user:Pa55#word@host:8080', 'http://user:Hunter?2@host', 'http://user:Pa55#word@host/p?api-key=SECRET']) {
+      expect(() => splitUrlList(url, '--wiki-url')).toThrow(/^--wiki-url http:\/\/\*\*\*@host(:8080)?\.\.\.: the URL may not carry a query or fragment: /);
+      expect(() => splitUrlList(url, '--wiki-url')).not.toThrow(/Pa55|Hunter|user|SECRET|api-key/);
+    }
+    // an "@" in the query or fragment is not a userinfo's: the URL is shown up to its query
+    for (const url of ['http://wiki.local/?user=me@x.org&api-key=SECRET', 'http://host/#frag@SECRET', 'http://h/?next=http://a:SECRET@b/']) {
+      expect(() => splitUrlList(url, '--wiki-url')).toThrow(/^--wiki-url http:\/\/[a-z.]+\/[?#]\.\.\.: /);
+      expect(() => splitUrlList(url, '--wiki-url')).not.toThrow(/SECRET|api-key|x\.org/);
     }
   });
 

@@ -245,6 +245,17 @@ describe('a key inside --wiki-url or an environment server URL', () => {
     const basic = 'Basic ' + Buffer.from(`user:${KEY}`).toString('base64');
     expect(seen.length).toBeGreaterThanOrEqual(2);
     for (const a of seen) expect(a).toBe(basic);
+    // a malformed "%" in the password is sent as written (urllib's unquote), not an error
+    seen.length = 0;
+    site.listen(0, '127.0.0.1');
+    await new Promise((r) => site.once('listening', r));
+    const odd = `http://user:p%zz${KEY}@127.0.0.1:${(site.address() as AddressInfo).port}`;
+    try {
+      await new LiveHtmlBackend({ baseUrl: odd, clock: new VirtualClock() }).search('x');
+    } finally {
+      site.close();
+    }
+    expect(seen).toEqual(['Basic ' + Buffer.from(`user:p%zz${KEY}`).toString('base64')]);
   });
 
   it('is not in the HTTP client errors', async () => {

@@ -222,7 +222,6 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
     const exp = invocationCommand(invocation.args, { retryErrors: last.errorCauses.length > 0 });
     resume = exp.command;
     const n = invocation.runs.length;
-    if (exp.redacted) notReached.push(CREDENTIALS_NOTE);
     if (leftInRun.length)
       notReached.push(
         `${last.runId} is a base run of ${leftInRun.at(-1)}: ${leftInRun.join(', ')} ${leftInRun.length === 1 ? 'was' : 'were'} not made; the command below resumes ${last.runId} and makes ${leftInRun.length === 1 ? 'it' : 'them'} (complete runs make no calls)`,
@@ -244,11 +243,12 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
   }
   if (resume) retry.push(resume);
   const cmds = [...new Set(retry)];
-  if (cmds.some((c) => c.includes('***')) && !notReached.includes(CREDENTIALS_NOTE)) notReached.unshift(CREDENTIALS_NOTE);
   if (cmds.length) {
     const what = last?.fatal || last?.status === 'interrupted' ? 'resume' : 're-run the error episodes';
     if (withErrors.some((r) => r.retryRuns?.length))
       lines.push("the combination errors are its base runs' errors: retry those, then run the combination again");
+    // above every command, so it stands above the one it is about (URL credentials are printed as ***)
+    if (cmds.some((c) => c.includes('***'))) lines.push(CREDENTIALS_NOTE);
     for (const c of cmds.slice(0, -1)) lines.push(`${what} with: ${c}`);
     lines.push(...notReached);
     lines.push(`${what} with: ${cmds.at(-1)}`);

@@ -13,10 +13,14 @@ import { redactBadUrl } from '../../util/redact.js';
 export function refuseUrlQuery(url: string, flag: string): void {
   const at = url.search(/[?#]/);
   if (at < 0) return;
-  // A "?" or "#" before the last "@" may be inside a password: the userinfo is not shown at all.
-  const userinfoEnd = url.lastIndexOf('@');
+  // A "?" or "#" before an "@" with no "/" between the scheme and it may be inside a password: then
+  // neither the userinfo nor anything after the host is shown.
   const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(url)?.[0] ?? '';
-  const shown = userinfoEnd > at ? `${scheme}***${url.slice(userinfoEnd)}` : `${redactBadUrl(url.slice(0, at))}${url[at]}...`;
+  const userinfoEnd = url.lastIndexOf('@');
+  const inPassword = userinfoEnd > at && !url.slice(scheme.length, userinfoEnd).includes('/');
+  const shown = inPassword
+    ? `${scheme}***@${url.slice(userinfoEnd + 1).split(/[/?#\\&=;]/)[0]}...`
+    : `${redactBadUrl(url.slice(0, at))}${url[at]}...`;
   throw new UserError(
     `${flag} ${shown}: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
   );

@@ -370,6 +370,15 @@ function headerValue(h: HttpHeaders, name: string): string | null {
   return v === undefined ? null : Array.isArray(v) ? v[0] : String(v);
 }
 
+/** Percent-decoded as urllib's unquote decodes (a malformed "%" stays as written, never an error). */
+function unquote(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 function firstTarget(origin: string, pathAndQuery: string, opts: HttpRequestOptions): Target {
   let url: URL;
   try {
@@ -385,7 +394,7 @@ function firstTarget(origin: string, pathAndQuery: string, opts: HttpRequestOpti
     throw new InfraError(`${opts.service}: ${redactUrl(origin)} is not an http(s) URL`, 'env');
   }
   // Credentials in the URL are sent as Basic auth, as requests does (get_auth_from_url).
-  const auth = url.username || url.password ? 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64') : undefined;
+  const auth = url.username || url.password ? 'Basic ' + Buffer.from(`${unquote(url.username)}:${unquote(url.password)}`).toString('base64') : undefined;
   const method = opts.method ?? (opts.json !== undefined ? 'POST' : 'GET');
   const body = opts.json !== undefined ? Buffer.from(JSON.stringify(opts.json), 'utf8') : undefined;
   return { url, path: pathAndQuery, method, body, auth };

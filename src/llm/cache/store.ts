@@ -239,7 +239,7 @@ export class CacheStore {
     }
   }
 
-  /** `text` with every secret value replaced (keys of fewer than 6 characters are not secrets: they would match words). */
+  /** `text` with every secret value replaced (only those matchableSecret: a shorter one would match words). */
   private scrub(text: string): string {
     let out = text;
     for (const s of this.o.secrets ?? []) if (matchableSecret(s) && out.includes(s)) out = out.split(s).join('[redacted]');
