@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { startAlfworldServer } from '../servers/alfworld-server.js';
 import { spawn } from 'node:child_process';
-import { cleanEnv, readLines, runCli, runDirs, scriptedRespond, startCli } from '../run/cli-helpers.js';
+import { cleanEnv, filesUnder, readLines, runCli, runDirs, scriptedRespond, startCli } from '../run/cli-helpers.js';
 
 let tmp: string;
 const servers: http.Server[] = [];
@@ -58,15 +58,6 @@ const hundredMB: http.RequestListener = (_req, res) => {
   };
   pump();
 };
-
-/** Every file under `dir` (recursively) with its bytes. */
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.join(d.parentPath, d.name));
-}
 
 let llm: OpenAIServer;
 beforeAll(async () => {

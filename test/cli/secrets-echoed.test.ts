@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
-import { cleanEnv, runCli, runDirs } from '../run/cli-helpers.js';
+import { cleanEnv, filesUnder, runCli, runDirs } from '../run/cli-helpers.js';
 
 const QUERY_KEY = 'SECRETKEY1234567';
 
@@ -37,14 +37,6 @@ afterAll(async () => {
   await plain.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((f) => path.join(dir, f))
-    .filter((f) => fs.statSync(f).isFile());
-}
 
 describe('a key in --base-url query, echoed by the server in an error', () => {
   it('is in no output and no file; the message keeps the rest of the URL', async () => {

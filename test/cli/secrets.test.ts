@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer, type ServerCompletionRequest } from '../servers/openai-server.js';
 import { startWikiServer, type WikiServer } from '../servers/wiki-server.js';
-import { cleanEnv, runCli, runDirs } from '../run/cli-helpers.js';
+import { cleanEnv, filesUnder, runCli, runDirs } from '../run/cli-helpers.js';
 
 const API_KEY = 'sk-secret-api-0123456789abcdefQRS';
 const WIKI_KEY = 'wikiPass-9876543210zyxw';
@@ -40,15 +40,6 @@ afterAll(async () => {
   await wiki.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((f) => path.join(dir, f))
-    .filter((f) => fs.statSync(f).isFile());
-}
 
 /** Asserts no secret appears in any of these texts or files (bytes, also percent-encoded; a .gz file also unpacked). */
 function expectNoSecrets(texts: string[], files: string[]): void {

@@ -100,3 +100,12 @@ export function withoutSpent(csv: string): string {
   const keep = lines[0].split(',').flatMap((c, i) => (c.startsWith('spent_') || c === 'paid_unknown_calls' ? [] : [i]));
   return lines.map((l) => keep.map((i) => l.split(',')[i]).join(',')).join('\n');
 }
+
+/** Every file under `dir`, recursively (none when it does not exist). */
+export function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.join(d.parentPath, d.name));
+}

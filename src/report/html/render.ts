@@ -113,7 +113,7 @@ export function tableHtml(table: ReportTable, opts: { className?: string; linesU
     '<tbody>',
   );
   for (const r of t.rows) {
-    const lines = under.filter((c) => cellHtml(r.cells[c.key], c.numeric).trim() !== '' && cellHtml(r.cells[c.key], c.numeric) !== '—');
+    const lines = under.filter((c) => !['', '—'].includes(cellHtml(r.cells[c.key], c.numeric).trim()));
     out.push(
       `<tr class="${r.source}${lines.length ? ' lined' : ''}"><th scope="row">${esc(r.label)}</th>${columns
         .map((c) => `<td${c.numeric ? ' class="num"' : ''}>${cellHtml(r.cells[c.key], c.numeric)}</td>`)
