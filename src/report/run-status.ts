@@ -65,7 +65,8 @@ export function runStatus(
   switch (last.status) {
     case 'running': {
       const l = lock(dir);
-      if (l.held === 'alive') return `running${kind}`;
+      // A bare-PID lock whose PID is alive here (lock.ts bareLockMayBeLive) holds the run, as a live holder does.
+      if (l.held === 'alive' || l.held === 'bare-pid') return `running${kind}`;
       if (l.held === 'other-host') return `running on ${l.host}?${kind}`;
       // The session never closed and no live process holds the run: killed (-9), crashed or the machine went down.
       return `interrupted (${PROCESS_GONE})${kind}`;

@@ -236,9 +236,9 @@ function replayingBenchmark(
   });
 }
 
-/** Latest record per item of a run log's text, as written (line text and parsed record). */
-function finalRecords(text: string, where: string): Map<number, { line: string; rec: EpisodeRecord }> {
-  const out = new Map<number, { line: string; rec: EpisodeRecord }>();
+/** Latest record per item of a run log's text, as written (line text, its line number and parsed record). */
+function finalRecords(text: string, where: string): Map<number, { line: string; lineNo: number; rec: EpisodeRecord }> {
+  const out = new Map<number, { line: string; lineNo: number; rec: EpisodeRecord }>();
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
     let rec: EpisodeRecord;
@@ -248,7 +248,7 @@ function finalRecords(text: string, where: string): Map<number, { line: string; 
       throw new UserError(`${where}:${i + 1}: not an episode record (${errorMessage(e)})`);
     }
     out.delete(rec.idx);
-    out.set(rec.idx, { line, rec });
+    out.set(rec.idx, { line, lineNo: i + 1, rec });
   });
   return out;
 }
@@ -285,23 +285,32 @@ function comparable(rec: EpisodeRecord, skip: ReadonlySet<string>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(rec).filter(([k]) => !skip.has(k))));
 }
 
-/** The path of the first difference between two JSON values, in the bundled record's field order ("steps[1].observation"). */
-function firstDiffPath(a: unknown, b: unknown, at: string): { path: string; a: unknown; b: unknown } | null {
+/** At `path` the values differ, or an object there holds the same fields and values in another order. */
+type Difference = { path: string; a: unknown; b: unknown } | { path: string; order: { bundle: string; rerun: string } };
+
+/**
+ * The first difference between two JSON values, in the bundled record's field order ("steps[1].observation");
+ * for fields in another order, the first field out of place in the bundle and what the re-run has there.
+ */
+function firstRecordDifference(a: unknown, b: unknown, at: string): Difference | null {
   if (JSON.stringify(a) === JSON.stringify(b)) return null;
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      const d = firstDiffPath(a[i], b[i], `${at}[${i}]`);
+      const d = firstRecordDifference(a[i], b[i], `${at}[${i}]`);
       if (d) return d;
     }
   } else if (isJsonObject(a) && isJsonObject(b)) {
     const fa = JsonFields.orEmpty(a);
     const fb = JsonFields.orEmpty(b);
     const ka = fa.keys();
-    for (const k of [...ka, ...fb.keys().filter((k) => !ka.includes(k))]) {
-      const d = firstDiffPath(fa.get(k), fb.get(k), at ? `${at}.${k}` : k);
+    const kb = fb.keys();
+    for (const k of [...ka, ...kb.filter((k) => !ka.includes(k))]) {
+      const d = firstRecordDifference(fa.get(k), fb.get(k), at ? `${at}.${k}` : k);
       if (d) return d;
     }
-    return { path: at || '(record)', a: '(same fields in another order)', b: '(same fields in another order)' };
+    // Every field is there on both sides with the same value: only their order differs.
+    const i = ka.findIndex((k, j) => k !== kb[j]);
+    return { path: at, order: { bundle: ka[i], rerun: kb[i] } };
   }
   return { path: at || '(record)', a, b };
 }
@@ -313,7 +322,13 @@ function firstDiffPath(a: unknown, b: unknown, at: string): { path: string; a: u
 export function compareEpisodes(bundled: string, rerun: string, where: { bundled: string; rerun: string }): string | null {
   const a = finalRecords(bundled, where.bundled);
   const b = finalRecords(rerun, where.rerun);
-  const show = (v: unknown) => (v === undefined ? '(absent)' : quote(typeof v === 'string' ? v : JSON.stringify(v), 60));
+  // A text quoted, any other value as its JSON: the number 1 and the text "1" do not read alike.
+  const show = (v: unknown) => {
+    if (v === undefined) return '(absent)';
+    if (typeof v === 'string') return quote(v, 60);
+    const json = JSON.stringify(v);
+    return json.length > 60 ? json.slice(0, 60) + '…' : json;
+  };
   for (const [idx, x] of a) {
     const y = b.get(idx);
     if (!y) return `episode ${idx} is in the bundle but the re-run has no record of it`;
@@ -321,7 +336,11 @@ export function compareEpisodes(bundled: string, rerun: string, where: { bundled
     const ca = comparable(x.rec, skip);
     const cb = comparable(y.rec, skip);
     if (ca === cb) continue;
-    const d = firstDiffPath(JSON.parse(ca), JSON.parse(cb), '')!;
+    const d = firstRecordDifference(JSON.parse(ca), JSON.parse(cb), '')!;
+    if ('order' in d) {
+      // The files are compared byte for byte: the same record written with its fields in another order is not the same line.
+      return `episode ${idx}: ${d.path || 'the record'} holds the same fields and values as the bundled one in another order (line ${x.lineNo} of the bundled episodes.jsonl, line ${y.lineNo} of the re-run's): the first field out of place is ${JSON.stringify(d.order.bundle)}, where the re-run has ${JSON.stringify(d.order.rerun)}`;
+    }
     if (typeof d.a === 'string' && typeof d.b === 'string') {
       // long texts (traj, observations): show where they part
       let i = 0;

@@ -84,8 +84,28 @@ export function judgeHolder(h: LockHolder, here = { host: os.hostname(), boot: b
   return { stale: false };
 }
 
-/** What a run folder's lock says, read only: held by a live process, held on another host (cannot tell), or no live holder. */
-export type LockState = { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'none' };
+/**
+ * The one rule for 0.1's lock, the bare PID (no host, no start time), whether the run is taken (acquireRunLock:
+ * a resume) or only judged (lockState: merge, the report's status): it can be judged against this machine's
+ * processes alone. Stale when that PID is gone here, or is ours (we never write this format: a bare-PID lock
+ * naming us is a previous container's). A live one may be that run, or a lock copied from another machine
+ * whose PID happens to be alive here: nothing here can tell, so it holds the run until a person deletes it.
+ */
+export function bareLockMayBeLive(pid: number): boolean {
+  return pid !== process.pid && isProcessAlive(pid);
+}
+
+/** What to do about a bare-PID lock that may be live (bareLockMayBeLive), in resume's and merge's messages alike. */
+export function bareLockAdvice(lockPath: string, pid: number): string {
+  return `its run lock ${lockPath} is an old bare-PID lock naming process ${pid}, which is alive on this machine (such a lock does not say which host wrote it); wait for that run or stop it, or, if no process on this machine is running that run, delete ${lockPath}`;
+}
+
+/**
+ * What a run folder's lock says, read only: held by a live process, held on another host (cannot tell), a
+ * bare-PID lock whose PID is alive here (cannot tell: bareLockMayBeLive), or no live holder.
+ */
+export type LockState =
+  { held: 'alive'; pid: number } | { held: 'other-host'; host: string } | { held: 'bare-pid'; pid: number } | { held: 'none' };
 
 /** The report's status of a run and `merge` of its shards judge the lock by this, without taking it. */
 export function lockState(dir: string): LockState {
@@ -96,10 +116,9 @@ export function lockState(dir: string): LockState {
     return { held: 'none' };
   }
   const h = parseHolder(text);
-  // 0.1 wrote the bare PID.
   if (h === 'legacy') {
     const pid = Number(text.trim());
-    return isProcessAlive(pid) ? { held: 'alive', pid } : { held: 'none' };
+    return bareLockMayBeLive(pid) ? { held: 'bare-pid', pid } : { held: 'none' };
   }
   if (!h) return { held: 'none' };
   if (h.host !== os.hostname()) return { held: 'other-host', host: h.host };
@@ -250,14 +269,8 @@ export function acquireRunLock(dir: string, retry: Retry = 'resume'): RunLock {
         continue;
       }
       if (holder === 'legacy') {
-        // 0.1's PID-only lock: stale unless that PID is alive in this namespace and is not us (we
-        // never write this format, so a legacy lock naming our PID is a previous container's)
         const pid = Number(seen.text.trim());
-        if (pid !== process.pid && isProcessAlive(pid)) {
-          throw new UserError(
-            `${dir}: this run is in progress in process ${pid}; wait for it or stop it first (or delete ${lockPath} if no such run is going on)`,
-          );
-        }
+        if (bareLockMayBeLive(pid)) throw new UserError(`${dir}: this run may be in progress: ${bareLockAdvice(lockPath, pid)}`);
         removeStale(lockPath, seen.ino);
         continue;
       }

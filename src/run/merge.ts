@@ -27,7 +27,7 @@ import { parseShard } from './shard.js';
 import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { manifestLimitsOf } from './limit-outcomes.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
-import { acquireRunLock, lockState, LOCK_FILE } from './lock.js';
+import { acquireRunLock, bareLockAdvice, lockState, LOCK_FILE } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
 import { isScored } from '../util/numbers.js';
 import type { RunManifest, RunSummary, EpisodeRecord, SessionInfo } from '../runlog/schema.js';
@@ -45,12 +45,15 @@ function readRun(dir: string): ShardRun {
 }
 
 /**
- * Refuses a shard that a process may still be writing: its run lock (lock.ts) held by a live process, or
- * by one on another host (whose processes cannot be seen). Judged without taking the lock: merge never
+ * Refuses a shard that a process may still be writing: its run lock (lock.ts) held by a live process, by
+ * one on another host (whose processes cannot be seen), or an old bare-PID lock whose PID is alive here
+ * (lock.ts bareLockMayBeLive: the rule a resume follows). Judged without taking the lock: merge never
  * writes a shard's folder.
  */
 function checkNotRunning(dir: string): void {
   const l = lockState(dir);
+  if (l.held === 'bare-pid')
+    throw new UserError(`merge: ${dir} may still be running: ${bareLockAdvice(path.join(dir, LOCK_FILE), l.pid)}; then merge`);
   if (l.held === 'alive')
     throw new UserError(`merge: ${dir} is still running (process ${l.pid} holds its run lock); wait for it or stop it, then merge`);
   if (l.held === 'other-host')

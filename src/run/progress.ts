@@ -84,6 +84,8 @@ export class Progress {
   private readonly label: ProgressLabel;
   private readonly renderer: ProgressRenderer;
   private interrupted = false;
+  /** Takes our listener off the caller's signal: one invocation runs many runs on one signal (an experiment, a bundle). */
+  private readonly detach: () => void;
 
   constructor(
     label: string | ProgressLabel,
@@ -95,7 +97,9 @@ export class Progress {
   ) {
     this.label = toLabel(label);
     this.renderer = renderer ?? new PlainRenderer(out, every);
-    signal?.addEventListener('abort', () => this.stop(), { once: true });
+    const onAbort = () => this.stop();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.detach = () => signal?.removeEventListener('abort', onAbort);
     this.renderer.start(this.view());
   }
 
@@ -162,12 +166,14 @@ export class Progress {
     if (this.ended) return;
     this.interrupted = true;
     this.ended = true;
+    this.detach();
     this.renderer.finish(this.view(), true);
   }
 
   finish(): void {
     if (this.ended) return;
     this.ended = true;
+    this.detach();
     this.renderer.finish(this.view(), this.interrupted);
   }
 }

@@ -133,3 +133,32 @@ it('a shard whose run lock a live process (or one on another host) holds is refu
   fs.rmSync(lockPath);
   expect((await runCli(['merge', s1, s2, '--out', out], { cwd: tmp })).code).toBe(0);
 }, 120_000);
+
+it("an old bare-PID lock follows resume's rule: a PID alive here refuses the merge naming the .lock to delete; a gone one does not", async () => {
+  const s1 = await runShard('1/2', path.join(tmp, 'bare-1'));
+  const s2 = await runShard('2/2', path.join(tmp, 'bare-2'));
+  // 0.1 wrote the bare PID, no host: from a shard copied from another machine, this machine's live
+  // process with that PID (here this test's) says nothing about that run.
+  const lockPath = path.join(s2, LOCK_FILE);
+  fs.writeFileSync(lockPath, `${process.pid}\n`);
+  const out = path.join(tmp, 'bare-merged');
+  const m = await runCli(['merge', s1, s2, '--out', out], { cwd: tmp });
+  expect(m.code).toBe(2);
+  expect(m.stdout).toBe('');
+  expect(m.stderr.trim().split('\n')).toHaveLength(1);
+  expect(m.stderr).toContain(
+    `merge: ${s2} may still be running: its run lock ${lockPath} is an old bare-PID lock naming process ${process.pid}`,
+  );
+  expect(m.stderr).toContain(`if no process on this machine is running that run, delete ${lockPath}`);
+  expect(m.stderr).not.toMatch(/is still running/); // nothing says a process holds it
+  expect(fs.existsSync(out)).toBe(false);
+  // A resume of that shard is refused by the same rule, with the same advice.
+  const resume = await runCli(['run', '--resume', path.basename(s2), '--results-dir', path.dirname(s2), '--base-url', srv.baseURL], {
+    cwd: tmp,
+  });
+  expect(resume.code).toBe(2);
+  expect(resume.stderr).toContain(`if no process on this machine is running that run, delete ${lockPath}`);
+  // A bare PID gone from this machine is stale for a resume, and so for the merge.
+  fs.writeFileSync(lockPath, '999999999\n');
+  expect((await runCli(['merge', s1, s2, '--out', out], { cwd: tmp })).code).toBe(0);
+}, 120_000);

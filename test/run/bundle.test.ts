@@ -498,3 +498,47 @@ describe('parseRecording', () => {
     expect(() => parseRecording('{"t":"session","v":2}\n', 'rec')).toThrow('rec:1: recording schema 2; this version reads schema 1');
   });
 });
+
+describe('compareEpisodes', () => {
+  const rec = {
+    idx: 3,
+    item: 'q',
+    answer: 'yes',
+    metrics: { em: 1 },
+    usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+    latency_ms: 5,
+  };
+  const other = {
+    idx: 0,
+    item: 'p',
+    answer: 'no',
+    metrics: { em: 0 },
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    latency_ms: 1,
+  };
+  const lines = (...recs: object[]) => recs.map((r) => JSON.stringify(r) + '\n').join('');
+  const compare = (rerun: object) => compareEpisodes(lines(other, rec), lines(rerun, other), { bundled: 'b', rerun: 'r' });
+
+  it('the same record with its fields in another order: says so, with both lines and the first field out of place', () => {
+    const { idx, item, answer, metrics, usage } = rec;
+    expect(compare({ idx, item, metrics, answer, usage, latency_ms: 9 })).toBe(
+      `episode 3: the record holds the same fields and values as the bundled one in another order (line 2 of the bundled episodes.jsonl, line 1 of the re-run's): the first field out of place is "answer", where the re-run has "metrics"`,
+    );
+    expect(compare({ ...rec, usage: { completion_tokens: 2, prompt_tokens: 5, total_tokens: 7 } })).toBe(
+      `episode 3: usage holds the same fields and values as the bundled one in another order (line 2 of the bundled episodes.jsonl, line 1 of the re-run's): the first field out of place is "prompt_tokens", where the re-run has "completion_tokens"`,
+    );
+  });
+
+  it('a value that differs, a field added or missing, and latency_ms alone (not compared)', () => {
+    expect(compare({ ...rec, answer: 'no' })).toBe('episode 3: answer differs at character 0 (bundle "yes", re-run "no")');
+    expect(compare({ ...rec, usage: { ...rec.usage, total_tokens: 8 } })).toBe(
+      'episode 3: usage.total_tokens differs (bundle 7, re-run 8)',
+    );
+    const { answer: _a, ...noAnswer } = rec;
+    expect(compare(noAnswer)).toBe('episode 3: answer differs (bundle "yes", re-run (absent))');
+    expect(compare({ ...rec, latency_ms: 99 })).toBeNull();
+    // A value of another type is shown as what it is: the number 1 is not the text "1".
+    expect(compare({ ...rec, metrics: { em: '1' } })).toBe('episode 3: metrics.em differs (bundle 1, re-run "1")');
+    expect(compare({ ...rec, answer: null })).toBe('episode 3: answer differs (bundle "yes", re-run null)');
+  });
+});

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireRunLock, judgeHolder, LOCK_FILE, processStartTime, type LockHolder } from '../../src/run/lock.js';
+import { acquireRunLock, judgeHolder, lockState, LOCK_FILE, processStartTime, type LockHolder } from '../../src/run/lock.js';
 import { UserError } from '../../src/errors.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -122,15 +122,23 @@ describe('in one process', () => {
     ).toEqual({ stale: false });
   });
 
-  it("0.1's PID-only lock: ours (a previous container's) or dead is stale, a live other PID is not", () => {
+  it("0.1's PID-only lock: ours (a previous container's) or dead is stale, a live other PID is not; lockState (merge, the report) judges it alike", () => {
     for (const pid of [process.pid, deadPid()]) {
       const dir = freshDir();
       fs.writeFileSync(path.join(dir, LOCK_FILE), String(pid));
+      expect(lockState(dir)).toEqual({ held: 'none' });
       acquireRunLock(dir).release();
     }
     const dir = freshDir();
-    fs.writeFileSync(path.join(dir, LOCK_FILE), String(process.ppid));
-    expect(() => acquireRunLock(dir)).toThrow(UserError);
+    const lockPath = path.join(dir, LOCK_FILE);
+    fs.writeFileSync(lockPath, String(process.ppid));
+    // A bare PID says no host: a live one here may be that run or an unrelated process, so it holds until deleted.
+    expect(lockState(dir)).toEqual({ held: 'bare-pid', pid: process.ppid });
+    expect(() => acquireRunLock(dir)).toThrow(
+      new UserError(
+        `${dir}: this run may be in progress: its run lock ${lockPath} is an old bare-PID lock naming process ${process.ppid}, which is alive on this machine (such a lock does not say which host wrote it); wait for that run or stop it, or, if no process on this machine is running that run, delete ${lockPath}`,
+      ),
+    );
   });
 
   it('a folder that cannot hold a lock is a UserError', () => {

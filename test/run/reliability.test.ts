@@ -1,6 +1,7 @@
 // Reliability (README "Reliability") in the runner, with doubles: the circuit breaker, the --max-cost budget, disk errors,
 // errors per cause, the resume note, the results-folder checks and the progress line.
 import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -372,5 +373,29 @@ describe('errors per cause and the progress line', () => {
     p.record({ error: { source: 'llm' }, metrics: { em: 0 }, usage: { total_tokens: 0 }, cost: 0 }, 'em');
     p.finish();
     expect(out.at(-1)).toMatch(/^run 1\/50 \(2%\) EM — errors 1 \(llm 1\) retries 1 /);
+  });
+
+  it("takes its listener off the invocation's signal when it finishes or stops (many runs share that signal)", () => {
+    const ac = new AbortController();
+    const quiet = { write: () => {}, isTTY: false };
+    const state = {
+      done: 0,
+      total: 1,
+      scored: 0,
+      metricLabel: 'EM',
+      metricValues: [],
+      errors: 0,
+      errorsBySource: {},
+      retries: 0,
+      tokens: 0,
+      cost: 0,
+    };
+    const finished = new Progress('run', { ...state }, quiet, undefined, undefined, ac.signal);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
+    finished.finish();
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    const stopped = new Progress('run', { ...state }, quiet, undefined, undefined, ac.signal);
+    stopped.stop();
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 });
