@@ -199,7 +199,7 @@ describe('renderHtmlReport', () => {
       ],
       notes: [],
     };
-    expect(tableHtml(runs, { className: 'runs', linesUnderRows: true })).toContain(
+    expect(tableHtml(runs, { className: 'runs' })).toContain(
       [
         '<tr><th>Benchmark / method</th><th>Model</th><th class="num">EM</th><th>95% CI</th></tr>',
         '</thead>',
@@ -209,8 +209,40 @@ describe('renderHtmlReport', () => {
         '</tbody>',
       ].join('\n'),
     );
-    // Other tables keep such a column where it is.
-    expect(tableHtml(runs)).toContain('<td>hotpotqa-react-&lt;x&gt;</td>');
+  });
+
+  it("a published number's source and caveat go on lines under its row, as in LaTeX; a row without a caveat has no Caveat line", () => {
+    const published: ReportTable = {
+      id: 'published-elsewhere',
+      title: 'Published elsewhere',
+      columns: [
+        { key: 'model', label: 'Model', identifies: true },
+        { key: 'value', label: 'Value', numeric: true },
+        { key: 'source', label: 'Source', underRow: true },
+        { key: 'caveat', label: 'Caveat', underRow: true },
+      ],
+      rows: [
+        {
+          label: 'ReAct',
+          source: 'paper',
+          cells: { model: 'PaLM-540B', value: 29.4, source: 'Table 5, Yao et al.', caveat: 'a <b> caveat' },
+        },
+        { label: 'ReAct', source: 'published', cells: { model: 'text-davinci-003', value: 35.4, source: 'ysymyth/ReAct#9', caveat: null } },
+      ],
+      notes: [],
+    };
+    expect(tableHtml(published)).toContain(
+      [
+        '<tr><th></th><th>Model</th><th class="num">Value</th></tr>',
+        '</thead>',
+        '<tbody>',
+        '<tr class="paper lined"><th scope="row">ReAct</th><td>PaLM-540B</td><td class="num">29.4</td></tr>',
+        '<tr class="paper under-row"><td colspan="3"><div class="row-line">Source: <span class="v">Table 5, Yao et al.</span></div><div class="row-line">Caveat: <span class="v">a &lt;b&gt; caveat</span></div></td></tr>',
+        '<tr class="published lined"><th scope="row">ReAct</th><td>text-davinci-003</td><td class="num">35.4</td></tr>',
+        '<tr class="published under-row"><td colspan="3"><div class="row-line">Source: <span class="v">ysymyth/ReAct#9</span></div></td></tr>',
+        '</tbody>',
+      ].join('\n'),
+    );
   });
 });
 
