@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/episodes.js';
+import { browserData, commonLinePrefix, recordedPrompt, runPrompt } from '../../src/report/html/episodes.js';
 import { pageData, renderHtmlChunks, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
 import { labellingData, type LabellingData, type LabellingRow } from '../../src/report/html/labelling.js';
 import { analysisLookup, sampleRuns as table2Sample } from '../../src/report/table2.js';
@@ -36,6 +36,25 @@ describe('few-shot prompt once per run', () => {
     expect(runPrompt(cot!.records)).toBe(COT_PROMPT);
     const one = react!.records.slice(0, 1);
     expect(runPrompt(one)).toBe(REACT_PROMPT);
+  });
+
+  it('a run whose every episode is an error before any trajectory has no prompt to show (null), not an empty one', () => {
+    const idx = [0, 1, 2];
+    const [react] = sampleRuns();
+    const outage = { ...react!, records: qaRecords(idx, 'eee') };
+    expect(outage.records.every((r) => r.traj === '' && r.error)).toBe(true);
+    const d = browserData([outage, react!]);
+    expect(d.runs.map((r) => r.prompt)).toEqual([null, REACT_PROMPT]);
+    // Its episodes' own text is what they recorded: nothing.
+    expect(d.episodes.slice(0, 3).map((e) => e.text)).toEqual(['', '', '']);
+    // Trajectories that share no prompt: an empty one, known; the text printed before a trajectory stays ''.
+    expect(
+      recordedPrompt([
+        { traj: 'abc', input: 'x' },
+        { traj: 'abd', input: 'y' },
+      ]),
+    ).toBe('');
+    expect(runPrompt(outage.records)).toBe('');
   });
 
   it("browserData keeps each episode's own text, outcome by the primary metric, tags and extras", () => {

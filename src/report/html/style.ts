@@ -47,6 +47,6 @@ li.step{border-left:3px solid #c5cbd3;padding:.2em .7em;margin:.4em 0}
 .action code{background:#eef3fb;padding:0 .3em;border-radius:3px;white-space:pre-wrap;overflow-wrap:anywhere}
 .observation{color:#333}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg2);padding:.6em;border-radius:4px;max-height:32em;overflow:auto;font-size:.85em}
-details.prompt{margin:.3em 0}details.prompt>summary{cursor:pointer}
+details.prompt,p.prompt{margin:.3em 0}p.prompt{padding-left:1.1em;color:var(--muted)}details.prompt>summary{cursor:pointer}
 button{margin:.8em 0;padding:.3em 1em}
 `;
