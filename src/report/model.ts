@@ -84,7 +84,7 @@ export interface ReportColumn {
   /**
    * LaTeX sets it on a line of its own under the row ("Run: <run id>", "Source: ..."), not as a column:
    * a long identifier kept whole, a long text a paragraph as wide as the table (TexOptions.lineColumns).
-   * The HTML report does so for its Runs table (tableHtml's linesUnderRows).
+   * The HTML report does so too (tableHtml).
    */
   underRow?: boolean;
 }

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumSkipReason, launchChromium, warnIfSkipped, recordErrors } from '../support/chromium.js';
 import { renderHtmlReport } from '../../src/report/html/render.js';
 import { linePlotSvg } from '../../src/report/svg.js';
-import { PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, sampleRuns } from './sample-runs.js';
+import { PAYLOAD_CLOSE, PAYLOAD_IMG, PAYLOAD_SCRIPT, REACT_PROMPT, sampleRuns } from './sample-runs.js';
 import { table1, table3, table4 } from './sample-tables.js';
 import { runCli } from '../run/cli-helpers.js';
 import { qa, qaRecords, writeRun } from './run-folders.js';
@@ -285,5 +285,51 @@ describe.skipIf(chromiumSkipReason !== null)('`react-repro report --out report.h
 
   it('logged no console error', () => {
     expect(consoleErrors).toEqual([]);
+  });
+});
+
+// A run whose every episode failed before any trajectory (an outage from its first call): its few-shot
+// prompt is unknown from the records, so the list says so in a line, not "few-shot prompt (0 characters)".
+describe.skipIf(chromiumSkipReason !== null)('the few-shot prompts of a run with no trajectory, in headless Chromium', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-html-noprompt-'));
+  const file = path.join(dir, 'report.html');
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('names the run and says that no episode recorded a trajectory; a run whose episodes share no prompt says that; the others keep theirs', async () => {
+    const [react, cot] = sampleRuns();
+    const outage = {
+      ...react!,
+      manifest: { ...react!.manifest, runId: 'hotpotqa-react-outage' },
+      records: qaRecords([0, 1, 2], 'eee'),
+    };
+    // Trajectories that share no line: no prompt shared, each episode's text its whole trajectory.
+    const unshared = { ...cot!, records: cot!.records.map((r, k) => ({ ...r, traj: `${k} ${r.traj}` })) };
+    fs.writeFileSync(file, renderHtmlReport({ tables: [], figures: [], runs: [outage, react!, unshared] }));
+    const seen = { consoleErrors: [] as string[], dialogs: [] as string[], requests: [] as string[] };
+    const { browser, page } = await openInChromium(file, 1024, seen);
+    try {
+      const prompts = page.locator('#run-prompts');
+      expect(await prompts.locator('details.prompt').count()).toBe(1);
+      expect(await prompts.textContent()).not.toContain('0 characters');
+      const model = react!.manifest.model;
+      expect(await prompts.locator('> *').first().textContent()).toBe(
+        `hotpotqa / react · ${model} · hotpotqa-react-outage: no few-shot prompt to show (no episode recorded a trajectory)`,
+      );
+      expect(await prompts.locator('details.prompt summary').textContent()).toBe(
+        `hotpotqa / react · ${model} · react-hotpotqa-paper500-aaaa: few-shot prompt (${REACT_PROMPT.length} characters)`,
+      );
+      expect(await prompts.locator('> *').last().textContent()).toBe(
+        `hotpotqa / cot · ${cot!.manifest.model} · ${cot!.manifest.runId}: no few-shot prompt shared by the episodes (each shows its whole trajectory)`,
+      );
+      // Its episodes open to their error.
+      await page.selectOption('#filter-outcome', 'error');
+      const ep = page.locator('details.episode').first();
+      await ep.locator('summary').click();
+      await expect.poll(() => ep.textContent()).toContain('endpoint unreachable after 5 retries');
+      expect(seen.consoleErrors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { browserData, commonLinePrefix, runPrompt } from '../../src/report/html/episodes.js';
+import { browserData, commonLinePrefix, recordedPrompt, runPrompt } from '../../src/report/html/episodes.js';
 import { pageData, renderHtmlChunks, renderHtmlReport, scriptJson, tableHtml } from '../../src/report/html/render.js';
 import { labellingData, type LabellingData, type LabellingRow } from '../../src/report/html/labelling.js';
 import { analysisLookup, sampleRuns as table2Sample } from '../../src/report/table2.js';
@@ -36,6 +36,25 @@ describe('few-shot prompt once per run', () => {
     expect(runPrompt(cot!.records)).toBe(COT_PROMPT);
     const one = react!.records.slice(0, 1);
     expect(runPrompt(one)).toBe(REACT_PROMPT);
+  });
+
+  it('a run whose every episode is an error before any trajectory has no prompt to show (null), not an empty one', () => {
+    const idx = [0, 1, 2];
+    const [react] = sampleRuns();
+    const outage = { ...react!, records: qaRecords(idx, 'eee') };
+    expect(outage.records.every((r) => r.traj === '' && r.error)).toBe(true);
+    const d = browserData([outage, react!]);
+    expect(d.runs.map((r) => r.prompt)).toEqual([null, REACT_PROMPT]);
+    // Its episodes' own text is what they recorded: nothing.
+    expect(d.episodes.slice(0, 3).map((e) => e.text)).toEqual(['', '', '']);
+    // Trajectories that share no prompt: an empty one, known; the text printed before a trajectory stays ''.
+    expect(
+      recordedPrompt([
+        { traj: 'abc', input: 'x' },
+        { traj: 'abd', input: 'y' },
+      ]),
+    ).toBe('');
+    expect(runPrompt(outage.records)).toBe('');
   });
 
   it("browserData keeps each episode's own text, outcome by the primary metric, tags and extras", () => {
@@ -199,7 +218,7 @@ describe('renderHtmlReport', () => {
       ],
       notes: [],
     };
-    expect(tableHtml(runs, { className: 'runs', linesUnderRows: true })).toContain(
+    expect(tableHtml(runs, { className: 'runs' })).toContain(
       [
         '<tr><th>Benchmark / method</th><th>Model</th><th class="num">EM</th><th>95% CI</th></tr>',
         '</thead>',
@@ -209,8 +228,40 @@ describe('renderHtmlReport', () => {
         '</tbody>',
       ].join('\n'),
     );
-    // Other tables keep such a column where it is.
-    expect(tableHtml(runs)).toContain('<td>hotpotqa-react-&lt;x&gt;</td>');
+  });
+
+  it("a published number's source and caveat go on lines under its row, as in LaTeX; a row without a caveat has no Caveat line", () => {
+    const published: ReportTable = {
+      id: 'published-elsewhere',
+      title: 'Published elsewhere',
+      columns: [
+        { key: 'model', label: 'Model', identifies: true },
+        { key: 'value', label: 'Value', numeric: true },
+        { key: 'source', label: 'Source', underRow: true },
+        { key: 'caveat', label: 'Caveat', underRow: true },
+      ],
+      rows: [
+        {
+          label: 'ReAct',
+          source: 'paper',
+          cells: { model: 'PaLM-540B', value: 29.4, source: 'Table 5, Yao et al.', caveat: 'a <b> caveat' },
+        },
+        { label: 'ReAct', source: 'published', cells: { model: 'text-davinci-003', value: 35.4, source: 'ysymyth/ReAct#9', caveat: null } },
+      ],
+      notes: [],
+    };
+    expect(tableHtml(published)).toContain(
+      [
+        '<tr><th></th><th>Model</th><th class="num">Value</th></tr>',
+        '</thead>',
+        '<tbody>',
+        '<tr class="paper lined"><th scope="row">ReAct</th><td>PaLM-540B</td><td class="num">29.4</td></tr>',
+        '<tr class="paper under-row"><td colspan="3"><div class="row-line">Source: <span class="v">Table 5, Yao et al.</span></div><div class="row-line">Caveat: <span class="v">a &lt;b&gt; caveat</span></div></td></tr>',
+        '<tr class="published lined"><th scope="row">ReAct</th><td>text-davinci-003</td><td class="num">35.4</td></tr>',
+        '<tr class="published under-row"><td colspan="3"><div class="row-line">Source: <span class="v">ysymyth/ReAct#9</span></div></td></tr>',
+        '</tbody>',
+      ].join('\n'),
+    );
   });
 });
 

@@ -18,8 +18,8 @@ import { renderTex } from '../../src/report/render-tex.js';
 import { captionText } from '../../src/report/tex/caption.js';
 import { texEscape } from '../../src/report/tex/escape.js';
 import { PDFLATEX, PDFTOTEXT, PGFPLOTS, preambleOf } from '../support/pdflatex.js';
-import { qa, qaRecords, writeRun } from './run-folders.js';
-import type { EpisodeRecord } from '../../src/runlog/schema.js';
+import { qaRecords, writeRun } from './run-folders.js';
+import { writeShippedResults } from './shipped-results.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-tex-paper-'));
 afterAll(() => {
@@ -27,63 +27,8 @@ afterAll(() => {
 });
 const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
 
-/** A results folder as the shipped experiments make it: Table 1 on both tasks (snapshot / live), a CoT-SC sweep, ALFWorld and WebShop with errors. */
-function results(): string {
-  const dir = path.join(tmp, 'results');
-  if (fs.existsSync(dir)) return dir;
-  const methods = ['standard', 'cot', 'cot-sc', 'act', 'react', 'cot-sc-react', 'react-cot-sc'];
-  for (const [task, wiki, idx] of [
-    ['hotpotqa', 'snapshot', range(0, 20)],
-    ['fever', 'live', range(100, 120)],
-  ] as const) {
-    methods.forEach((method, k) => {
-      const records =
-        method === 'cot-sc'
-          ? idx.map((i) =>
-              qa(i, i % 3 ? 'right' : 'wrong', {
-                samples: i % 3 ? [`gold ${i}`, 'x', `gold ${i}`, 'y', `gold ${i}`] : ['x', 'x', `gold ${i}`, 'y', 'x'],
-              }),
-            )
-          : qaRecords(idx, 'rrwrrwrwrrwwrrrwrrwr'.slice(k) + 'rrrrrrr'.slice(0, k));
-      writeRun(dir, {
-        runId: `${task}-${method}-react500-gpt-3.5-turbo-instruct-0914-3f9c2a1b`,
-        task,
-        method,
-        split: 'react500',
-        model: 'gpt-3.5-turbo-instruct-0914',
-        indices: [...idx],
-        records,
-        kind: method.includes('-react') || method.startsWith('react-') ? 'combination' : 'run',
-        settings: { wiki, samples: 5 },
-        environment: ['act', 'react', 'cot-sc-react', 'react-cot-sc'].includes(method) ? { kind: wiki } : null,
-      });
-    });
-  }
-  const ep = (idx: number, metrics: Record<string, number>, error: boolean, extra: Record<string, unknown> = {}) =>
-    ({ ...qa(idx, error ? 'error' : 'right'), metrics, reward: error ? null : 1, ...extra }) as EpisodeRecord;
-  const games = range(0, 25);
-  writeRun(dir, {
-    runId: 'alfworld-react-valid_unseen-gpt-3.5-turbo-instruct-0914-aa',
-    task: 'alfworld',
-    method: 'react',
-    split: 'valid_unseen',
-    model: 'gpt-3.5-turbo-instruct-0914',
-    indices: games,
-    records: games.map((i) =>
-      ep(i, { success: i % 2 }, i >= 10, { task_type: ['put', 'clean', 'heat', 'cool', 'examine', 'puttwo'][i % 6] }),
-    ),
-  });
-  writeRun(dir, {
-    runId: 'webshop-react-test-gpt-3.5-turbo-instruct-0914-bb',
-    task: 'webshop',
-    method: 'react',
-    split: 'test',
-    model: 'gpt-3.5-turbo-instruct-0914',
-    indices: games,
-    records: games.map((i) => ep(i, { score: (i % 4) / 4, success: i % 4 === 3 ? 1 : 0 }, i === 7)),
-  });
-  return dir;
-}
+/** A results folder as the shipped experiments make it (shipped-results.ts). */
+const results = () => writeShippedResults(path.join(tmp, 'results'));
 
 /** Three unmerged shards of each task, as a sharded run leaves them before `merge`: Table 1 has six column groups. */
 function sharded(): string {

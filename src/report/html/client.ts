@@ -680,12 +680,20 @@ export const CLIENT_JS = String.raw`(function () {
     if (w.scaled || w.start !== drawn.start || w.end !== drawn.end) layout();
   });
 
-  // Each run's few-shot prompt, once.
+  // Each run's few-shot prompt, once. A run without one (its prompt null: no episode recorded a
+  // trajectory; '': its episodes share none) says so in a line, with nothing to open.
   var prompts = document.getElementById('run-prompts');
   runs.forEach(function (r) {
+    var head = r.benchmark + ' / ' + r.method + ' · ' + r.model + ' · ' + r.id + ': ';
+    if (!r.prompt) {
+      prompts.appendChild(el('p', 'prompt', head + (r.prompt === null
+        ? 'no few-shot prompt to show (no episode recorded a trajectory)'
+        : 'no few-shot prompt shared by the episodes (each shows its whole trajectory)')));
+      return;
+    }
     var d = el('details', 'prompt');
-    d.appendChild(el('summary', null, r.benchmark + ' / ' + r.method + ' · ' + r.model + ' · ' + r.id + ': few-shot prompt (' + r.prompt.length + ' characters)'));
-    d.appendChild(el('pre', null, r.prompt || '(no prompt shared by the episodes)'));
+    d.appendChild(el('summary', null, head + 'few-shot prompt (' + r.prompt.length + ' characters)'));
+    d.appendChild(el('pre', null, r.prompt));
     prompts.appendChild(d);
   });
 

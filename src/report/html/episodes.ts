@@ -14,8 +14,12 @@ export interface BrowserRun {
   model: string;
   /** The run's primary metric (its first declared one). */
   primary: string;
-  /** The few-shot prompt the run's episodes share (common prefix of their trajs, to a line end). */
-  prompt: string;
+  /**
+   * The few-shot prompt the run's episodes share (common prefix of their trajs, to a line end; '' when
+   * they share none). null: unknown, no episode recorded a trajectory (every one an error before its
+   * first call was answered, say), which the viewer says rather than show an empty prompt.
+   */
+  prompt: string | null;
 }
 
 export interface BrowserStep {
@@ -60,6 +64,11 @@ class CommonPrefix {
     this.end = i;
   }
 
+  /** Whether any string was given. */
+  get any(): boolean {
+    return this.first !== undefined;
+  }
+
   /** The prefix cut back to just after a newline. */
   linePrefix(): string {
     const prefix = this.first === undefined ? '' : this.first.slice(0, this.end);
@@ -77,11 +86,12 @@ export function commonLinePrefix(texts: readonly string[]): string {
 /**
  * The few-shot prompt of a run: the common prefix of its trajs, cut before the first line that holds
  * an episode's own input (so a one-episode run, whose "common prefix" is its whole traj, still shows
- * its question as the episode's text, not as the prompt). One pass over the records (a slim run's are
- * read back from its file one at a time): an input found inside the common prefix seen so far is kept
- * as a possible cut; one found after it can never fall inside the (only shrinking) prompt.
+ * its question as the episode's text, not as the prompt); null when no record has a trajectory (the
+ * prompt is then unknown, not empty). One pass over the records (a slim run's are read back from its
+ * file one at a time): an input found inside the common prefix seen so far is kept as a possible cut;
+ * one found after it can never fall inside the (only shrinking) prompt.
  */
-export function runPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'>>): string {
+export function recordedPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'>>): string | null {
   const common = new CommonPrefix();
   const cuts: { at: number; cut: number }[] = [];
   for (const r of records) {
@@ -90,9 +100,15 @@ export function runPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'
     const at = r.traj.lastIndexOf(r.input);
     if (at >= 0 && at < common.end) cuts.push({ at, cut: r.traj.lastIndexOf('\n', at) + 1 });
   }
+  if (!common.any) return null;
   let prompt = common.linePrefix();
   for (const { at, cut } of cuts) if (at < prompt.length) prompt = prompt.slice(0, cut);
   return prompt;
+}
+
+/** recordedPrompt, '' where it is unknown: what a printed trajectory leaves out (trajectories.ts, Table 2's sheet). */
+export function runPrompt(records: Iterable<Pick<EpisodeRecord, 'traj' | 'input'>>): string {
+  return recordedPrompt(records) ?? '';
 }
 
 const CORE = new Set(['idx', 'item', 'input', 'gold', 'answer', 'metrics', 'reward', 'traj', 'steps', 'error', 'tags']);
@@ -116,13 +132,13 @@ export function browserRun(run: RunView): BrowserRun {
     split: run.manifest.split,
     model: run.manifest.model,
     primary: primaryMetricOf(run) ?? 'score',
-    prompt: runPrompt(fullRecords(run)),
+    prompt: recordedPrompt(fullRecords(run)),
   };
 }
 
 /** One record as the browser shows it (`info` from browserRun, `i` the run's position). */
 export function browserEpisode(run: RunView, i: number, info: BrowserRun, r: EpisodeRecord, opts: BrowserOptions = {}): BrowserEpisode {
-  const { prompt } = info;
+  const prompt = info.prompt ?? '';
   const own = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
   const tags = [...new Set([...own, ...limitTags(r), ...(opts.extraTags?.(run, r) ?? [])])];
   const extras = Object.fromEntries(Object.entries(r).filter(([k]) => !CORE.has(k)));

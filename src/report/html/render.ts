@@ -82,13 +82,14 @@ function cellHtml(v: Cell | undefined, numeric: boolean | undefined): string {
 }
 
 /**
- * A table (its intervals as "95% CI" columns), in its own section with its notes. `linesUnderRows`:
- * its ReportColumn.underRow columns are set on a line under their row, as LaTeX sets them (the Runs
- * table's run id, whole, rather than a column it makes too wide for a laptop's window).
+ * A table (its intervals as "95% CI" columns), in its own section with its notes. Its
+ * ReportColumn.underRow columns are set on a line under their row, as LaTeX sets them: the Runs
+ * table's run id, whole, and a published number's source and caveat, a paragraph as wide as the
+ * table, rather than columns that make it too wide for a laptop's window.
  */
-export function tableHtml(table: ReportTable, opts: { className?: string; linesUnderRows?: boolean } = {}): string {
+export function tableHtml(table: ReportTable, opts: { className?: string } = {}): string {
   const t = expandIntervals(table);
-  const under = opts.linesUnderRows ? t.columns.filter((c) => c.underRow) : [];
+  const under = t.columns.filter((c) => c.underRow);
   const columns = t.columns.filter((c) => !under.includes(c));
   const out: string[] = [
     `<section class="report-table" id="${esc(`table-${t.id}`)}">`,
@@ -119,8 +120,8 @@ export function tableHtml(table: ReportTable, opts: { className?: string; linesU
         .map((c) => `<td${c.numeric ? ' class="num"' : ''}>${cellHtml(r.cells[c.key], c.numeric)}</td>`)
         .join('')}</tr>`,
     );
-    // One cell across the table under the row, a line per column, each held in view while the table
-    // scrolls sideways (style.ts).
+    // One cell across the table under the row, a line per column (style.ts: the Runs table's held in
+    // view while it scrolls sideways, other tables' wrapped to the table's width).
     if (lines.length)
       out.push(
         `<tr class="${r.source} under-row"><td colspan="${columns.length + 1}">${lines
@@ -362,7 +363,7 @@ export function* renderHtmlChunks(input: HtmlReportInput): Generator<string> {
       '</section>',
     ]),
     '<section id="runs"><h2>Runs</h2>',
-    input.runsTable ? tableHtml(input.runsTable, { className: 'runs', linesUnderRows: true }) : runsTableHtml(input.runs),
+    input.runsTable ? tableHtml(input.runsTable, { className: 'runs' }) : runsTableHtml(input.runs),
     ...(input.notes?.length ? [`<ul class="notes">${input.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
     '<h3>Few-shot prompts (one per run)</h3><div id="run-prompts"></div>',
     '</section>',

@@ -1,6 +1,8 @@
-// The report's stylesheet, inlined (the file must open offline). System fonts only. The Runs table is
-// set tighter than the others and its row labels stay in view: it fits a 1,280 px window and, wider
-// than its section, scrolls in it (README "Reports").
+// The report's stylesheet, inlined (the file must open offline). System fonts only. A line under a
+// row (tableHtml) wraps to the table's width: a published number's source and caveat are paragraphs,
+// so that table fits a 1,024 px window. The Runs table is set tighter than the others and its row
+// labels and run ids (each whole, on one line) stay in view: it fits a 1,280 px window and, wider than
+// its section, scrolls in it (README "Reports").
 export const REPORT_CSS = `
 :root{--fg:#1d1d1f;--muted:#5f6368;--line:#dadce0;--ok:#1e7b34;--bad:#b3261e;--err:#8a5a00;--bg2:#f6f7f9}
 *{box-sizing:border-box}
@@ -19,9 +21,8 @@ figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}
 section.report-table{overflow-x:auto}
 table.runs{font-size:.93em}table.runs th,table.runs td{padding:.25em .4em}table.runs thead th{font-size:.9em}
 table.runs thead th:first-child,table.runs tbody th{position:sticky;left:0;background:#fff;box-shadow:inset -1px 0 var(--line)}
-table.runs tr.lined>*{border-bottom:0}table.runs tr.under-row td{padding-top:0;color:var(--muted);font-size:.9em}
-.row-line{position:sticky;left:.5em;width:max-content}table.runs .row-line .v{font-family:ui-monospace,Menlo,monospace}
-#table-published-elsewhere td:nth-of-type(8){overflow-wrap:anywhere;min-width:12em}#table-published-elsewhere td:last-child{min-width:12em}
+tr.lined>*{border-bottom:0}tr.under-row td{padding-top:0;color:var(--muted);font-size:.9em}.row-line{overflow-wrap:anywhere}
+table.runs .row-line{position:sticky;left:.5em;width:max-content;overflow-wrap:normal}table.runs .row-line .v{font-family:ui-monospace,Menlo,monospace}
 .filters{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;background:var(--bg2);padding:.6em .8em;border-radius:6px}
 .filters label{display:flex;gap:.4em;align-items:center}
 .filters input{min-width:18em}
@@ -46,6 +47,6 @@ li.step{border-left:3px solid #c5cbd3;padding:.2em .7em;margin:.4em 0}
 .action code{background:#eef3fb;padding:0 .3em;border-radius:3px;white-space:pre-wrap;overflow-wrap:anywhere}
 .observation{color:#333}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg2);padding:.6em;border-radius:4px;max-height:32em;overflow:auto;font-size:.85em}
-details.prompt{margin:.3em 0}details.prompt>summary{cursor:pointer}
+details.prompt,p.prompt{margin:.3em 0}p.prompt{padding-left:1.1em;color:var(--muted)}details.prompt>summary{cursor:pointer}
 button{margin:.8em 0;padding:.3em 1em}
 `;
