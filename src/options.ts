@@ -32,6 +32,13 @@ export interface OptionSpec {
    * bundle keeps instead of the stored one, or undefined to drop it. Absent: the value is kept as stored.
    */
   inBundle?: (value: SettingValue) => SettingValue | undefined;
+  /**
+   * Names an environment server's base URL, or a comma-separated pool of them (--wiki-url, --env-url):
+   * its clients append their own path and query, so it may carry none. A run refuses one with a query
+   * or fragment when it is planned, before anything is opened or written, a dry run too
+   * (src/envs/http/base-url.ts refuseUrlQueries).
+   */
+  envBaseUrl?: true;
 }
 
 /** A stored setting's value as the option tables check it: a flag's type, or a list for a repeated string flag. */

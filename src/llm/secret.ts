@@ -36,8 +36,13 @@ export function redact(text: string, secrets: Array<Secret | string | undefined>
 /**
  * Text a server sent (an error message), safe to show: every URL's credentials as "***"
  * (src/util/redact.ts), then the API key and the credentials of the base URLs wherever they appear
- * by value (a gateway may quote a key from the query it was sent).
+ * by value (a gateway may quote a key from the query it was sent), each also percent-encoded (one that
+ * echoes the URL it was sent shows a "/", "+", "=" or "%" of a key as %2F, %2B, %3D, %25).
  */
 export function redactServerText(text: string, key: Secret | undefined, baseURLs: readonly string[]): string {
-  return redact(redactUrlsIn(text), [key, ...baseURLs.flatMap(urlCredentials)]);
+  const values = [key?.reveal(), ...baseURLs.flatMap(urlCredentials)].filter(matchableSecret);
+  return redact(
+    redactUrlsIn(text),
+    values.flatMap((v) => (encodeURIComponent(v) === v ? [v] : [v, encodeURIComponent(v)])),
+  );
 }

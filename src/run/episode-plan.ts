@@ -7,6 +7,10 @@ import { applyShard, parseShard, type Shard } from './shard.js';
 import { isAutoShard, resolveAutoShard } from './shard-auto.js';
 import type { RunConfig } from './config.js';
 import type { RunDeps } from './run-deps.js';
+import type { OptionTable, Settings } from '../options.js';
+import { coreRunOptions } from './core-options.js';
+import { camelCase } from './options.js';
+import { refuseUrlQueries } from '../envs/http/base-url.js';
 
 export interface Plan {
   benchmark: Benchmark;
@@ -28,7 +32,20 @@ export function runBenchmark(
 ): { benchmark: Benchmark; options: unknown } {
   const bench = deps.getBenchmark(cfg.task ?? defaultBenchmarkName());
   const options = benchmarkOptions(bench, cfg.settings);
+  refuseEnvUrlQueries(cfg.settings, bench.options);
   return { benchmark: bench.forSettings?.(options) ?? bench, options };
+}
+
+/**
+ * Refuses an environment server's URL with a query or fragment (OptionSpec.envBaseUrl) when the run is
+ * planned, as its environment would when built: a dry run, which builds none, says so too.
+ */
+function refuseEnvUrlQueries(settings: Settings, benchOptions: OptionTable): void {
+  // the benchmark's own flags first, as its environment reads them (QA's --wiki-url before --env-url)
+  for (const flag of new Set([...Object.keys(benchOptions), ...Object.keys(coreRunOptions)])) {
+    const value = settings[camelCase(flag)];
+    if ((benchOptions[flag] ?? coreRunOptions[flag]).envBaseUrl && typeof value === 'string') refuseUrlQueries(value, `--${flag}`);
+  }
 }
 
 /** Which item indices a run covers: --indices or a split, then --limit, then --shard. */

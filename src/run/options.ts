@@ -13,6 +13,7 @@ export const runOptions: OptionTable = {
   limit: { type: 'number', describe: 'Run only the first N items of the split' },
   'env-url': {
     operational: true,
+    envBaseUrl: true,
     type: 'string',
     describe:
       "The benchmark's environment server (an env server or web site; for Wikipedia benchmarks a Wikipedia site, as --wiki live --wiki-url URL); several, comma-separated, make a pool with failover (docs/cluster.md)",

@@ -59,14 +59,24 @@ function settingsOfRuns(argv: Record<string, unknown>, table: OptionTable, given
     const stored = manifestIfAny(resumeDir(parseRunConfig(withDefaults(given))))?.settings ?? {};
     // URLs with credentials are recorded without them: such a flag must be given again.
     const missing = redactedSettingKeys(stored).filter((k) => !g.has(k));
-    if (missing.length) {
-      throw new UserError(
-        `--resume ${String(resume)}: --${kebabCase(missing[0])} had credentials in its URL, which runs never record: give --${kebabCase(missing[0])} again`,
-      );
-    }
+    if (missing.length) throw redactedFlagMissing(String(resume), kebabCase(missing[0]), stored[missing[0]], table);
     return [withDefaults(layerSettings(stored, given))];
   }
   return [withDefaults(given)];
+}
+
+/**
+ * A resume without a flag whose URL had credentials (recorded as ***): give it again. An environment
+ * server's URL with them in its query, as versions before such URLs were refused recorded it
+ * (OptionSpec.envBaseUrl), is given again without its query: the query would be refused, and the
+ * server is sent a URL's userinfo as Basic auth (src/envs/http/request.ts).
+ */
+function redactedFlagMissing(runId: string, flag: string, recorded: unknown, table: OptionTable): UserError {
+  if (table[flag]?.envBaseUrl && /[?#]/.test(String(recorded)))
+    return new UserError(
+      `--resume ${runId}: --${flag} had credentials in its URL's query, which runs never record and this server does not take: give --${flag} again without its query (credentials go in the URL's userinfo, e.g. http://user:KEY@host, sent as Basic auth)`,
+    );
+  return new UserError(`--resume ${runId}: --${flag} had credentials in its URL, which runs never record: give --${flag} again`);
 }
 
 /**

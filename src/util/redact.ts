@@ -106,6 +106,9 @@ function allCredentialSpans(text: string): Span[] {
   return out;
 }
 
+/** What a URL's credential is replaced with (redactUrlsIn), and so what marks one redacted (holdsRedactedCredentials). */
+const REDACTED = '***';
+
 /**
  * Every URL in free text (error messages, server answers, settings) with its credentials replaced by
  * "***": `scheme://user:KEY@host/p?api-key=KEY&v=1` → `scheme://***@host/p?api-key=***&v=1`; everything
@@ -115,7 +118,7 @@ export function redactUrlsIn(text: string): string {
   let out = '';
   let last = 0;
   for (const [s, e] of allCredentialSpans(text)) {
-    out += text.slice(last, s) + '***';
+    out += text.slice(last, s) + REDACTED;
     last = e;
   }
   return out + text.slice(last);
@@ -176,11 +179,16 @@ export function redactBadUrl(text: string): string {
 }
 
 /**
- * Whether `text` holds a URL whose credentials were redacted (`***@` or a secret parameter equal to
- * `***`): the key it had must be given again (a resumed run: src/run/manifest.ts redactedSettingKeys).
+ * Whether `text` holds a URL whose credentials were redacted (`***@`, a secret parameter `=***`): the
+ * key it had must be given again (a resumed run: src/run/manifest.ts redactedSettingKeys). Read with
+ * the rule that wrote it (allCredentialSpans), a credential redactUrlsIn replaced starts where it
+ * stood, with REDACTED; what followed it may join it when read again, so a credential that starts
+ * with REDACTED is one: the punctuation ending a sentence (`?key=***!` in a setting, as earlier
+ * versions trimmed it), a ";" or "," that earlier versions ended a value at (`?key=***;rest`), what
+ * followed a userinfo nested in a query past its "&" (`?key=http://u&x=KEY@i` is `?key=***@i`).
  */
 export function holdsRedactedCredentials(text: string): boolean {
-  return allCredentialSpans(text).some(([s, e]) => text.slice(s, e) === '***');
+  return allCredentialSpans(text).some(([s]) => text.startsWith(REDACTED, s));
 }
 
 /**

@@ -225,6 +225,26 @@ describe('bad flags and files at start', () => {
     expect(fs.existsSync(r)).toBe(false);
   });
 
+  it('--dry-run refuses an environment URL with a query or fragment as the run does (the same line, exit 2)', async () => {
+    const refusal = (flag: string, shown: string) =>
+      `react-repro: ${flag} ${shown}: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`;
+    const r = path.join(tmp, 'r-env-query-dry');
+    const dry = (task: string, ...flags: string[]) =>
+      oneLine(['run', '--task', task, '--method', 'react', '--limit', '1', ...flags, ...model(), '--results-dir', r, '--dry-run']);
+    expect(await dry('hotpotqa', '--wiki', 'live', '--wiki-url', 'http://127.0.0.1:1/w?token=QV')).toBe(
+      refusal('--wiki-url', 'http://127.0.0.1:1/w?...'),
+    );
+    expect(await dry('fever', '--wiki', 'api', '--wiki-url', 'http://127.0.0.1:1,http://u:p@127.0.0.1:2/#QV')).toBe(
+      refusal('--wiki-url', 'http://***@127.0.0.1:2/#...'),
+    );
+    expect(await dry('hotpotqa', '--env-url', 'http://127.0.0.1:1/?Key=QV')).toBe(refusal('--env-url', 'http://127.0.0.1:1/?...'));
+    expect(await dry('alfworld', '--env-url', 'http://127.0.0.1:1,http://127.0.0.1:2/?key=QV')).toBe(
+      refusal('--env-url', 'http://127.0.0.1:2/?...'),
+    );
+    expect(await dry('webshop', '--env-url', 'http://127.0.0.1:1/?api-version=QV')).toBe(refusal('--env-url', 'http://127.0.0.1:1/?...'));
+    expect(fs.existsSync(r)).toBe(false);
+  });
+
   it('--samples 100000 and --max-steps 99999999999999 are bounded', async () => {
     const r = path.join(tmp, 'r-bounds');
     expect(await oneLine(['run', '--method', 'cot-sc', '--limit', '1', '--samples', '100000', ...model(), '--results-dir', r])).toBe(

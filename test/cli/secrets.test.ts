@@ -223,6 +223,47 @@ describe('secrets', () => {
     expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache), ...filesUnder(out)]);
   }, 90_000);
 
+  it("a run recorded with a key in --wiki-url's query (by a version before such URLs were refused): a resume says to give --wiki-url again without its query", async () => {
+    const results = path.join(tmp, 'r-old-query');
+    const cache = path.join(tmp, 'c-old-query');
+    const env = cleanEnv({ MY_KEY: API_KEY }, cache);
+    const base = ['--task', 'hotpotqa', '--method', 'react', '--indices', '0', '--wiki', 'live', '--model', 'test-model'];
+    const r = await runCli(
+      ['run', ...base, '--wiki-url', wiki.url, '--base-url', llm.baseURL, '--api-key-env', 'MY_KEY', '--results-dir', results],
+      {
+        cwd: tmp,
+        env,
+      },
+    );
+    expect(r.code).toBe(0);
+    // the manifest as such a version wrote it: the site's URL with its key parameter redacted
+    const [dir] = runDirs(results);
+    const file = path.join(results, dir, 'manifest.json');
+    const m = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(m.settings.wikiUrl).toBe(wiki.url);
+    m.settings.wikiUrl = `${wiki.url}/w?key=***`;
+    fs.writeFileSync(file, JSON.stringify(m, null, 2) + '\n');
+    const resume = ['run', '--resume', dir, '--results-dir', results, '--retry-errors'];
+    const asked = await runCli(resume, { cwd: tmp, env });
+    expect(asked.code).toBe(2);
+    expect(asked.stderr.trim()).toBe(
+      `react-repro: --resume ${dir}: --wiki-url had credentials in its URL's query, which runs never record and this server does not take: give --wiki-url again without its query (credentials go in the URL's userinfo, e.g. http://user:KEY@host, sent as Basic auth)`,
+    );
+    const dry = await runCli([...resume, '--dry-run'], { cwd: tmp, env });
+    expect(dry.code).toBe(2);
+    expect(dry.stderr.trim()).toBe(asked.stderr.trim());
+    // with its query, as it was given then: refused as any such URL
+    const withQuery = await runCli([...resume, '--wiki-url', `${wiki.url}/w?key=${QUERY_KEY}`], { cwd: tmp, env });
+    expect(withQuery.code).toBe(2);
+    expect(withQuery.stderr.trim()).toMatch(/^react-repro: --wiki-url .*\/w\?\.\.\.: the URL may not carry a query or fragment: /);
+    // as the message says: resumed
+    const resumed = await runCli([...resume, '--wiki-url', `http://wikiuser:${WIKI_KEY}@${new URL(wiki.url).host}`], { cwd: tmp, env });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`resuming ${dir}`);
+    const outputs = [r, asked, dry, withQuery, resumed].flatMap((x) => [x.stdout, x.stderr]);
+    expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache)]);
+  }, 90_000);
+
   it('an unreachable model or Wikipedia URL: the error and the files never show a key; a Wikipedia --env-url with a key in its query is refused', async () => {
     const [llmPort, wikiPort] = [await deadPort(), await deadPort()];
     const deadLlm = `http://127.0.0.1:${llmPort}/v1?api-version=x&api-key=${QUERY_KEY}`;

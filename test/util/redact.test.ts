@@ -8,6 +8,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdsRedactedCredentials, redactBadUrl, redactSecrets, redactUrl, redactUrlsIn, urlCredentials } from '../../src/util/redact.js';
 import { resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
+import { redactServerText, Secret } from '../../src/llm/secret.js';
 import { ApiBackend } from '../../src/envs/wikipedia/api-backend.js';
 import { LiveHtmlBackend } from '../../src/envs/wikipedia/live-backend.js';
 import { httpRequest } from '../../src/envs/http/request.js';
@@ -172,6 +173,67 @@ describe('a key in a URL query', () => {
     ]) {
       expect(holdsRedactedCredentials(t), t).toBe(false);
     }
+  });
+
+  it('holdsRedactedCredentials knows every text redactUrlsIn writes: a key in any position, any punctuation after it', () => {
+    // Each shape with a credential part (a key parameter, a userinfo) and the same without it.
+    const shapes: [string, (cred: string) => string][] = [
+      ['userinfo', (c) => `http://${c ? `user:${c}@` : ''}h:9/v1`],
+      ['user alone', (c) => `http://${c ? `${c}@` : ''}h/v1`],
+      ['query, at the end', (c) => `http://h/v1?api-version=1${c ? `&api-key=${c}` : ''}`],
+      ['query, before "&"', (c) => `http://h/v1?${c ? `token=${c}&` : ''}v=1`],
+      ['query, after ";"', (c) => `http://h/v1?a=1${c ? `;key=${c}` : ''}`],
+      ['query, before ";"', (c) => `http://h/v1?${c ? `key=${c};` : ''}b=2`],
+      ['query, before "#"', (c) => `http://h/v1?${c ? `sig=${c}` : 'v=1'}#section`],
+      ['fragment', (c) => `http://h/cb#${c ? `access_token=${c}&` : ''}state=s`],
+      ['a pool, before the next URL', (c) => `http://a/v1${c ? `?key=${c}` : ''},http://b/v1`],
+      ['a URL inside a query', (c) => `http://h/v1?next=http://i/p${c ? `?token=${c}` : ''}&x=2`],
+      [
+        'a userinfo inside a query running past its "&"',
+        (c) => (c ? `http://h/v1?key=http://u&x=${c}@i/p` : 'http://h/v1?q=http://u&x=i/p'),
+      ],
+      ['free text, a sentence ending', (c) => `GET http://h/v1${c ? `?key=${c}` : ''}! then`],
+      ['free text, ";" after', (c) => `failed at http://h/v1${c ? `?key=${c}` : ''}; retrying`],
+      ['free text, in brackets', (c) => `(see http://h/v1${c ? `?password=${c}` : ''})`],
+      ['free text, quoted', (c) => `url "http://${c ? `u:${c}@` : ''}h/v1"`],
+    ];
+    // keys that may stand in a userinfo as in a query (no "/", "?", "#", "&", "@"), ending in punctuation too
+    const keys = [KEY, 'Hunter2!', 'abc;def', 'a,b', 'x=y', 'p%40ss', 'k.', 'k)', 'k!;', '***'];
+    for (const [name, shape] of shapes) {
+      for (const k of keys) {
+        const redacted = redactUrlsIn(shape(k));
+        expect(redacted, `${name}: ${shape(k)}`).not.toContain(k === '***' ? '****' : k);
+        expect(holdsRedactedCredentials(redacted), `${name}: ${shape(k)} -> ${redacted}`).toBe(true);
+      }
+      expect(holdsRedactedCredentials(redactUrlsIn(shape(''))), `${name} without a key: ${shape('')}`).toBe(false);
+    }
+    // as earlier versions recorded settings: the punctuation ending a value kept out of it, ";" and ","
+    // ending a value (a resume of such a run asks for the flag again)
+    for (const t of ['http://h?password=***!', 'http://h/v1?key=***;def', 'http://h/v1?key=***;', 'http://h/v1?token=***,def&x=1']) {
+      expect(holdsRedactedCredentials(t), t).toBe(true);
+    }
+  });
+});
+
+describe('redactServerText', () => {
+  it('replaces a known key as written, decoded and percent-encoded (a server echoing the URL it was sent)', () => {
+    const key = 'sk-live/SECRET+9f8e=7d6c%5b4a';
+    const enc = encodeURIComponent(key);
+    expect(enc).not.toBe(key);
+    const text = `401: bad key "${key}" (as sent: /v1/keys/${enc}/check)`;
+    expect(redactServerText(text, new Secret(key), [])).toBe('401: bad key "[redacted]" (as sent: /v1/keys/[redacted]/check)');
+    // a base URL's credential, in each form: as written, decoded, and each of those percent-encoded
+    const written = 'ab/cd+ef=gh%25ij-klmn';
+    const decoded = 'ab/cd ef=gh%ij-klmn';
+    const forms = [written, decoded, encodeURIComponent(written), encodeURIComponent(decoded)];
+    const echoed = forms.map((f) => `[${f}]`).join(' ');
+    expect(redactServerText(echoed, undefined, [`http://h/v1?api-key=${written}`])).toBe(forms.map(() => '[[redacted]]').join(' '));
+  });
+
+  it('a key too short to be matched by value is not matched percent-encoded either', () => {
+    const short = 'abcdefg/hi'; // 10 characters; 12 percent-encoded
+    const text = `bad key ${encodeURIComponent(short)} or ${short}`;
+    expect(redactServerText(text, new Secret(short), [])).toBe(text);
   });
 });
 

@@ -18,6 +18,7 @@ export const DEFAULT_ENV_TIMEOUT_S = 120;
 export const alfworldOptions = {
   'env-url': {
     operational: true,
+    envBaseUrl: true,
     type: 'string',
     describe:
       "ALFWorld server speaking the agentenv-alfworld protocol (envs/alfworld/server.py, or AgentGym's agentenv-alfworld), e.g. http://127.0.0.1:36001 (required); several, comma-separated, make a pool (docs/cluster.md)",
@@ -118,7 +119,7 @@ export function resolveTimeoutMs(v: unknown): number {
 
 /** A run's ALFWorld options, parsed once from its settings (parseAlfworldOptions). */
 export interface AlfworldOptions {
-  /** --env-url as given (one URL or a comma list), checked when the environment is built: a dry run needs none. */
+  /** --env-url as given (one URL or a comma list): a query refused when the run is planned (OptionSpec.envBaseUrl), the rest checked when the environment is built (a dry run needs none). */
   envUrl?: string;
   obs: ObsMode;
   timeoutMs: number;

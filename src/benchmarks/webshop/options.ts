@@ -18,6 +18,7 @@ export type ServerErrorMode = (typeof SERVER_ERROR_MODES)[number];
 export const webshopOptions = {
   'env-url': {
     operational: true,
+    envBaseUrl: true,
     type: 'string',
     describe:
       "The WebShop site (princeton-nlp/WebShop web_agent_site/app.py; the notebook's WEBSHOP_URL), e.g. http://127.0.0.1:3000 (required; see envs/webshop/README.md); several, comma-separated, make a pool (docs/cluster.md)",
@@ -46,7 +47,7 @@ export const webshopOptions = {
 
 /** A run's WebShop options, parsed once from its settings (parseWebshopOptions). */
 export interface WebshopOptions {
-  /** --env-url as given (one URL or a comma list), checked when the environment is built: a dry run needs none. */
+  /** --env-url as given (one URL or a comma list): a query refused when the run is planned (OptionSpec.envBaseUrl), the rest checked when the environment is built (a dry run needs none). */
   envUrl?: string;
   timeoutS: number;
   goals: GoalsMode;

@@ -1,8 +1,10 @@
 // An environment server's URL (--wiki-url, --env-url) is a base URL: the clients append their own path
 // and query to it (docs/protocol.md §6, §8, §9), and none of these servers takes a query of its own. A
 // query or fragment on it would be dropped, so a key put there would never be sent and the server's
-// 401/403 would be retried as an outage: it is refused at once (README "Reliability"). The model's
-// --base-url is not one of these: it keeps its query (src/llm/endpoints.ts).
+// 401/403 would be retried as an outage: it is refused at once (README "Reliability"), by a run when it
+// is planned, a dry run too (OptionSpec.envBaseUrl, src/run/episode-plan.ts), and by the clients when
+// built (env play, the library API). The model's --base-url is not one of these: it keeps its query
+// (src/llm/endpoints.ts).
 import { UserError } from '../../errors.js';
 import { redactBadUrl } from '../../util/redact.js';
 
@@ -24,6 +26,14 @@ export function refuseUrlQuery(url: string, flag: string): void {
   throw new UserError(
     `${flag} ${shown}: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
   );
+}
+
+/**
+ * refuseUrlQuery for each URL of a flag's value: one URL, or a comma-separated pool of them, each
+ * trimmed (src/envs/pool.ts splitUrlList).
+ */
+export function refuseUrlQueries(value: string, flag: string): void {
+  for (const url of value.includes(',') ? value.split(',').map((u) => u.trim()) : [value]) refuseUrlQuery(url, flag);
 }
 
 /**

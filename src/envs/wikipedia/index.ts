@@ -100,7 +100,7 @@ export const wikiCliOptions = {
     describe: `Wikipedia backend: ${SPECS} (snapshot = offline 2017 pages; live = the paper's index.php scraping)`,
     inBundle: wikiInBundle,
   },
-  'wiki-url': { operational: true, type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL}); several, comma-separated, make a pool of mirrors for live and api (docs/cluster.md)` },
+  'wiki-url': { operational: true, envBaseUrl: true, type: 'string', describe: `Wikipedia base URL for live, api and record (default ${DEFAULT_WIKI_URL}); several, comma-separated, make a pool of mirrors for live and api (docs/cluster.md)` },
   'wiki-snapshot': { type: 'string', path: true, describe: 'Snapshot database for --wiki snapshot (default: the shipped 2017 pages, built on first use)' },
   'wiki-timeout': { operational: true, type: 'number', default: 30, describe: 'Seconds per Wikipedia request before it is retried (up to 10 attempts)' },
   'wiki-query': {
