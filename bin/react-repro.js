@@ -6,6 +6,8 @@
 // REACT_REPRO_ENTRY=dist|src forces one (the start-time bench measures both). Of the compiled code it
 // runs the bundle (dist/cli-bundle/main.js, the build's last step: scripts/bundle-cli.mjs) when it is at
 // least as new as every compiled file, else dist/cli/main.js (an installed package built by tsc alone).
+// The bundle step records when the compiled files were written (compiled-from.json): while no source
+// or src/ folder is newer, a checkout takes the bundle on one stat a source (bundleBuiltFromSources).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,17 +18,22 @@ const dist = path.join(root, 'dist');
 
 const distMain = path.join(dist, 'cli', 'main.js');
 const bundleMain = path.join(dist, 'cli-bundle', 'main.js');
+/** When the bundled build's compiled files were written (scripts/bundle-cli.mjs). */
+const compiledFromFile = path.join(dist, 'cli-bundle', 'compiled-from.json');
 /** The newest compiled file's time seen by distIsCurrent (the bundle must be at least as new). */
 let newestCompiled = 0;
 
 /**
- * The src/**.ts files (not .d.ts), relative to src/, or undefined without src/ (an installed package).
- * Walked one folder at a time: fs.readdirSync's `recursive` option took 9–15 ms for these ~230
- * entries here, this walk ~1.5 ms (bench/results-start.md).
+ * The src/**.ts files (not .d.ts), relative to src/, or undefined without src/ (an installed package);
+ * `newestFolder` gets the latest modification time of src/ and its folders (a file added, removed or
+ * renamed in a folder changes that folder's). Walked one folder at a time: fs.readdirSync's
+ * `recursive` option took 9–15 ms for these ~230 entries here, this walk ~1.5 ms (bench/results-start.md).
  */
+let newestFolder = 0;
 function sourceFiles() {
   const files = [];
   const walk = (dir, rel) => {
+    newestFolder = Math.max(newestFolder, fs.statSync(dir).mtimeMs);
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       if (e.isDirectory()) walk(path.join(dir, e.name), rel + e.name + path.sep);
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) files.push(rel + e.name);
@@ -40,10 +47,34 @@ function sourceFiles() {
   return files;
 }
 
+/**
+ * True when the bundle was built from these sources as they are: no source file or folder is newer
+ * than the oldest compiled file of the bundle's build, and tsc has not compiled again since (it
+ * rewrites every output, dist/cli/main.js included). One stat a source instead of two, and no path
+ * joins for dist/: about half of the full check's ~25 ms (bench/results-start.md). Anything else
+ * (no record of the build, an edit, a file added or renamed) is left to the full check.
+ */
+function bundleBuiltFromSources(sources) {
+  let compiledFromMs;
+  try {
+    compiledFromMs = JSON.parse(fs.readFileSync(compiledFromFile, 'utf8')).compiledFromMs;
+  } catch {
+    return false;
+  }
+  if (typeof compiledFromMs !== 'number' || newestFolder > compiledFromMs) return false;
+  const bundle = fs.statSync(bundleMain, { throwIfNoEntry: false });
+  const compiled = fs.statSync(distMain, { throwIfNoEntry: false });
+  if (!bundle || !compiled || compiled.mtimeMs > bundle.mtimeMs) return false;
+  const prefix = src + path.sep;
+  for (const rel of sources) if (fs.statSync(prefix + rel).mtimeMs > compiledFromMs) return false;
+  return true;
+}
+
 /** True when every src/**.ts has a compiled dist/**.js at least as new (one stat pair a file). */
 function distIsCurrent() {
   const sources = sourceFiles();
   if (sources === undefined) return true; // an installed package ships dist/ only
+  if (bundleBuiltFromSources(sources)) return true;
   for (const rel of sources) {
     const out = fs.statSync(path.join(dist, rel.slice(0, -3) + '.js'), { throwIfNoEntry: false });
     if (!out || out.mtimeMs < fs.statSync(path.join(src, rel)).mtimeMs) return false;

@@ -104,3 +104,19 @@ const result = await esbuild.build({
 // check that `--help` still loads no model, SQLite, report or benchmark code).
 const modules = Object.fromEntries(Object.entries(result.metafile.outputs).map(([out, o]) => [path.basename(out), Object.keys(o.inputs)]));
 fs.writeFileSync(path.join(outdir, 'modules.json'), JSON.stringify(modules));
+
+// When the compiled files were written (the oldest one's modification time): in a checkout,
+// bin/react-repro.js runs the bundle without comparing every source with its compiled file when no
+// source file or folder under src/ is newer than this (bench/results-start.md). Written last, so a
+// bundle step that failed before it leaves the bin on its full check.
+let compiledFromMs = Infinity;
+const walkCompiled = (dir) => {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (p !== outdir) walkCompiled(p);
+    } else if (e.name.endsWith('.js')) compiledFromMs = Math.min(compiledFromMs, fs.statSync(p).mtimeMs);
+  }
+};
+walkCompiled(path.join(root, 'dist'));
+if (Number.isFinite(compiledFromMs)) fs.writeFileSync(path.join(outdir, 'compiled-from.json'), JSON.stringify({ compiledFromMs }));

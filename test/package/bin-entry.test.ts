@@ -112,6 +112,49 @@ describe('bin/react-repro.js entry point', () => {
     expect((await runBin(root, { REACT_REPRO_ENTRY: 'dist' })).stdout).toBe('dist a b');
   });
 
+  it("with the bundle step's record of its build, a source and folder no newer than it run the bundle on one stat a source", async () => {
+    const root = miniPackage('recorded');
+    fs.mkdirSync(path.join(root, 'dist/cli-bundle'));
+    fs.writeFileSync(
+      path.join(root, 'dist/cli-bundle/main.js'),
+      "export async function main(argv) { process.stdout.write('bundle ' + argv.join(' ')); return 3; }\n",
+    );
+    fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), JSON.stringify({ compiledFromMs: (T + 10) * 1000 }));
+    const sources = ['src/cli/main.ts', 'src/util/x.ts'];
+    const folders = ['src', 'src/cli', 'src/util'];
+    const built = () => {
+      for (const f of [...sources, ...folders]) age(root, f, T);
+      for (const f of ['dist/cli/main.js', 'dist/util/x.js']) age(root, f, T + 10);
+      age(root, 'dist/cli-bundle/main.js', T + 20);
+    };
+    built();
+    // A compiled file gone since: the full check would run src/ (no compiled twin); the record needs none.
+    fs.rmSync(path.join(root, 'dist/util/x.js'));
+    expect(await runBin(root)).toEqual({ code: 3, stdout: 'bundle a b', stderr: '' });
+    fs.writeFileSync(path.join(root, 'dist/util/x.js'), 'export {};\n');
+    built();
+    // A source edited since the build: left to the full check, which runs it through tsx.
+    age(root, 'src/util/x.ts', T + 30);
+    expect((await runBin(root)).stdout).toBe('src a b');
+    built();
+    // A source added with an old date (copied with its time): its folder is newer than the build.
+    fs.writeFileSync(path.join(root, 'src/util/y.ts'), 'export {};\n');
+    age(root, 'src/util/y.ts', T);
+    age(root, 'src/util', T + 30);
+    expect((await runBin(root)).stdout).toBe('src a b');
+    fs.rmSync(path.join(root, 'src/util/y.ts'));
+    built();
+    // tsc run again after the bundle (it rewrites every output): the compiled entry point runs.
+    age(root, 'dist/cli/main.js', T + 30);
+    age(root, 'dist/util/x.js', T + 30);
+    expect((await runBin(root)).stdout).toBe('dist a b');
+    // No record, or one that is not a time: the full check decides, as before.
+    built();
+    fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), '{"compiledFromMs":"soon"}');
+    fs.rmSync(path.join(root, 'dist/util/x.js'));
+    expect((await runBin(root)).stdout).toBe('src a b');
+  });
+
   it('REACT_REPRO_ENTRY forces one entry point; another value is an error', async () => {
     const root = miniPackage('forced');
     for (const f of ['src/cli/main.ts', 'src/util/x.ts']) age(root, f, T);
