@@ -7,7 +7,8 @@
 // runs the bundle (dist/cli-bundle/main.js, the build's last step: scripts/bundle-cli.mjs) when it is at
 // least as new as every compiled file, else dist/cli/main.js (an installed package built by tsc alone).
 // The bundle step records when the compiled files were written (compiled-from.json): while no source
-// or src/ folder is newer, a checkout takes the bundle on one stat a source (bundleBuiltFromSources).
+// or src/ folder is newer, a checkout takes the bundle on one stat a source (bundleBuiltFromSources),
+// so a compiled file edited by hand is not seen then: rebuild, or delete that record.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -64,9 +65,14 @@ function bundleBuiltFromSources(sources) {
   if (typeof compiledFromMs !== 'number' || newestFolder > compiledFromMs) return false;
   const bundle = fs.statSync(bundleMain, { throwIfNoEntry: false });
   const compiled = fs.statSync(distMain, { throwIfNoEntry: false });
-  if (!bundle || !compiled || compiled.mtimeMs > bundle.mtimeMs) return false;
+  // The bundle is written after the files it is made of: a record later than it is not this build's.
+  if (!bundle || !compiled || compiled.mtimeMs > bundle.mtimeMs || compiledFromMs > bundle.mtimeMs) return false;
   const prefix = src + path.sep;
-  for (const rel of sources) if (fs.statSync(prefix + rel).mtimeMs > compiledFromMs) return false;
+  for (const rel of sources) {
+    // a name that is not a file (an editor's lock link to nowhere, `.#x.ts`) is the full check's to judge
+    const st = fs.statSync(prefix + rel, { throwIfNoEntry: false });
+    if (!st || st.mtimeMs > compiledFromMs) return false;
+  }
   return true;
 }
 

@@ -65,8 +65,10 @@ export function runStatus(
   switch (last.status) {
     case 'running': {
       const l = lock(dir);
-      // A bare-PID lock whose PID is alive here (lock.ts bareLockMayBeLive) holds the run, as a live holder does.
-      if (l.held === 'alive' || l.held === 'bare-pid') return `running${kind}`;
+      if (l.held === 'alive') return `running${kind}`;
+      // A bare-PID lock whose PID is alive here (lock.ts bareLockMayBeLive) holds the run, but that PID may
+      // be another process's: "running?", as merge says "may still be running".
+      if (l.held === 'bare-pid') return `running?${kind}`;
       if (l.held === 'other-host') return `running on ${l.host}?${kind}`;
       // The session never closed and no live process holds the run: killed (-9), crashed or the machine went down.
       return `interrupted (${PROCESS_GONE})${kind}`;

@@ -260,7 +260,16 @@ describe('secrets', () => {
     const resumed = await runCli([...resume, '--wiki-url', `http://wikiuser:${WIKI_KEY}@${new URL(wiki.url).host}`], { cwd: tmp, env });
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`resuming ${dir}`);
-    const outputs = [r, asked, dry, withQuery, resumed].flatMap((x) => [x.stdout, x.stderr]);
+    // a key in the userinfo beside a query that carried none: the message does not place it in the query
+    const again = JSON.parse(fs.readFileSync(file, 'utf8'));
+    again.settings.wikiUrl = `http://***@${new URL(wiki.url).host}/w?lang=en`;
+    fs.writeFileSync(file, JSON.stringify(again, null, 2) + '\n');
+    const userinfo = await runCli(resume, { cwd: tmp, env });
+    expect(userinfo.code).toBe(2);
+    expect(userinfo.stderr.trim()).toBe(
+      `react-repro: --resume ${dir}: --wiki-url had credentials in its URL, which runs never record: give --wiki-url again`,
+    );
+    const outputs = [r, asked, dry, withQuery, resumed, userinfo].flatMap((x) => [x.stdout, x.stderr]);
     expectNoSecrets(outputs, [...filesUnder(results), ...filesUnder(cache)]);
   }, 90_000);
 

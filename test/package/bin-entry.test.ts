@@ -148,6 +148,19 @@ describe('bin/react-repro.js entry point', () => {
     age(root, 'dist/cli/main.js', T + 30);
     age(root, 'dist/util/x.js', T + 30);
     expect((await runBin(root)).stdout).toBe('dist a b');
+    // A name ending in .ts that is no file (an editor's lock link to nowhere): the full check judges it.
+    built();
+    fs.symlinkSync('user@host.1234:1', path.join(root, 'src/util/.#x.ts'));
+    age(root, 'src/util', T);
+    expect(await runBin(root)).toEqual({ code: 3, stdout: 'src a b', stderr: '' });
+    fs.rmSync(path.join(root, 'src/util/.#x.ts'));
+    // A record later than the bundle is not this build's: the full check decides.
+    built();
+    fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), JSON.stringify({ compiledFromMs: 1e300 }));
+    fs.rmSync(path.join(root, 'dist/util/x.js'));
+    expect((await runBin(root)).stdout).toBe('src a b');
+    fs.writeFileSync(path.join(root, 'dist/util/x.js'), 'export {};\n');
+    fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), JSON.stringify({ compiledFromMs: (T + 10) * 1000 }));
     // No record, or one that is not a time: the full check decides, as before.
     built();
     fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), '{"compiledFromMs":"soon"}');

@@ -48,9 +48,9 @@ describe('run status from the run record', () => {
     expect(runStatus(m, dir)).toBe('running on elsewhere?');
     fs.writeFileSync(path.join(dir, '.lock'), '999999999\n');
     expect(runStatus(m, dir)).toBe('interrupted (process gone)');
-    // A bare PID alive here holds the run, as it holds a resume (lock.ts bareLockMayBeLive).
+    // A bare PID alive here holds the run, as it holds a resume (lock.ts bareLockMayBeLive), though it may be another process's.
     fs.writeFileSync(path.join(dir, '.lock'), `${process.ppid}\n`);
-    expect(runStatus(m, dir)).toBe('running');
+    expect(runStatus(m, dir)).toBe('running?');
     expect(runStatus({ kind: 'run', sessions: [session('interrupted', { stoppedBy: 'max-cost' })] as never }, dir)).toBe(
       'stopped (max-cost)',
     );
