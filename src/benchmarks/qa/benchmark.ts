@@ -51,6 +51,8 @@ export interface QaOptions {
   method: MethodOptions;
   /** The Wikipedia flags, --env-url folded in (checked when the environment is built). */
   wiki: WikiArgv;
+  /** The flag that named the Wikipedia site when it was not --wiki-url (for messages). */
+  wikiUrlFlag?: string;
   /** The split the run covers, or null with --indices (a split's own files are inputs of the run). */
   split: string | null;
   /** What the combinations read (derived.ts): the majority rule and the step limit given. */
@@ -60,9 +62,11 @@ export interface QaOptions {
 export function parseQaOptions(settings: Settings, defaultSplit: string): QaOptions {
   const f = JsonFields.orEmpty(settings);
   const split = f.get('split');
+  const wiki = wikiArgv(settings);
   return {
     method: methodOptionsFromArgv(settings),
-    wiki: wikiArgv(settings),
+    wiki: wiki.argv,
+    ...(wiki.urlFlag ? { wikiUrlFlag: wiki.urlFlag } : {}),
     split: f.get('indices') !== undefined ? null : typeof split === 'string' ? split : defaultSplit,
     combination: combinationOptionsFromSettings(settings),
   };
@@ -135,7 +139,7 @@ export function createQaBenchmark(spec: QaBenchmarkSpec): ParsedBenchmark<QaOpti
       const derived = Object.values(derivedMethods).find((d) => d.name === method);
       return derived ? combinationFlags(derived) : qaMethodFlags(method);
     },
-    createEnv: (options, hooks) => createWikiEnvHandle(options.wiki, t(), hooks),
+    createEnv: (options, hooks) => createWikiEnvHandle(options.wiki, t(), hooks, options.wikiUrlFlag),
     observe: qaObservation,
     play: {
       flags: [...Object.keys(wikiCliOptions), 'env-url'],

@@ -13,11 +13,11 @@ import type { Task } from './types.js';
 export const WIKI_SNAPSHOT_FILE = 'envs/wikipedia/hotpotqa-2017/pages.jsonl';
 
 /**
- * The Wikipedia flags of a run as the backend factory takes them. `--env-url URL` (the flag every
- * benchmark shares) names a Wikipedia site: it stands for --wiki-url URL, and turns the default
- * offline snapshot into --wiki live.
+ * The Wikipedia flags of a run as the backend factory takes them, and the flag that named the site
+ * when it was not --wiki-url (for messages). `--env-url URL` (the flag every benchmark shares) names a
+ * Wikipedia site: it stands for --wiki-url URL, and turns the default offline snapshot into --wiki live.
  */
-export function wikiArgv(settings: Settings): WikiArgv {
+export function wikiArgv(settings: Settings): { argv: WikiArgv; urlFlag?: '--env-url' } {
   const f = JsonFields.orEmpty(settings);
   const str = (key: string, flag: string): string | undefined => {
     const v = f.get(key);
@@ -32,15 +32,15 @@ export function wikiArgv(settings: Settings): WikiArgv {
   if (timeout !== undefined && timeout !== null && typeof timeout !== 'number')
     throw new UserError(`--wiki-timeout: expected a number of seconds, got ${JSON.stringify(timeout)}`);
   const wikiUrl = str('wikiUrl', 'wiki-url');
-  return {
+  const argv: WikiArgv = {
     wiki,
     'wiki-url': wikiUrl ?? envUrl,
-    ...(wikiUrl === undefined && envUrl !== undefined ? { 'wiki-url-flag': '--env-url' } : {}),
     'wiki-snapshot': str('wikiSnapshot', 'wiki-snapshot'),
     'wiki-timeout': timeout ?? undefined,
     'wiki-query': str('wikiQuery', 'wiki-query'),
     'clean-str-errors': str('cleanStrErrors', 'clean-str-errors'),
   };
+  return wikiUrl === undefined && envUrl !== undefined ? { argv, urlFlag: '--env-url' } : { argv };
 }
 
 /**
@@ -65,11 +65,15 @@ export async function createWikiEnvHandle(
   argv: WikiArgv,
   task: Pick<Task, 'observationLabel' | 'score'>,
   hooks: EnvHooks = {},
+  urlFlag?: string,
 ): Promise<EnvHandle> {
   // validated before the backend exists: a bad value must not first build a snapshot or open a file
   const envOptions: WikiEnvOptions = wikiEnvOptionsFromArgv(argv);
   // hooks.onRetry: the run's progress line counts Wikipedia retries (README "Reliability")
-  const backend = await wikiBackendFromArgv(argv, hooks.onRetry ? { onRetry: (e) => hooks.onRetry!(e) } : {});
+  const backend = await wikiBackendFromArgv(argv, {
+    ...(hooks.onRetry ? { onRetry: (e) => hooks.onRetry!(e) } : {}),
+    ...(urlFlag ? { wikiUrlFlag: urlFlag } : {}),
+  });
   return {
     makeEnv: (item) => new QAEpisodeEnv(new WikiEnv(backend, envOptions), task, item),
     // The backend (kind, snapshot sha256, base URL) and WikiEnv's own deviations (§6).

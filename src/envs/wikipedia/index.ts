@@ -118,8 +118,6 @@ export const wikiCliOptions = {
 export type WikiArgv = {
   wiki?: string;
   'wiki-url'?: string;
-  /** Not a flag: the flag 'wiki-url' came from, for messages (a QA run's --env-url stands for --wiki-url). */
-  'wiki-url-flag'?: string;
   'wiki-snapshot'?: string;
   'wiki-timeout'?: number;
   'wiki-query'?: string;
@@ -136,11 +134,11 @@ export function wikiEnvOptionsFromArgv(argv: WikiArgv): WikiEnvOptions {
 /** createWikiBackend from parsed wikiCliOptions. */
 export async function wikiBackendFromArgv(
   argv: WikiArgv,
-  extra: Pick<WikiBackendOptions, 'onBuildProgress' | 'onRetry'> = {},
+  extra: Pick<WikiBackendOptions, 'onBuildProgress' | 'onRetry' | 'wikiUrlFlag'> = {},
 ): Promise<WikiBackend> {
   const t = argv['wiki-timeout'];
   if (t !== undefined && !(t > 0)) throw new UserError(`--wiki-timeout ${t}: expected a positive number of seconds`);
   const q = argv['wiki-query'];
   if (q !== undefined && q !== 'notebook-url' && q !== 'verbatim') throw new UserError(`--wiki-query ${q}: expected notebook-url or verbatim`);
-  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], wikiUrlFlag: argv['wiki-url-flag'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, query: q, ...extra });
+  return createWikiBackend(argv.wiki ?? 'snapshot', { wikiUrl: argv['wiki-url'], snapshotPath: argv['wiki-snapshot'], timeoutSeconds: t, query: q, ...extra });
 }

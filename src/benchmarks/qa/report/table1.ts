@@ -187,7 +187,7 @@ function evidenceGapOf(r: RunView): EvidenceGap | null {
   if (!rule || !m.environment || (m.environment as { kind?: unknown }).kind !== 'snapshot') return null;
   let wiki;
   try {
-    wiki = wikiArgv(m.settings);
+    wiki = wikiArgv(m.settings).argv;
   } catch {
     return null; // settings not as a run writes them: nothing can be said
   }
