@@ -190,6 +190,16 @@ describe('bad flags and files at start', () => {
     );
   });
 
+  it('a Wikipedia site that is not an http(s) URL is refused naming the flag it was given with', async () => {
+    const r = path.join(tmp, 'r-env-scheme');
+    const run = (...flags: string[]) => oneLine(['run', '--method', 'react', '--limit', '1', ...flags, ...model(), '--results-dir', r]);
+    const expected = (flag: string) =>
+      `react-repro: ${flag} ftp://127.0.0.1:1: expected an http(s) base URL such as https://en.wikipedia.org`;
+    expect(await run('--env-url', 'ftp://127.0.0.1:1')).toBe(expected('--env-url'));
+    expect(await run('--wiki', 'live', '--wiki-url', 'ftp://127.0.0.1:1')).toBe(expected('--wiki-url'));
+    expect(fs.existsSync(r)).toBe(false);
+  });
+
   it('an environment URL with a query or fragment is refused in one line naming the flag, never showing the query; nothing written', async () => {
     // The servers take no query: a key put there would never be sent (README "Reliability").
     const secret = 'QUERYVAL0123456789';
