@@ -107,7 +107,7 @@ function allCredentialSpans(text: string): Span[] {
 }
 
 /** What a URL's credential is replaced with (redactUrlsIn), and so what marks one redacted (holdsRedactedCredentials). */
-const REDACTED = '***';
+export const REDACTED = '***';
 
 /**
  * Every URL in free text (error messages, server answers, settings) with its credentials replaced by
@@ -175,7 +175,7 @@ export function redactUrl(url: string): string {
  */
 export function redactBadUrl(text: string): string {
   const r = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) ? redactUrl(text) : redactUrl(`x://${text}`).slice('x://'.length);
-  return r === text && text.includes('@') ? `***${text.slice(text.lastIndexOf('@'))}` : r;
+  return r === text && text.includes('@') ? `${REDACTED}${text.slice(text.lastIndexOf('@'))}` : r;
 }
 
 /**
@@ -191,24 +191,66 @@ export function holdsRedactedCredentials(text: string): boolean {
   return allCredentialSpans(text).some(([s]) => text.startsWith(REDACTED, s));
 }
 
+/** A character of a secret that no encoder escapes (RFC 3986 §2.3: letters and digits are written as themselves). */
+const ALPHANUMERIC = /^[a-zA-Z0-9]$/;
+
+/** A hex letter (A-F) as a pattern that takes it in either case (`%2f` and `%2F` are one byte). */
+function hexDigit(d: string): string {
+  return `[${d}${d.toLowerCase()}]`;
+}
+
+/** `ch` (one code point) as a pattern: itself, or its UTF-8 bytes each written %HH in either case. */
+function anyEncodingOfChar(ch: string): string {
+  const literal = ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  if (ALPHANUMERIC.test(ch)) return literal;
+  const code = ch.codePointAt(0) ?? 0;
+  // ASCII as one byte (encodeURIComponent keeps "-_.!~*'()", which other encoders escape); a lone
+  // surrogate has no UTF-8 form, so only itself
+  const isLoneSurrogate = ch.length === 1 && code >= 0xd800 && code <= 0xdfff;
+  if (isLoneSurrogate) return literal;
+  const bytes = code < 0x80 ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : encodeURIComponent(ch);
+  return `(?:${literal}|${bytes.replace(/[A-F]/g, hexDigit)})`;
+}
+
 /**
- * `text` with every occurrence of each secret (as written, and percent-encoded as it appears inside a
- * URL) replaced by "***", and the credentials of every URL redacted (redactUrlsIn). Empty secrets are ignored.
+ * A pattern that finds `secret` however a server percent-encoded it: each character other than a letter
+ * or digit as itself or its %HH escapes, in either case -- encodeURIComponent's form, Python's quote
+ * (which keeps "/"), lowercase hex, any mix. Linear in the secret: one group per character, no
+ * repetition; its characters are taken literally.
+ */
+function anyEncodingOf(secret: string): RegExp {
+  return new RegExp([...secret].map(anyEncodingOfChar).join(''), 'g');
+}
+
+/**
+ * `text` with each of `secrets` (non-empty; the caller decides which are long enough, MIN_SECRET_BY_VALUE)
+ * replaced by `replacement` wherever it stands, as written or percent-encoded in any way (anyEncodingOf):
+ * the one rule for matching a secret by value. Longest first, so a secret that contains another is
+ * replaced whole.
+ */
+export function replaceSecretValues(text: string, secrets: readonly string[], replacement: string): string {
+  let out = text;
+  for (const s of [...new Set(secrets)].filter(Boolean).sort((a, b) => b.length - a.length)) {
+    out = out.replace(anyEncodingOf(s), () => replacement);
+  }
+  return out;
+}
+
+/**
+ * `text` with every occurrence of each secret, of any length (as written or percent-decoded, each in
+ * any percent-encoding: replaceSecretValues) replaced by "***", and the credentials of every URL
+ * redacted (redactUrlsIn). Empty secrets are ignored.
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined | null)[]): string {
-  let out = redactUrlsIn(text);
-  const forms = new Set<string>();
+  const values: string[] = [];
   for (const s of secrets) {
     if (!s) continue;
-    forms.add(s);
-    forms.add(encodeURIComponent(s));
+    values.push(s);
     try {
-      forms.add(decodeURIComponent(s));
+      values.push(decodeURIComponent(s));
     } catch {
       /* not percent-encoded */
     }
   }
-  // Longest first, so a secret that contains another is replaced whole.
-  for (const f of [...forms].filter(Boolean).sort((a, b) => b.length - a.length)) out = out.split(f).join('***');
-  return out;
+  return replaceSecretValues(redactUrlsIn(text), values, REDACTED);
 }

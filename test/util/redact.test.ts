@@ -40,6 +40,13 @@ describe('redactUrl', () => {
       'key=*** enc=*** url=http://***@h/',
     );
     expect(redactSecrets('abcabc', ['abc', 'abcabc'])).toBe('***');
+    // a secret of any length, as written, encoded and decoded
+    expect(redactSecrets('a/b a%2Fb a%2fb x%41y xAy', ['a/b', 'x%41y'])).toBe('*** *** *** *** ***');
+  });
+
+  it('redactSecrets: a secret partly percent-encoded or with lowercase escapes', () => {
+    const k = 'sk-live/SECRET+9f8e=7d6c';
+    expect(redactSecrets('[sk-live/SECRET%2B9f8e%3D7d6c] [sk-live%2fSECRET%2b9f8e%3d7d6c]', [k])).toBe('[***] [***]');
   });
 });
 
@@ -232,8 +239,32 @@ describe('redactServerText', () => {
 
   it('a key too short to be matched by value is not matched percent-encoded either', () => {
     const short = 'abcdefg/hi'; // 10 characters; 12 percent-encoded
-    const text = `bad key ${encodeURIComponent(short)} or ${short}`;
+    const text = `bad key ${encodeURIComponent(short)} or ${short} or abcdefg%2fhi`;
     expect(redactServerText(text, new Secret(short), [])).toBe(text);
+  });
+
+  it('replaces a key partly percent-encoded or with lowercase escapes (encoders differ in what they keep)', () => {
+    const key = 'sk-live/SECRET+9f8e=7d6c';
+    // Python's urllib.parse.quote keeps "/"; others write the hex digits in lower case
+    for (const echoed of ['sk-live/SECRET%2B9f8e%3D7d6c', 'sk-live%2fSECRET%2b9f8e%3d7d6c', 'sk-live%2FSECRET+9f8e%3d7d6c']) {
+      expect(redactServerText(`401: bad key ${echoed}.`, new Secret(key), []), echoed).toBe('401: bad key [redacted].');
+      expect(redactServerText(`401: bad key ${echoed}.`, undefined, [`http://u:${encodeURIComponent(key)}@h/v1`]), echoed).toBe(
+        '401: bad key [redacted].',
+      );
+    }
+    // a character beyond ASCII, as its UTF-8 bytes in either case
+    const accented = 'clé-secrète-0123';
+    expect(redactServerText('key cl%c3%a9-secr%C3%A8te-0123!', new Secret(accented), [])).toBe('key [redacted]!');
+  });
+
+  it('matches a key holding regular-expression characters literally', () => {
+    const key = 'k.*+?()[]{}|^$\\-end';
+    expect(key.length).toBeGreaterThanOrEqual(12);
+    const text = `bad ${key} or ${encodeURIComponent(key)}; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end`;
+    expect(redactServerText(text, new Secret(key), [])).toBe(
+      'bad [redacted] or [redacted]; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end',
+    );
+    expect(redactSecrets(text, [key])).toBe('bad *** or ***; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end');
   });
 });
 

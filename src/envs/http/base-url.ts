@@ -6,7 +6,7 @@
 // built (env play, the library API). The model's --base-url is not one of these: it keeps its query
 // (src/llm/endpoints.ts).
 import { UserError } from '../../errors.js';
-import { redactBadUrl } from '../../util/redact.js';
+import { REDACTED, redactBadUrl } from '../../util/redact.js';
 
 /**
  * Throws a UserError naming `flag` when `url` holds a "?" or "#". The message shows the URL up to that
@@ -21,7 +21,7 @@ export function refuseUrlQuery(url: string, flag: string): void {
   const userinfoEnd = url.lastIndexOf('@');
   const inPassword = userinfoEnd > at && !url.slice(scheme.length, userinfoEnd).includes('/');
   const shown = inPassword
-    ? `${scheme}***@${url.slice(userinfoEnd + 1).split(/[/?#\\&=;]/)[0]}...`
+    ? `${scheme}${REDACTED}@${url.slice(userinfoEnd + 1).split(/[/?#\\&=;]/)[0]}...`
     : `${redactBadUrl(url.slice(0, at))}${url[at]}...`;
   throw new UserError(
     `${flag} ${shown}: the URL may not carry a query or fragment: give the site's base URL; this server takes no query (a key in it would never be sent)`,
