@@ -209,7 +209,8 @@ function anyEncodingOfChar(ch: string): string {
   const isLoneSurrogate = ch.length === 1 && code >= 0xd800 && code <= 0xdfff;
   if (isLoneSurrogate) return literal;
   const bytes = code < 0x80 ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : encodeURIComponent(ch);
-  return `(?:${literal}|${bytes.replace(/[A-F]/g, hexDigit)})`;
+  // the escape first: a "%" is also where "%25" begins, and the longer reading must win
+  return `(?:${bytes.replace(/[A-F]/g, hexDigit)}|${literal})`;
 }
 
 /**
@@ -222,6 +223,15 @@ function anyEncodingOf(secret: string): RegExp {
   return new RegExp([...secret].map(anyEncodingOfChar).join(''), 'g');
 }
 
+/** `secret` as written and as encodeURIComponent writes it: what is matched when no pattern can be built. */
+function plainForms(secret: string): string[] {
+  try {
+    return [secret, encodeURIComponent(secret)];
+  } catch {
+    return [secret]; // a lone surrogate has no encoded form
+  }
+}
+
 /**
  * `text` with each of `secrets` (non-empty; the caller decides which are long enough, MIN_SECRET_BY_VALUE)
  * replaced by `replacement` wherever it stands, as written or percent-encoded in any way (anyEncodingOf):
@@ -231,7 +241,13 @@ function anyEncodingOf(secret: string): RegExp {
 export function replaceSecretValues(text: string, secrets: readonly string[], replacement: string): string {
   let out = text;
   for (const s of [...new Set(secrets)].filter(Boolean).sort((a, b) => b.length - a.length)) {
-    out = out.replace(anyEncodingOf(s), () => replacement);
+    try {
+      out = out.replace(anyEncodingOf(s), () => replacement);
+    } catch {
+      // a key of thousands of characters is past V8's pattern limits, met when the pattern is first
+      // run (its error would quote the key): the forms a pattern is not needed for
+      for (const f of plainForms(s)) out = out.split(f).join(replacement);
+    }
   }
   return out;
 }

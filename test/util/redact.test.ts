@@ -266,6 +266,19 @@ describe('redactServerText', () => {
     );
     expect(redactSecrets(text, [key])).toBe('bad *** or ***; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end');
   });
+
+  it('a key ending in "%", "%2" or "%25" is replaced whole in its encoded form (the escape is read before the character)', () => {
+    expect(redactSecrets(`x ${encodeURIComponent('abc%')} y`, ['abc%'])).toBe('x *** y');
+    expect(redactServerText('bad longpassword%2525', undefined, ['http://u:longpassword%25@h/'])).toBe('bad [redacted]');
+    expect(redactSecrets('k abcdefghijkl%252 z', ['abcdefghijkl%2'])).toBe('k *** z');
+  });
+
+  it('a key too long for a pattern (tens of thousands of characters) is still replaced, as written and encoded, and never quoted in an error', () => {
+    const key = 'eyJ' + 'abcDEF0123_-/'.repeat(3200);
+    const text = `401: ${key} | ${encodeURIComponent(key)}`;
+    expect(redactServerText(text, new Secret(key), [])).toBe('401: [redacted] | [redacted]');
+    expect(redactSecrets(text, [key])).toBe('401: *** | ***');
+  });
 });
 
 describe('a key inside --base-url', () => {

@@ -27,7 +27,7 @@ import { tokensText } from '../../util/money.js';
 import { yargsOptions } from '../yargs-options.js';
 import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
-import { redactUrlsIn } from '../../util/redact.js';
+import { REDACTED, redactUrlsIn } from '../../util/redact.js';
 
 /** Exit statuses of `run` (README "Reliability"). */
 export const EXIT = {
@@ -248,7 +248,7 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
     if (withErrors.some((r) => r.retryRuns?.length))
       lines.push("the combination errors are its base runs' errors: retry those, then run the combination again");
     // above every command, so it stands above the one it is about (URL credentials are printed as ***)
-    if (cmds.some((c) => c.includes('***'))) lines.push(CREDENTIALS_NOTE);
+    if (cmds.some((c) => c.includes(REDACTED))) lines.push(CREDENTIALS_NOTE);
     for (const c of cmds.slice(0, -1)) lines.push(`${what} with: ${c}`);
     lines.push(...notReached);
     lines.push(`${what} with: ${cmds.at(-1)}`);
