@@ -213,6 +213,9 @@ function anyEncodingOfChar(ch: string): string {
   return `(?:${bytes.replace(/[A-F]/g, hexDigit)}|${literal})`;
 }
 
+/** Each secret's pattern, built once: a run matches the same few keys in every completion (src/llm/cache/store.ts). */
+const patterns = new Map<string, RegExp>();
+
 /**
  * A pattern that finds `secret` however a server percent-encoded it: each character other than a letter
  * or digit as itself or its %HH escapes, in either case -- encodeURIComponent's form, Python's quote
@@ -220,7 +223,9 @@ function anyEncodingOfChar(ch: string): string {
  * repetition; its characters are taken literally.
  */
 function anyEncodingOf(secret: string): RegExp {
-  return new RegExp([...secret].map(anyEncodingOfChar).join(''), 'g');
+  let pattern = patterns.get(secret);
+  if (!pattern) patterns.set(secret, (pattern = new RegExp([...secret].map(anyEncodingOfChar).join(''), 'g')));
+  return pattern;
 }
 
 /** `secret` as written and as encodeURIComponent writes it: what is matched when no pattern can be built. */
@@ -250,23 +255,4 @@ export function replaceSecretValues(text: string, secrets: readonly string[], re
     }
   }
   return out;
-}
-
-/**
- * `text` with every occurrence of each secret, of any length (as written or percent-decoded, each in
- * any percent-encoding: replaceSecretValues) replaced by "***", and the credentials of every URL
- * redacted (redactUrlsIn). Empty secrets are ignored.
- */
-export function redactSecrets(text: string, secrets: readonly (string | undefined | null)[]): string {
-  const values: string[] = [];
-  for (const s of secrets) {
-    if (!s) continue;
-    values.push(s);
-    try {
-      values.push(decodeURIComponent(s));
-    } catch {
-      /* not percent-encoded */
-    }
-  }
-  return replaceSecretValues(redactUrlsIn(text), values, REDACTED);
 }

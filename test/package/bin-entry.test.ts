@@ -15,8 +15,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** A package with bin/, src/cli/main.ts, src/util/x.ts and their dist/ twins, all dated `t`. */
-function miniPackage(name: string, opts: { src?: boolean } = {}): string {
+/** A package with bin/, src/cli/main.ts, src/util/x.ts and their dist/ twins (and the bundle, with `bundle`). */
+function miniPackage(name: string, opts: { src?: boolean; bundle?: boolean } = {}): string {
   const root = path.join(tmp, name);
   const write = (rel: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
@@ -29,6 +29,7 @@ function miniPackage(name: string, opts: { src?: boolean } = {}): string {
     `export async function main(argv${which === 'src' ? ': string[]' : ''}) { process.stdout.write('${which} ' + argv.join(' ')); return 3; }\n`;
   write('dist/cli/main.js', main('dist'));
   write('dist/util/x.js', 'export {};\n');
+  if (opts.bundle) write('dist/cli-bundle/main.js', main('bundle'));
   if (opts.src !== false) {
     write('src/cli/main.ts', main('src'));
     write('src/util/x.ts', 'export {};\n');
@@ -94,12 +95,7 @@ describe('bin/react-repro.js entry point', () => {
   });
 
   it('runs the bundle (dist/cli-bundle/main.js) when it is at least as new as every compiled file, else dist/cli/main.js', async () => {
-    const root = miniPackage('bundled');
-    fs.mkdirSync(path.join(root, 'dist/cli-bundle'));
-    fs.writeFileSync(
-      path.join(root, 'dist/cli-bundle/main.js'),
-      "export async function main(argv) { process.stdout.write('bundle ' + argv.join(' ')); return 3; }\n",
-    );
+    const root = miniPackage('bundled', { bundle: true });
     for (const f of ['src/cli/main.ts', 'src/util/x.ts']) age(root, f, T);
     for (const f of ['dist/cli/main.js', 'dist/util/x.js']) age(root, f, T + 10);
     age(root, 'dist/cli-bundle/main.js', T + 20);
@@ -113,12 +109,7 @@ describe('bin/react-repro.js entry point', () => {
   });
 
   it("with the bundle step's record of its build, a source and folder no newer than it run the bundle on one stat a source", async () => {
-    const root = miniPackage('recorded');
-    fs.mkdirSync(path.join(root, 'dist/cli-bundle'));
-    fs.writeFileSync(
-      path.join(root, 'dist/cli-bundle/main.js'),
-      "export async function main(argv) { process.stdout.write('bundle ' + argv.join(' ')); return 3; }\n",
-    );
+    const root = miniPackage('recorded', { bundle: true });
     fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), JSON.stringify({ compiledFromMs: (T + 10) * 1000 }));
     const sources = ['src/cli/main.ts', 'src/util/x.ts'];
     const folders = ['src', 'src/cli', 'src/util'];

@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, recordErrors, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, launchChromium, openReport, tableWidths, warnIfSkipped } from '../support/chromium.js';
 import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
@@ -42,27 +41,10 @@ describe.skipIf(chromiumSkipReason !== null)('the Published elsewhere table of t
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(width: number): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height: 800 } });
-    await recordErrors(page, errors);
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="1"]');
-    return page;
-  }
+  const open = (width: number): Promise<Page> => openReport(browser, file, { width, height: 800 }, errors);
 
   /** The page's and the table's widths against what the window and the table's section give them. */
-  const widths = (page: Page) =>
-    page.evaluate(() => {
-      const section = document.getElementById('table-published-elsewhere')!;
-      const table = section.querySelector('table')!;
-      return {
-        page: document.documentElement.scrollWidth,
-        window: innerWidth,
-        table: Math.ceil(table.getBoundingClientRect().width),
-        section: section.clientWidth,
-        sectionScroll: section.scrollWidth,
-      };
-    });
+  const widths = (page: Page) => tableWidths(page, '#table-published-elsewhere table');
 
   it('the report has the table, with sources long enough to need the room', () => {
     // Every benchmark's published numbers: the paper's tables, other repositories' files, threads.

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkipReason, launchChromium, recordErrors, warnIfSkipped } from '../support/chromium.js';
+import { chromiumSkipReason, launchChromium, openReport, tableWidths, warnIfSkipped } from '../support/chromium.js';
 import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
@@ -84,27 +83,10 @@ describe.skipIf(chromiumSkipReason !== null)('the Runs table of the HTML report 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(width: number, height: number): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height } });
-    await recordErrors(page, errors);
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="1"]');
-    return page;
-  }
+  const open = (width: number, height: number): Promise<Page> => openReport(browser, file, { width, height }, errors);
 
   /** The page's and the Runs table's widths against what the window and its section give them. */
-  const widths = (page: Page) =>
-    page.evaluate(() => {
-      const table = document.querySelector('table.runs')!;
-      const section = table.closest('section')!;
-      return {
-        page: document.documentElement.scrollWidth,
-        window: innerWidth,
-        table: Math.ceil(table.getBoundingClientRect().width),
-        section: section.clientWidth,
-        sectionScroll: section.scrollWidth,
-      };
-    });
+  const widths = (page: Page) => tableWidths(page, 'table.runs');
 
   it('fits a 1280 px window with every column, each run id whole under its row', async () => {
     const page = await open(1280, 900);

@@ -59,6 +59,44 @@ export async function recordErrors(page: Page, into: string[] = []): Promise<str
   return into;
 }
 
+/** A new page of `browser` at `viewport`, its errors recorded in `errors`, with the report at `file` loaded and ready. */
+export async function openReport(
+  browser: Browser,
+  file: string,
+  viewport: { width: number; height: number },
+  errors: string[],
+): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  await recordErrors(page, errors);
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector('body[data-ready="1"]');
+  return page;
+}
+
+/** What a layout test compares: the page's width against the window's, a table's against its section's. */
+export interface TableWidths {
+  page: number;
+  window: number;
+  table: number;
+  section: number;
+  sectionScroll: number;
+}
+
+/** The widths of the first table `tableSelector` finds and of the section holding it, and of the page and window. */
+export function tableWidths(page: Page, tableSelector: string): Promise<TableWidths> {
+  return page.evaluate((selector) => {
+    const table = document.querySelector(selector)!;
+    const section = table.closest('section')!;
+    return {
+      page: document.documentElement.scrollWidth,
+      window: innerWidth,
+      table: Math.ceil(table.getBoundingClientRect().width),
+      section: section.clientWidth,
+      sectionScroll: section.scrollWidth,
+    };
+  }, tableSelector);
+}
+
 /**
  * Writes a page's pieces to `file` as they come (a sweep's page is larger than one string may be),
  * opens it in a new browser, errors recorded, and waits for `ready`.

@@ -6,7 +6,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdsRedactedCredentials, redactBadUrl, redactSecrets, redactUrl, redactUrlsIn, urlCredentials } from '../../src/util/redact.js';
+import {
+  holdsRedactedCredentials,
+  redactBadUrl,
+  redactUrl,
+  redactUrlsIn,
+  replaceSecretValues,
+  urlCredentials,
+} from '../../src/util/redact.js';
 import { resolveModelConfig, VirtualClock } from '../../src/llm/index.js';
 import { redactServerText, Secret } from '../../src/llm/secret.js';
 import { ApiBackend } from '../../src/envs/wikipedia/api-backend.js';
@@ -34,19 +41,18 @@ describe('redactUrl', () => {
     );
   });
 
-  it('redactSecrets: known values, raw and percent-encoded, and URL userinfo', () => {
+  it('replaceSecretValues: known values, raw and percent-encoded, of any length the caller gives, longest first', () => {
     const k = 'p@ss/w0rd';
-    expect(redactSecrets(`key=${k} enc=${encodeURIComponent(k)} url=http://x:y@h/`, [k, undefined, ''])).toBe(
+    expect(replaceSecretValues(redactUrlsIn(`key=${k} enc=${encodeURIComponent(k)} url=http://x:y@h/`), [k, ''], '***')).toBe(
       'key=*** enc=*** url=http://***@h/',
     );
-    expect(redactSecrets('abcabc', ['abc', 'abcabc'])).toBe('***');
-    // a secret of any length, as written, encoded and decoded
-    expect(redactSecrets('a/b a%2Fb a%2fb x%41y xAy', ['a/b', 'x%41y'])).toBe('*** *** *** *** ***');
+    expect(replaceSecretValues('abcabc', ['abc', 'abcabc'], '***')).toBe('***');
+    expect(replaceSecretValues('a/b a%2Fb a%2fb', ['a/b'], '***')).toBe('*** *** ***');
   });
 
-  it('redactSecrets: a secret partly percent-encoded or with lowercase escapes', () => {
+  it('replaceSecretValues: a secret partly percent-encoded or with lowercase escapes', () => {
     const k = 'sk-live/SECRET+9f8e=7d6c';
-    expect(redactSecrets('[sk-live/SECRET%2B9f8e%3D7d6c] [sk-live%2fSECRET%2b9f8e%3d7d6c]', [k])).toBe('[***] [***]');
+    expect(replaceSecretValues('[sk-live/SECRET%2B9f8e%3D7d6c] [sk-live%2fSECRET%2b9f8e%3d7d6c]', [k], '***')).toBe('[***] [***]');
   });
 });
 
@@ -124,7 +130,7 @@ describe('a key in a URL query', () => {
     expect(redactUrlsIn(`http://a/v1?key=K1,http://b/v1,http://u:p@c/v1?token=K3&x=1`)).toBe(
       'http://a/v1?key=***,http://b/v1,http://***@c/v1?token=***&x=1',
     );
-    expect(redactSecrets(`http://h/v1?api-key=${KEY} and ${KEY}`, [])).toBe(`http://h/v1?api-key=*** and ${KEY}`);
+    expect(redactUrlsIn(`http://h/v1?api-key=${KEY} and ${KEY}`)).toBe(`http://h/v1?api-key=*** and ${KEY}`);
   });
 
   it('in free text: the punctuation that ends a sentence is not a value; "," ends one only before the next URL; ";" separates', () => {
@@ -264,20 +270,20 @@ describe('redactServerText', () => {
     expect(redactServerText(text, new Secret(key), [])).toBe(
       'bad [redacted] or [redacted]; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end',
     );
-    expect(redactSecrets(text, [key])).toBe('bad *** or ***; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end');
+    expect(replaceSecretValues(text, [key], '***')).toBe('bad *** or ***; not kXX+?()[]{}|^$\\-end nor k.*+?()[]{}|^$-end');
   });
 
   it('a key ending in "%", "%2" or "%25" is replaced whole in its encoded form (the escape is read before the character)', () => {
-    expect(redactSecrets(`x ${encodeURIComponent('abc%')} y`, ['abc%'])).toBe('x *** y');
+    expect(replaceSecretValues(`x ${encodeURIComponent('abc%')} y`, ['abc%'], '***')).toBe('x *** y');
     expect(redactServerText('bad longpassword%2525', undefined, ['http://u:longpassword%25@h/'])).toBe('bad [redacted]');
-    expect(redactSecrets('k abcdefghijkl%252 z', ['abcdefghijkl%2'])).toBe('k *** z');
+    expect(replaceSecretValues('k abcdefghijkl%252 z', ['abcdefghijkl%2'], '***')).toBe('k *** z');
   });
 
   it('a key too long for a pattern (tens of thousands of characters) is still replaced, as written and encoded, and never quoted in an error', () => {
     const key = 'eyJ' + 'abcDEF0123_-/'.repeat(3200);
     const text = `401: ${key} | ${encodeURIComponent(key)}`;
     expect(redactServerText(text, new Secret(key), [])).toBe('401: [redacted] | [redacted]');
-    expect(redactSecrets(text, [key])).toBe('401: *** | ***');
+    expect(replaceSecretValues(text, [key], '***')).toBe('401: *** | ***');
   });
 });
 

@@ -244,13 +244,20 @@ export class CacheStore {
    * those matchableSecret: a shorter one would match words).
    */
   private scrub(text: string): string {
-    const secrets = (this.o.secrets ?? []).filter(matchableSecret);
-    return secrets.length ? replaceSecretValues(text, secrets, '[redacted]') : text;
+    return replaceSecretValues(text, this.matchableSecrets, '[redacted]');
   }
 
+  /** The run's secrets long enough to be matched by value, found once. */
+  private get matchableSecrets(): string[] {
+    return (this.matchable ??= (this.o.secrets ?? []).filter(matchableSecret));
+  }
+  private matchable: string[] | undefined;
+
   private withoutSecrets(r: CompletionResult): CompletionResult {
-    if (!this.o.secrets?.length || !r.choices.some((c) => this.scrub(c.text) !== c.text)) return r;
-    return { ...r, choices: r.choices.map((c) => ({ ...c, text: this.scrub(c.text) })) };
+    if (this.matchableSecrets.length === 0) return r;
+    const texts = r.choices.map((c) => this.scrub(c.text));
+    if (texts.every((t, i) => t === r.choices[i].text)) return r;
+    return { ...r, choices: r.choices.map((c, i) => ({ ...c, text: texts[i] })) };
   }
 
   private async withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
