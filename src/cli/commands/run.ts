@@ -145,12 +145,11 @@ export function resumeCommand(runDir: string, opts: { retryErrors: boolean }): s
  * (re-running it resumes the stopped run and starts the runs it did not reach; complete runs make no
  * calls), URL credentials printed as *** (they never reach a terminal or a log).
  */
-export function invocationCommand(args: readonly string[], opts: { retryErrors: boolean }): { command: string; redacted: boolean } {
+export function invocationCommand(args: readonly string[], opts: { retryErrors: boolean }): string {
   const words = args.map((a) => redactUrlsIn(a));
-  const redacted = words.some((w, i) => w !== args[i]);
   // Given twice, --retry-errors would be refused as a repeated flag.
   if (opts.retryErrors && !args.some((a) => /^--retry-?errors(=|$)/i.test(a))) words.push('--retry-errors');
-  return { command: ['react-repro', ...words.map(shellWord)].join(' '), redacted };
+  return ['react-repro', ...words.map(shellWord)].join(' ');
 }
 
 /** The invocation: its arguments and every run's label (one for a single run), to name the runs a stop left. */
@@ -219,8 +218,7 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
   }
   const notReached: string[] = [];
   if (stopped && (unreached.length || leftInRun.length) && invocation) {
-    const exp = invocationCommand(invocation.args, { retryErrors: last.errorCauses.length > 0 });
-    resume = exp.command;
+    resume = invocationCommand(invocation.args, { retryErrors: last.errorCauses.length > 0 });
     const n = invocation.runs.length;
     if (leftInRun.length)
       notReached.push(
