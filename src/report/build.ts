@@ -335,7 +335,7 @@ export function runsTable(
             '"Calls of unknown billing": calls the server answered without reporting usage, or cut off in flight; the tokens and cost spent leave them out, so that cost is a lower bound, marked ≥ (unknown when no call the run paid for had usage; whole when every session of the run billed nothing by its rates), and so are those tokens (≥; unknown when no call the run paid for had usage).',
           ]
         : []),
-      "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive).",
+      "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive; running? for an old lock holding only a process number alive here, running on HOST? for a lock another host holds).",
       ...(recordsMissing
         ? [
             `"${RECORDS_MISSING}": the run's episodes.jsonl holds fewer records than its sessions wrote (cut short, or a partial copy); its scores, Done and tokens (total) count only the records held, while tokens and cost spent are its sessions' (the manifest).`,
