@@ -281,10 +281,26 @@ describe('secrets', () => {
     const queryResults = path.join(tmp, 'r-dead-query');
     const cache = path.join(tmp, 'c-dead');
     const base = ['run', '--task', 'hotpotqa', '--limit', '6', '--model', 'test-model'];
-    const llmDown = await runCli([...base, '--results-dir', results, '--method', 'cot', '--cache', 'off', '--base-url', deadLlm], {
-      cwd: tmp,
-      env: cleanEnv({}, cache),
-    });
+    // one episode at a time, the breaker after two: it stops the run with episodes left to start, whatever
+    // the machine's timing (episodes all in flight when it trips may all be written first: then exit 3)
+    const llmDown = await runCli(
+      [
+        ...base,
+        '--results-dir',
+        results,
+        '--method',
+        'cot',
+        '--cache',
+        'off',
+        '--base-url',
+        deadLlm,
+        '--concurrency',
+        '1',
+        '--max-consecutive-failures',
+        '2',
+      ],
+      { cwd: tmp, env: cleanEnv({}, cache) },
+    );
     expect(llmDown.code).toBe(1);
     expect(llmDown.stderr).toContain(
       `model "test-model" at http://127.0.0.1:${llmPort}/v1 failed after 3 attempts: connection error (ECONNREFUSED)`,
