@@ -261,6 +261,30 @@ describe('disk errors in a run', () => {
     const r = await executeRun({ ...base() }, fakeDeps(), io); // the lock was released
     expect(r.status).toBe('complete');
   });
+
+  it('a run that throws stops its progress display: off the shared signal, no redraw after, the last counts on a log', async () => {
+    const full = () => new DiskError('/x/cache', 'ENOSPC', '/x/cache: writing failed (ENOSPC): no space left on the device');
+    const ac = new AbortController();
+    // On a terminal: the block's redraw timer would go on drawing over whatever is printed after.
+    const drawn: string[] = [];
+    const tty = { write: (s: string) => void drawn.push(s), isTTY: true, columns: 100, rows: 24 };
+    const failAt17 = () => fakeDeps({ fail: (ex) => (ex.index === 17 ? full() : undefined) });
+    await expect(executeRun({ ...base() }, failAt17(), { progress: tty, log: () => {}, signal: ac.signal })).rejects.toThrow(DiskError);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    const before = drawn.length;
+    await new Promise((r) => setTimeout(r, 700)); // longer than the block's 500 ms redraw
+    expect(drawn.length).toBe(before);
+    // In a log: the counts at the stop are printed (3 and 10 recorded), and a later abort prints nothing more.
+    const logged: string[] = [];
+    const log = { write: (s: string) => void logged.push(s), isTTY: false };
+    await expect(
+      executeRun({ ...base(), resultsDir: path.join(dir, 'b') }, failAt17(), { progress: log, log: () => {}, signal: ac.signal }),
+    ).rejects.toThrow(DiskError);
+    expect(logged.at(-1)).toMatch(/^hotpotqa cot 2\/20 /);
+    const n = logged.length;
+    ac.abort();
+    expect(logged.length).toBe(n);
+  });
 });
 
 describe('the results folder', () => {
