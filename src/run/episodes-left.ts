@@ -81,24 +81,32 @@ export async function runEpisodesLeft(o: EpisodesLeft, io: RunIO): Promise<{ res
   // What this session pays for: counted by every episode's meter, added to the invocation's (the budget's).
   const spend = new SpendMeter(io.budget?.meter, o.unpriced);
   const env = o.env;
-  const res = await executeEpisodes({
-    store,
-    items,
-    method: o.method,
-    recorder: o.recorder,
-    meter: spend,
-    model: o.backend,
-    ...(o.cache ? { cache: o.cache } : {}),
-    benchmark: bench,
-    makeEnv: env ? (item) => env.makeEnv(item) : undefined,
-    concurrency: o.concurrency,
-    signal: io.signal,
-    breaker: new CircuitBreaker(o.maxFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES),
-    ...(io.budget ? { budget: { budget: io.budget, prices: o.prices } } : {}),
-    onRecord: (rec) => progress.record(rec, primary.key),
-    contextOverflow: o.contextOverflow,
-    onInternalError: (item, e) => progress.note(() => io.log(`episode ${item.index} failed (recorded as an error): ${errorMessage(e)}`)),
-  });
+  let res: ExecuteResult;
+  try {
+    res = await executeEpisodes({
+      store,
+      items,
+      method: o.method,
+      recorder: o.recorder,
+      meter: spend,
+      model: o.backend,
+      ...(o.cache ? { cache: o.cache } : {}),
+      benchmark: bench,
+      makeEnv: env ? (item) => env.makeEnv(item) : undefined,
+      concurrency: o.concurrency,
+      signal: io.signal,
+      breaker: new CircuitBreaker(o.maxFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES),
+      ...(io.budget ? { budget: { budget: io.budget, prices: o.prices } } : {}),
+      onRecord: (rec) => progress.record(rec, primary.key),
+      contextOverflow: o.contextOverflow,
+      onInternalError: (item, e) => progress.note(() => io.log(`episode ${item.index} failed (recorded as an error): ${errorMessage(e)}`)),
+    });
+  } catch (e) {
+    // A run that throws (a refused write, a bug) ends the display as Ctrl-C does: it stops where it is,
+    // with no redraw over what is printed next, and its timer and its listener on the shared signal go.
+    progress.stop();
+    throw e;
+  }
   progress.finish();
   return { res, spent: { ...spend.spent } };
 }

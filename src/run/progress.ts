@@ -161,7 +161,7 @@ export class Progress {
     if (!this.ended) this.renderer.update(this.view(), force);
   }
 
-  /** Ctrl-C/SIGTERM: the display stops where it is and leaves the cursor on a clean line. */
+  /** Ctrl-C/SIGTERM, or a run that threw: the display stops where it is and leaves the cursor on a clean line. */
   stop(): void {
     if (this.ended) return;
     this.interrupted = true;

@@ -17,7 +17,7 @@ import type { OptionTable } from '../options.js';
 import { coreRunOptions } from './core-options.js';
 import { parseRunConfig, type RunConfig } from './config.js';
 import { JsonFields } from '../util/json-fields.js';
-import { holdsRedactedCredentials } from '../util/redact.js';
+import { resumableBaseUrl } from '../envs/http/base-url.js';
 
 /** experiments/<name>.json of the package when the path given does not exist. */
 export function resolveExperimentPath(p: string): string {
@@ -73,10 +73,8 @@ function settingsOfRuns(argv: Record<string, unknown>, table: OptionTable, given
  * server is sent a URL's userinfo as Basic auth (src/envs/http/request.ts).
  */
 function redactedFlagMissing(runId: string, flag: string, recorded: unknown, table: OptionTable): UserError {
-  const url = String(recorded);
-  const queryAt = url.search(/[?#]/);
   // where the credential was: in the query (refused now), or in the userinfo beside a harmless query
-  if (table[flag]?.envBaseUrl && queryAt >= 0 && !holdsRedactedCredentials(url.slice(0, queryAt)))
+  if (table[flag]?.envBaseUrl && resumableBaseUrl(String(recorded)).credentialsInQuery)
     return new UserError(
       `--resume ${runId}: --${flag} had credentials in its URL's query, which runs never record and this server does not take: give --${flag} again without its query (credentials go in the URL's userinfo, e.g. http://user:KEY@host, sent as Basic auth)`,
     );

@@ -1,4 +1,6 @@
 // `run`'s closing lines and exit status, as pure functions (the CLI tests run them end to end).
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,6 +16,8 @@ import { CircuitOpenError } from '../../src/run/breaker.js';
 import { BudgetStop } from '../../src/run/budget.js';
 import { FatalRunError } from '../../src/errors.js';
 import { defaultResultsDir } from '../../src/paths.js';
+import { refuseUrlQueries } from '../../src/envs/http/base-url.js';
+import '../../src/benchmarks/builtin.js';
 import type { RunResult } from '../../src/run/execute.js';
 
 const result = (over: Partial<RunResult> & { runId: string }): RunResult =>
@@ -133,6 +137,37 @@ describe('closing lines', () => {
     expect(resumeCommand(path.join(defaultResultsDir(), 'r1'), { retryErrors: true })).toBe('react-repro run --resume r1 --retry-errors');
     expect(resumeCommand("/my runs/it's/r1", { retryErrors: false })).toBe(`react-repro run --resume r1 --results-dir '/my runs/it'\\''s'`);
     expect(shellWord('a-b_c.d/e:1')).toBe('a-b_c.d/e:1');
+  });
+
+  it("an environment server's URL recorded with a key in its query (by an older version) is printed as a resume takes it", () => {
+    const results = fs.mkdtempSync(path.join(os.tmpdir(), 'closing-'));
+    try {
+      const runDir = path.join(results, 'r1');
+      fs.mkdirSync(runDir);
+      const settings = {
+        wikiUrl: 'http://wiki.test:3000/w?key=***',
+        envUrl: 'http://e:1/?Token=***,http://f:2/?lang=en',
+        baseUrl: ['http://a/v1?api-version=1&api-key=***'],
+      };
+      const manifest = { runId: 'r1', task: 'hotpotqa', method: 'react', split: 'dev', model: 'm', indices: [0], settings };
+      fs.writeFileSync(path.join(runDir, 'manifest.json'), JSON.stringify(manifest));
+      const cmd = resumeCommand(runDir, { retryErrors: true });
+      // the model's URL keeps its query; a server's URL drops it, its key shown in the userinfo it now goes in
+      expect(cmd).toBe(
+        `react-repro run --resume r1 --wiki-url 'http://***@wiki.test:3000/w' --env-url 'http://***@e:1/,http://f:2/' --base-url 'http://a/v1?api-version=1&api-key=***' --retry-errors --results-dir ${results}`,
+      );
+      // with the credentials put back, as the note above it says, the check on a server's URL takes it
+      const given = (flag: string) => cmd.split(' ')[cmd.split(' ').indexOf(flag) + 1].replaceAll("'", '').replace('***', 'user:KEY');
+      expect(() => refuseUrlQueries(given('--wiki-url'), '--wiki-url')).not.toThrow();
+      expect(() => refuseUrlQueries(given('--env-url'), '--env-url')).not.toThrow();
+      const lines = closingLines([result({ runId: 'r1', dir: runDir, status: 'interrupted', stoppedBy: 'SIGINT' })]);
+      expect(lines.slice(-2)).toEqual([
+        'a URL below had credentials, printed as ***: put them back before running it',
+        `resume with: ${resumeCommand(runDir, { retryErrors: false })}`,
+      ]);
+    } finally {
+      fs.rmSync(results, { recursive: true, force: true });
+    }
   });
 });
 

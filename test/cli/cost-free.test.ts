@@ -48,7 +48,9 @@ async function reportOf(results: string, format: string): Promise<string> {
 describe('a $0 is whole only when every session billed nothing by its rates', () => {
   it('priced at 0 by one session and at 100 by the resume that got answers without usage: a lower bound, not $0', async () => {
     let k = 0;
-    // Every second call fails (no retries): two error episodes for the resume to re-run.
+    // Every second call fails (no retries): two error episodes for the resume to re-run. One episode at a
+    // time, so the calls arrive in plan order and the scored ones (their tokens below) are the same two
+    // whatever the machine's timing.
     const withUsage = await startOpenAIServer({
       respond: scriptedRespond,
       fault: (r) => (r.path.includes('completions') && ++k % 2 === 0 ? { kind: 'status', status: 503 } : undefined),
@@ -57,7 +59,8 @@ describe('a $0 is whole only when every session billed nothing by its rates', ()
     try {
       const results = path.join(tmp, 'price-mix');
       const args = [...common, '--cache', 'off', '--results-dir', results];
-      const one = await runCli(['run', ...args, '--limit', '4', '--max-retries', '0', '--base-url', withUsage.baseURL, ...free], {
+      const once = ['--limit', '4', '--concurrency', '1', '--max-retries', '0'];
+      const one = await runCli(['run', ...args, ...once, '--base-url', withUsage.baseURL, ...free], {
         cwd: tmp,
         env: cleanEnv(),
       });

@@ -8,25 +8,41 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
-import { cleanEnv, runCli, scriptedRespond } from '../run/cli-helpers.js';
+import { cleanEnv, holdCompletions, runCli, scriptedRespond } from '../run/cli-helpers.js';
 import { TmuxServer, tmuxSkipReason as skipReason } from '../support/tmux.js';
 
 if (skipReason) console.warn(`progress-terminal.test.ts skipped: ${skipReason}`);
 
 let tmp: string;
 let srv: OpenAIServer;
-let slow: OpenAIServer;
+let paused: OpenAIServer;
+let held: OpenAIServer;
+/** Lets `paused` answer its 11th call and the rest: once the screen has shown a partial count. */
+let resume: () => void = () => {};
+const resumed = new Promise<void>((r) => (resume = r));
 const tmux = new TmuxServer();
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-progress-'));
   // A little latency per answer, so the display is redrawn many times during the run.
-  srv = await startOpenAIServer({ respond: async (req, i) => (await new Promise((r) => setTimeout(r, 40)), scriptedRespond(req, i)) });
-  slow = await startOpenAIServer({ respond: async (req, i) => (await new Promise((r) => setTimeout(r, 400)), scriptedRespond(req, i)) });
+  const latency = () => new Promise((r) => setTimeout(r, 40));
+  srv = await startOpenAIServer({ respond: async (req, i) => (await latency(), scriptedRespond(req, i)) });
+  // The same, paused after 10 calls until the test has seen the run part way, however slow the machine.
+  let calls = 0;
+  paused = await startOpenAIServer({
+    respond: async (req, i) => {
+      if (++calls > 10) await resumed;
+      return (await latency(), scriptedRespond(req, i));
+    },
+  });
+  // Answers two calls, then none: the run is part way when Ctrl-C comes.
+  held = await startOpenAIServer({ respond: scriptedRespond, fault: holdCompletions(3).fault });
 });
 afterAll(async () => {
   tmux.kill();
+  resume();
   await srv.close();
-  await slow.close();
+  await paused.close();
+  await held.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -56,12 +72,14 @@ const runArgs = (server: OpenAIServer, results: string, concurrency: number) => 
 
 describe.skipIf(skipReason !== null)('progress in an 80-column terminal (tmux)', () => {
   it('a 40-episode run leaves at most 4 rows of progress, none wider than the terminal', async () => {
-    startInTmux('tty', runArgs(srv, path.join(tmp, 'r-tty'), 2));
+    startInTmux('tty', runArgs(paused, path.join(tmp, 'r-tty'), 2));
     const frames: string[] = [];
+    const partial = (f: string) => /hotpotqa standard [█░]+ +\d\/40|hotpotqa standard [█░]+ [123]\d\/40/.test(f);
     let screen = '';
     for (let i = 0; i < 600; i++) {
       screen = await capture('tty');
       if (/\d+\/40/.test(screen)) frames.push(screen);
+      if (frames.some(partial)) resume();
       if (/EXIT=\d+/.test(screen)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -78,13 +96,13 @@ describe.skipIf(skipReason !== null)('progress in an 80-column terminal (tmux)',
     expect(screen).toMatch(/EM \d+\.\d · errors 0 · retries 0 · tokens [\d,]+/);
     expect(screen).toMatch(/elapsed \d+s/);
     // The display was redrawn during the run (frames with a partial count), yet never grew.
-    expect(frames.some((f) => /hotpotqa standard [█░]+ +\d\/40|hotpotqa standard [█░]+ [123]\d\/40/.test(f))).toBe(true);
+    expect(frames.some(partial)).toBe(true);
     for (const f of frames)
       expect(f.split('\n').filter((r) => r.trim() !== '' && !/^EXIT=/.test(r) && !/ -> \//.test(r)).length, f).toBeLessThanOrEqual(4);
   }, 120_000);
 
   it('Ctrl-C stops the display where it is and the message starts on a clean line', async () => {
-    startInTmux('int', runArgs(slow, path.join(tmp, 'r-int'), 1));
+    startInTmux('int', runArgs(held, path.join(tmp, 'r-int'), 1));
     let screen = '';
     for (let i = 0; i < 300 && !/ [123]\/40 /.test(screen); i++) {
       await new Promise((r) => setTimeout(r, 100));

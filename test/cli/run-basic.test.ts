@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
-import { cleanEnv, readLines, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
+import { cleanEnv, holdCompletions, readLines, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
 
 let tmp: string;
 let srv: OpenAIServer;
@@ -92,7 +92,9 @@ describe('run (single-completion methods)', () => {
   });
 
   it('kill -9 in the middle, then re-running resumes and the summary equals an uninterrupted run', async () => {
-    const slow = await startOpenAIServer({ respond: scriptedRespond, latencyMs: 250 });
+    // The third completion request is held unanswered: the kill lands mid-run however slow the machine.
+    const held = holdCompletions(3, 1);
+    const slow = await startOpenAIServer({ respond: scriptedRespond, fault: held.fault });
     try {
       const args = [
         'run',
@@ -111,19 +113,15 @@ describe('run (single-completion methods)', () => {
       ];
       const killed = path.join(tmp, 'killed');
       const { child, done } = startCli([...args, '--concurrency', '1', '--results-dir', killed], { cwd: tmp });
-      // Wait for the run folder, then for 2 episodes, then SIGKILL.
-      let dir = '';
-      const t0 = Date.now();
-      while (!dir && Date.now() - t0 < 30_000) {
-        dir = runDirs(killed)[0] ?? '';
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      // One episode at a time: with the third call held, two episodes are recorded; then SIGKILL.
+      await held.reached;
+      const [dir] = runDirs(killed);
       await waitForLines(path.join(killed, dir, 'episodes.jsonl'), 2);
       child.kill('SIGKILL');
       const k = await done;
       expect(k.signal).toBe('SIGKILL');
       const before = readLines(path.join(killed, dir, 'episodes.jsonl')).length;
-      expect(before).toBeLessThan(6);
+      expect(before).toBe(2);
       const resumed = await runCli([...args, '--concurrency', '3', '--results-dir', killed], { cwd: tmp });
       expect(resumed.code).toBe(0);
       expect(resumed.stderr).toMatch(/resuming/);
@@ -143,7 +141,10 @@ describe('run (single-completion methods)', () => {
   });
 
   it('Ctrl-C stops cleanly: exit 130, the summary of what finished, no partial line', async () => {
-    const slow = await startOpenAIServer({ respond: scriptedRespond, latencyMs: 300 });
+    // From the third completion request on, none is answered: two episodes finish, two are in flight
+    // when Ctrl-C comes, however slow the machine.
+    const held = holdCompletions(3);
+    const slow = await startOpenAIServer({ respond: scriptedRespond, fault: held.fault });
     try {
       const results = path.join(tmp, 'sigint');
       const { child, done } = startCli(
@@ -168,11 +169,8 @@ describe('run (single-completion methods)', () => {
         ],
         { cwd: tmp },
       );
-      let dir = '';
-      while (!dir) {
-        dir = runDirs(results)[0] ?? '';
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await held.reached;
+      const [dir] = runDirs(results);
       await waitForLines(path.join(results, dir, 'episodes.jsonl'), 2);
       child.kill('SIGINT');
       const r = await done;
@@ -180,7 +178,7 @@ describe('run (single-completion methods)', () => {
       const text = fs.readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8');
       expect(text.endsWith('\n')).toBe(true);
       const n = text.split('\n').length - 1;
-      expect(n).toBeLessThan(8);
+      expect(n).toBe(2);
       expect(fs.readFileSync(path.join(results, dir, 'summary.csv'), 'utf8')).toContain(`,8,${n},${n},0,`);
       expect(JSON.parse(fs.readFileSync(path.join(results, dir, 'manifest.json'), 'utf8')).sessions[0].status).toBe('interrupted');
     } finally {

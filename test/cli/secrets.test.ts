@@ -281,24 +281,11 @@ describe('secrets', () => {
     const queryResults = path.join(tmp, 'r-dead-query');
     const cache = path.join(tmp, 'c-dead');
     const base = ['run', '--task', 'hotpotqa', '--limit', '6', '--model', 'test-model'];
-    // one episode at a time, the breaker after two: it stops the run with episodes left to start, whatever
-    // the machine's timing (episodes all in flight when it trips may all be written first: then exit 3)
+    // One episode at a time, the breaker after two: each run stops with episodes left to start, whatever
+    // the machine's timing (episodes all in flight when it trips may all be written first: then exit 3).
+    const oneAtATime = ['--concurrency', '1', '--max-consecutive-failures', '2'];
     const llmDown = await runCli(
-      [
-        ...base,
-        '--results-dir',
-        results,
-        '--method',
-        'cot',
-        '--cache',
-        'off',
-        '--base-url',
-        deadLlm,
-        '--concurrency',
-        '1',
-        '--max-consecutive-failures',
-        '2',
-      ],
+      [...base, '--results-dir', results, '--method', 'cot', '--cache', 'off', '--base-url', deadLlm, ...oneAtATime],
       { cwd: tmp, env: cleanEnv({}, cache) },
     );
     expect(llmDown.code).toBe(1);
@@ -307,7 +294,7 @@ describe('secrets', () => {
     );
     // --env-url names the Wikipedia site; the model's URL comes from the environment, with a key in its query
     const llmEnv = cleanEnv({ OPENAI_BASE_URL: `${llm.baseURL}?token=${QUERY_KEY}`, OPENAI_API_KEY: API_KEY }, cache);
-    const wikiDown = await runCli([...base, '--results-dir', results, '--method', 'react', '--env-url', deadWiki], {
+    const wikiDown = await runCli([...base, '--results-dir', results, '--method', 'react', '--env-url', deadWiki, ...oneAtATime], {
       cwd: tmp,
       env: llmEnv,
     });

@@ -31,7 +31,10 @@ describe('balancing over several base URLs', () => {
   });
 
   it('least-busy sends new requests to the server with fewer in flight', async () => {
-    const slow = await startOpenAIServer({ respond: () => ' slow', latencyMs: 400 });
+    // The slow server answers only once the test lets it, so it stays busy however slow the machine.
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((r) => (answer = r));
+    const slow = await startOpenAIServer({ respond: async () => (await answered, ' slow') });
     const fast = await startOpenAIServer({ respond: () => ' fast' });
     const { model } = await modelOn([slow.baseURL, fast.baseURL], { balance: 'least-busy' });
     // The first request occupies the slow server; the rest, sent one after another while it is busy,
@@ -39,6 +42,7 @@ describe('balancing over several base URLs', () => {
     const first = model.complete(req('q0'));
     const rest: string[] = [];
     for (let i = 1; i <= 4; i++) rest.push((await model.complete(req(`q${i}`))).choices[0].text);
+    answer();
     expect((await first).choices[0].text).toBe(' slow');
     expect(rest).toEqual([' fast', ' fast', ' fast', ' fast']);
     await model.close();
@@ -88,7 +92,18 @@ describe('balancing over several base URLs', () => {
 
 describe('run-wide in-flight cap', () => {
   it('--max-in-flight bounds the requests the server sees at once', async () => {
-    const s = await startOpenAIServer({ respond: () => ' x', latencyMs: 30 });
+    // The first answers wait until three requests are at the server (or 5 s: then fewer came, and the
+    // count below says so), so the cap is reached however slow the machine.
+    let arrived = 0;
+    let three: () => void = () => {};
+    const threeArrived = new Promise<void>((r) => (three = r));
+    const s = await startOpenAIServer({
+      respond: async () => {
+        if (++arrived >= 3) three();
+        await Promise.race([threeArrived, new Promise((r) => setTimeout(r, 5000).unref())]);
+        return ' x';
+      },
+    });
     const { model } = await modelOn(s.baseURL, { maxInFlight: 3 });
     await Promise.all(Array.from({ length: 12 }, (_, i) => model.complete(req(`p${i}`))));
     expect(s.completionRequests()).toHaveLength(12);

@@ -384,13 +384,14 @@ describe('ModelHttp requests', () => {
 
   it("the caller's abort, before the answer and during its body, is an APIUserAbortError and closes the connection", async () => {
     const closed: string[] = [];
+    const handled: string[] = [];
     const base = await serve((req, res) => {
       req.resume();
       req.socket.on('close', () => closed.push(req.url!));
       if (req.url === '/body') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{');
-      }
+        res.write('{', () => handled.push(req.url!));
+      } else handled.push(req.url!);
     });
     const already = new AbortController();
     already.abort();
@@ -398,7 +399,11 @@ describe('ModelHttp requests', () => {
     for (const p of ['/head', '/body']) {
       const ac = new AbortController();
       const call = client(base).post(p, {}, ac.signal);
-      setTimeout(() => ac.abort(new Error('stop')), 50);
+      // Stopped once the server has the request (and has sent the head and part of the body): a fixed
+      // wait might stop it before it was sent, and the server would never see a connection to close.
+      while (!handled.includes(p)) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 20));
+      ac.abort(new Error('stop'));
       await expect(call).rejects.toBeInstanceOf(APIUserAbortError);
     }
     await new Promise<void>((r) => {
@@ -409,6 +414,8 @@ describe('ModelHttp requests', () => {
   });
 
   it('tells a failure after the request reached the server (maybe billed) from one before it or with an answer (not billed)', async () => {
+    /** The whole of the last unanswered request reached the server (so the client had written it). */
+    let received = false;
     const base = await serve((req, res) => {
       req.resume();
       if (req.url!.endsWith('/error')) {
@@ -420,17 +427,24 @@ describe('ModelHttp requests', () => {
         setTimeout(() => res.socket?.destroy(), 20);
       } else if (req.url!.endsWith('/hangup')) {
         req.on('end', () => req.socket.destroy());
-      } // else: never answers
+      } else req.on('end', () => (received = true)); // never answers
     });
-    const failure = (url: string, p: string, o: { timeoutMs?: number; abortAfterMs?: number } = {}) => {
+    const failure = (url: string, p: string, o: { timeoutMs?: number; abortWhenReceived?: boolean } = {}) => {
       const ac = new AbortController();
-      if (o.abortAfterMs !== undefined) setTimeout(() => ac.abort(new Error('stop')), o.abortAfterMs);
-      return client(url, { timeoutMs: o.timeoutMs ?? 5000 })
+      received = false;
+      const call = client(url, { timeoutMs: o.timeoutMs ?? 5000 })
         .post(p, { prompt: 'x'.repeat(100_000) }, ac.signal)
         .then(
           () => undefined,
           (x: unknown) => x,
         );
+      if (!o.abortWhenReceived) return call;
+      // Stopped once the server has it: a fixed wait might stop it before it was all sent.
+      return (async () => {
+        while (!received) await new Promise((r) => setTimeout(r, 5));
+        ac.abort(new Error('stop'));
+        return call;
+      })();
     };
     const dead = await closedPort();
     const refused = await failure(`http://127.0.0.1:${dead}/v1`, '/completions');
@@ -439,10 +453,11 @@ describe('ModelHttp requests', () => {
     const answered = await failure(`${base}/v1`, '/error');
     expect(answered).toMatchObject({ status: 500 });
     expect(wasSentUnanswered(answered)).toBe(false);
-    const aborted = await failure(`${base}/v1`, '/slow', { abortAfterMs: 100 });
+    const aborted = await failure(`${base}/v1`, '/slow', { abortWhenReceived: true });
     expect(aborted).toBeInstanceOf(APIUserAbortError);
     expect(wasSentUnanswered(aborted)).toBe(true);
-    const late = await failure(`${base}/v1`, '/slow', { timeoutMs: 100 });
+    // A deadline well past the time the request takes to send, even on a loaded machine.
+    const late = await failure(`${base}/v1`, '/slow', { timeoutMs: 1000 });
     expect(late).toBeInstanceOf(APIConnectionTimeoutError);
     expect(wasSentUnanswered(late)).toBe(true);
     expect(wasSentUnanswered(await failure(`${base}/v1`, '/cut'))).toBe(true);

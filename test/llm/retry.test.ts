@@ -152,7 +152,9 @@ describe('bounded attempts', () => {
     const ac = new AbortController();
     srv.enqueueFaults({ kind: 'delay', ms: 1000 });
     const p = model.complete(req('q'), { signal: ac.signal }).catch((x) => x);
-    setTimeout(() => ac.abort(), 50);
+    // Stopped once the request is at the server (a fixed wait might stop it before it was sent).
+    while (srv.completionRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
     const e = await p;
     expect(e).toBeInstanceOf(Error);
     expect(e).not.toBeInstanceOf(InfraError);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from '../servers/openai-server.js';
-import { runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
+import { holdCompletions, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
 import { missingRecords, runStatus } from '../../src/report/run-status.js';
 import { lockState, processStartTime } from '../../src/run/lock.js';
 import { qaRecords, writeRun } from './run-folders.js';
@@ -80,7 +80,9 @@ describe('run status from the run record', () => {
   });
 
   it('a run killed with -9 through the CLI shows interrupted in the report, never running', async () => {
-    const slow = await startOpenAIServer({ respond: scriptedRespond, latencyMs: 200 });
+    // From the third completion request on, none is answered: the kill lands mid-run however slow the machine.
+    const held = holdCompletions(3);
+    const slow = await startOpenAIServer({ respond: scriptedRespond, fault: held.fault });
     try {
       const results = path.join(tmp, 'killed');
       const { child, done } = startCli(
@@ -105,11 +107,8 @@ describe('run status from the run record', () => {
         ],
         { cwd: tmp },
       );
-      let dir = '';
-      for (let i = 0; i < 600 && !dir; i++) {
-        dir = runDirs(results)[0] ?? '';
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await held.reached;
+      const [dir] = runDirs(results);
       await waitForLines(path.join(results, dir, 'episodes.jsonl'), 2);
       child.kill('SIGKILL');
       expect((await done).signal).toBe('SIGKILL');

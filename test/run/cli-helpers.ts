@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerCompletionRequest } from '../servers/openai-server.js';
+import type { Fault, RecordedRequest, ServerCompletionRequest } from '../servers/openai-server.js';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const bin = path.join(repo, 'bin/react-repro.js');
@@ -38,6 +38,30 @@ export function startCli(
 
 export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
   return startCli(args, opts).done;
+}
+
+/**
+ * A fault hook (startOpenAIServer's `fault`) that leaves completion requests unanswered, the `from`-th
+ * and the `count` - 1 after it (all the rest by default): a run is then stopped (killed, interrupted)
+ * mid-call where the test wants it, however slow the machine. `reached` resolves when the first arrives.
+ */
+export function holdCompletions(
+  from: number,
+  count = Infinity,
+): { fault: (req: RecordedRequest) => Fault | undefined; reached: Promise<void> } {
+  let completions = 0;
+  let reach: () => void = () => {};
+  const reached = new Promise<void>((r) => (reach = r));
+  return {
+    fault: (req) => {
+      if (!/\/(chat\/)?completions$/.test(req.path)) return undefined;
+      const n = ++completions;
+      if (n < from || n >= from + count) return undefined;
+      reach();
+      return { kind: 'hold' };
+    },
+    reached,
+  };
 }
 
 /** Polls until the file has at least n complete lines. */

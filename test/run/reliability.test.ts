@@ -95,25 +95,45 @@ describe('executeRun with the circuit breaker', () => {
     expect(s.summary.n_done).toBe(19);
   });
 
-  it('with concurrency, in-flight episodes are aborted and not written when it trips', async () => {
+  it('with concurrency, in-flight episodes are aborted and not written when it trips; those that had failed already are', async () => {
     const { io } = quietIO();
-    const deps = fakeDeps({ fail: () => llmDown(), delayMs: 5 });
+    // Plan order 3 10 17 24 1 8 | 15 22 ...: the first six of the eight started fail at once, every
+    // other episode waits until the run stops it. All six fail (and their recordings say "written")
+    // before the first of them is made durable and appended, so the fifth appended trips the breaker
+    // with the sixth already promised, and the rest are in flight: whatever the machine's timing.
+    const failsAtOnce = new Set([3, 10, 17, 24, 1, 8]);
+    const deps = fakeDeps({ fail: () => llmDown() });
+    const orig = deps.createMethod;
+    deps.createMethod = (name, s) => {
+      const m = orig(name, s);
+      const run = m.run.bind(m);
+      m.run = (ex, ctx) =>
+        failsAtOnce.has(ex.index)
+          ? run(ex, ctx)
+          : new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      return m;
+    };
     const r = await executeRun({ ...base(), concurrency: 8 }, deps, { ...io, maxConsecutiveFailures: 5 });
     expect(r.status).toBe('failed');
-    // The five that tripped it, and those of the eight in flight that had already failed and said so in
-    // the recording before the stop (its "end" line is made durable with theirs): never more.
+    expect(r.fatal).toBeInstanceOf(CircuitOpenError);
+    // The five that tripped it and the one that had failed with them: never one of those in flight.
     const recs = loadEpisodes(path.join(r.dir, 'episodes.jsonl'));
-    expect(recs.lines).toBeGreaterThanOrEqual(5);
-    expect(recs.lines).toBeLessThanOrEqual(8);
-    const promised = read(r.dir, 'recording.jsonl')
+    expect([...recs.records.keys()].sort((a, b) => a - b)).toEqual([...failsAtOnce].sort((a, b) => a - b));
+    expect([...recs.records.values()].every((e) => e.error?.source === 'llm')).toBe(true);
+    const ends = read(r.dir, 'recording.jsonl')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { t: string; item: number; written?: boolean })
-      .filter((l) => l.t === 'end' && l.written)
-      .map((l) => l.item)
-      .sort((a, b) => a - b);
-    expect(promised).toEqual([...recs.records.keys()].sort((a, b) => a - b));
-    expect(deps.models[0].calls).toBeLessThan(20);
+      .filter((l) => l.t === 'end');
+    const said = (written: boolean) =>
+      ends
+        .filter((l) => l.written === written)
+        .map((l) => l.item)
+        .sort((a, b) => a - b);
+    // The recording and the run log agree: an attempt whose "end" line says written has its record.
+    expect(said(true)).toEqual([...recs.records.keys()].sort((a, b) => a - b));
+    expect(said(false)).toEqual(expect.arrayContaining([15, 22]));
+    expect(deps.models[0].calls).toBe(6);
   });
 
   it('scattered failures between successes never trip it; the run ends with its errors per cause', async () => {
@@ -260,6 +280,30 @@ describe('disk errors in a run', () => {
     expect(lines.join('\n')).not.toMatch(/recorded as an error/);
     const r = await executeRun({ ...base() }, fakeDeps(), io); // the lock was released
     expect(r.status).toBe('complete');
+  });
+
+  it('a run that throws stops its progress display: off the shared signal, no redraw after, the last counts on a log', async () => {
+    const full = () => new DiskError('/x/cache', 'ENOSPC', '/x/cache: writing failed (ENOSPC): no space left on the device');
+    const ac = new AbortController();
+    // On a terminal: the block's redraw timer would go on drawing over whatever is printed after.
+    const drawn: string[] = [];
+    const tty = { write: (s: string) => void drawn.push(s), isTTY: true, columns: 100, rows: 24 };
+    const failAt17 = () => fakeDeps({ fail: (ex) => (ex.index === 17 ? full() : undefined) });
+    await expect(executeRun({ ...base() }, failAt17(), { progress: tty, log: () => {}, signal: ac.signal })).rejects.toThrow(DiskError);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    const before = drawn.length;
+    await new Promise((r) => setTimeout(r, 700)); // longer than the block's 500 ms redraw
+    expect(drawn.length).toBe(before);
+    // In a log: the counts at the stop are printed (3 and 10 recorded), and a later abort prints nothing more.
+    const logged: string[] = [];
+    const log = { write: (s: string) => void logged.push(s), isTTY: false };
+    await expect(
+      executeRun({ ...base(), resultsDir: path.join(dir, 'b') }, failAt17(), { progress: log, log: () => {}, signal: ac.signal }),
+    ).rejects.toThrow(DiskError);
+    expect(logged.at(-1)).toMatch(/^hotpotqa cot 2\/20 /);
+    const n = logged.length;
+    ac.abort();
+    expect(logged.length).toBe(n);
   });
 });
 

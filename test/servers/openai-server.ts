@@ -14,8 +14,8 @@
 // default_generation_settings.n_ctx.
 //
 // Faults on demand, per request (`fault` hook) or as a FIFO queue (`enqueueFaults`): HTTP errors with
-// Retry-After, slow responses, connections dropped before or in the middle of the response, and a
-// malformed JSON body. Every request (method, path, headers, parsed body) is recorded for assertions.
+// Retry-After, slow responses, requests held unanswered, connections dropped before or in the middle of
+// the response, and a malformed JSON body. Every request (method, path, headers, parsed body) is recorded for assertions.
 //
 // Example (an end-to-end test scripting a ReAct trajectory by what the prompt ends with):
 //   const srv = await startOpenAIServer({
@@ -66,6 +66,8 @@ export type Fault =
     }
   /** Wait this long before answering normally (use with a client timeout to provoke a timeout). */
   | { kind: 'delay'; ms: number }
+  /** Never answer: the request stays in flight until the client gives up or the server closes (a run held mid-call). */
+  | { kind: 'hold' }
   /** Destroy the socket: before any byte of the response, or after the headers and part of the body. */
   | { kind: 'drop'; when?: 'before-headers' | 'mid-body' }
   /** Answer 200 with Content-Type application/json and a body that is not JSON. */
@@ -294,6 +296,7 @@ export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise
 
     if (opts.latencyMs) await sleep(opts.latencyMs);
     if (fault?.kind === 'delay') await sleep(fault.ms);
+    if (fault?.kind === 'hold') return; // close() destroys its socket
     if (res.destroyed || req.socket.destroyed) return;
 
     if (fault?.kind === 'drop') {

@@ -26,6 +26,7 @@ import { tokensText } from '../../util/money.js';
 import { yargsOptions } from '../yargs-options.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { REDACTED, redactUrlsIn } from '../../util/redact.js';
+import { resumableBaseUrl } from '../../envs/http/base-url.js';
 
 /** Exit statuses of `run` (README "Reliability"). */
 export const EXIT = {
@@ -125,13 +126,18 @@ const CREDENTIALS_NOTE = 'a URL below had credentials, printed as ***: put them 
 /**
  * The flags a resume of this run must be given again, as its manifest recorded them (with ***): those
  * whose URL had credentials (src/run/manifest.ts redactedSettingKeys; a resume without them is refused).
+ * An environment server's URL is shown as a resume takes it: without a query, its credential in the
+ * userinfo where an older version recorded it in the query (src/envs/http/base-url.ts resumableBaseUrl).
  */
 function redactedFlags(runDir: string): string[] {
   if (!isRunFolder(runDir)) return [];
   const { settings } = readManifest(runDir);
+  const table = allRunOptions();
   return redactedSettingKeys(settings).flatMap((k) => {
     const v = settings[k];
-    return [`--${kebabCase(k)}`, shellWord(Array.isArray(v) ? v.join(',') : String(v))];
+    const flag = kebabCase(k);
+    const value = Array.isArray(v) ? v.join(',') : String(v);
+    return [`--${flag}`, shellWord(table[flag]?.envBaseUrl ? resumableBaseUrl(value).url : value)];
   });
 }
 

@@ -6,7 +6,12 @@
 // built (env play, the library API). The model's --base-url is not one of these: it keeps its query
 // (src/llm/endpoints.ts).
 import { UserError } from '../../errors.js';
-import { REDACTED, redactBadUrl } from '../../util/redact.js';
+import { REDACTED, holdsRedactedCredentials, redactBadUrl } from '../../util/redact.js';
+
+const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
+
+/** The URLs of a flag's value: one URL, or a comma-separated pool of them, each trimmed (src/envs/pool.ts splitUrlList). */
+const poolUrls = (value: string): string[] => (value.includes(',') ? value.split(',').map((u) => u.trim()) : [value]);
 
 /**
  * Throws a UserError naming `flag` when `url` holds a "?" or "#". The message shows the URL up to that
@@ -17,7 +22,7 @@ export function refuseUrlQuery(url: string, flag: string): void {
   if (at < 0) return;
   // A "?" or "#" before an "@" with no "/" between the scheme and it may be inside a password: then
   // neither the userinfo nor anything after the host is shown.
-  const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(url)?.[0] ?? '';
+  const scheme = SCHEME.exec(url)?.[0] ?? '';
   const userinfoEnd = url.lastIndexOf('@');
   const inPassword = userinfoEnd > at && !url.slice(scheme.length, userinfoEnd).includes('/');
   const shown = inPassword
@@ -28,12 +33,32 @@ export function refuseUrlQuery(url: string, flag: string): void {
   );
 }
 
-/**
- * refuseUrlQuery for each URL of a flag's value: one URL, or a comma-separated pool of them, each
- * trimmed (src/envs/pool.ts splitUrlList).
- */
+/** refuseUrlQuery for each URL of a flag's value (poolUrls). */
 export function refuseUrlQueries(value: string, flag: string): void {
-  for (const url of value.includes(',') ? value.split(',').map((u) => u.trim()) : [value]) refuseUrlQuery(url, flag);
+  for (const url of poolUrls(value)) refuseUrlQuery(url, flag);
+}
+
+/**
+ * A recorded environment server's URL (one, or a pool) as a resume can give it again (the resume
+ * command `run` prints): each URL without its query and fragment, refused now and never sent, and a
+ * credential that was in one, as versions before such URLs were refused recorded it ("?key=***"),
+ * shown where this server takes it, the userinfo ("***@", sent as Basic auth). `credentialsInQuery`:
+ * some URL's credential was in its query, not its userinfo (a resume without the flag is told to give
+ * it again without its query: src/run/resolve-runs.ts).
+ */
+export function resumableBaseUrl(recorded: string): { url: string; credentialsInQuery: boolean } {
+  if (recorded.search(/[?#]/) < 0) return { url: recorded, credentialsInQuery: false };
+  let credentialsInQuery = false;
+  const urls = poolUrls(recorded).map((url) => {
+    const at = url.search(/[?#]/);
+    if (at < 0) return url;
+    const base = url.slice(0, at);
+    if (!holdsRedactedCredentials(url) || holdsRedactedCredentials(base)) return base;
+    credentialsInQuery = true;
+    const scheme = SCHEME.exec(base)?.[0] ?? '';
+    return `${scheme}${REDACTED}@${base.slice(scheme.length)}`;
+  });
+  return { url: urls.join(','), credentialsInQuery };
 }
 
 /**

@@ -87,9 +87,11 @@ export function labellingSectionHtml(d: LabellingData): string {
   ].join('\n');
 }
 
+// The detail's column may be narrower than its content (minmax(0, 1fr): the note field and a long
+// token wrap or shrink, not widen the page); on a phone's window the list stands above the detail.
 export const LABEL_CSS = `
 #labelling:focus{outline:2px solid #4a7;outline-offset:4px}
-.label-ui{display:grid;grid-template-columns:minmax(14rem,22rem) 1fr;gap:1rem;align-items:start}
+.label-ui{display:grid;grid-template-columns:minmax(14rem,22rem) minmax(0,1fr);gap:1rem;align-items:start}
 #label-list{max-height:70vh;overflow:auto;overflow-anchor:none;margin:0;padding-left:2.5rem;font-size:.85rem}
 #label-list li{cursor:pointer;padding:.1rem .3rem;border-radius:3px;line-height:1.45;height:calc(1.45em + .2rem)}
 #label-list li.spacer{list-style:none;padding:0;height:0}
@@ -99,11 +101,13 @@ export const LABEL_CSS = `
 #label-list li.current{background:#dde8ff}
 #label-list li .lab{color:#666}
 #label-list li.done .lab{color:#175c2a;font-weight:600}
-#label-detail pre{white-space:pre-wrap;max-height:50vh;overflow:auto;background:#f6f6f6;padding:.5rem}
-.label-buttons button{margin:.15rem;display:block}
+#label-detail pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:50vh;overflow:auto;background:#f6f6f6;padding:.5rem}
+#label-detail input{max-width:100%}
+.label-buttons button{margin:.15rem;display:block;max-width:100%;text-align:left;overflow-wrap:anywhere}
 .label-buttons button[aria-pressed="true"]{background:#175c2a;color:#fff}
 .label-buttons button:disabled{opacity:.45}
 .label-categories{font-size:.85rem}
+@media (max-width:640px){.label-ui{grid-template-columns:minmax(0,1fr)}#label-list{max-height:40vh}}
 `;
 
 /** The labelling script (plain ES2017; every text from the data goes through textContent). */
