@@ -199,7 +199,8 @@ describe('lazy command loading', () => {
       const r = await loaded([...args, '--cache', 'off', '--results-dir', path.join(tmp, 'results-plain')], path.join(tmp, 'cache-plain'));
       expect(r.code, r.stderr).toBe(0);
       expect(r.modules.some((m) => /\/run\/execute\.(js|ts)$/.test(m))).toBe(true);
-      const occasional = /\/(src|dist)\/(run\/(from-bundle|bundle|bundle-select|dry-run|dry-run-estimate|window-check|combination-run)|util\/tar|report\/(load|run-status|episode-reader)|cli\/commands\/bundle)\.(js|ts)$/;
+      const occasional =
+        /\/(src|dist)\/(run\/(from-bundle|bundle|bundle-select|dry-run|dry-run-estimate|window-check|combination-run)|util\/tar|report\/(load|run-status|episode-reader)|cli\/commands\/bundle)\.(js|ts)$/;
       expect(r.modules.filter((m) => occasional.test(m))).toEqual([]);
     } finally {
       await model.close();
