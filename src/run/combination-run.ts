@@ -6,7 +6,6 @@ import { UserError } from '../errors.js';
 import type { Benchmark, DerivedMethod, StoredEpisode } from '../benchmarks/types.js';
 import { executeRun } from './execute.js';
 import { resultsDirOf, checkResultsDir, ensureResultsDir } from './results-dir.js';
-import { runBenchmark } from './episode-plan.js';
 import { errorCauses, type RunResult } from './run-result.js';
 import type { RunDeps, RunIO } from './run-deps.js';
 import { checkedManifestText, instantSession, newManifest, recordableSettings } from './manifest.js';
@@ -19,6 +18,7 @@ import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
+import { derivedMethodOf } from './derived-method.js';
 import { IdentityMemo } from '../util/identity-memo.js';
 import { costFree, costKnown, type PriceStatus } from './meter.js';
 
@@ -50,20 +50,6 @@ function recordedSettings(bench: Benchmark, settings: Settings, given: readonly 
     else out[key] = v;
   }
   return out;
-}
-
-/**
- * The derived method a run names, with the benchmark's options for the run (parsed once, what its
- * hooks receive), or null when --method names an ordinary method.
- */
-export function derivedMethodOf(
-  run: Settings | RunConfig,
-  deps: Pick<RunDeps, 'getBenchmark'>,
-): { bench: Benchmark; derived: DerivedMethod<unknown>; options: unknown } | null {
-  const cfg = runConfigOf(run);
-  const { benchmark: bench, options } = runBenchmark(cfg, deps);
-  const derived = bench.derivedMethods?.[cfg.method ?? bench.defaultMethod];
-  return derived ? { bench, derived, options } : null;
 }
 
 function stored(r: EpisodeRecord): StoredEpisode {

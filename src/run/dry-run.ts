@@ -12,7 +12,7 @@ import { thousands as num } from '../util/numbers.js';
 import type { CompletionModel, CompletionRequest } from '../llm/types.js';
 import type { Env } from '../envs/types.js';
 import type { Item } from '../benchmarks/types.js';
-import { derivedMethodOf } from './combination-run.js';
+import { derivedMethodOf } from './derived-method.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { manifestIfAny, readRecords } from '../runlog/store.js';

@@ -189,6 +189,24 @@ describe('lazy command loading', () => {
     expect(heavyIn(r.modules).some((m) => /\/node_modules\/better-sqlite3\//.test(m))).toBe(true);
   });
 
+  // A plain run loads neither what --from-bundle, --dry-run and derived methods run on nor the report's reading of run folders:
+  // each is imported when asked for (src/cli/commands/run.ts), so the first request does not wait for
+  // their code to be compiled (bench/results-start.md).
+  it('a plain run loads no bundle, dry-run, combination or report-folder code', async () => {
+    const model = await startOpenAIServer({ respond: scriptedRespond });
+    try {
+      const args = ['run', '--task', 'fever', '--method', 'cot', '--limit', '1', '--base-url', model.baseURL, '--model', 'm'];
+      const r = await loaded([...args, '--cache', 'off', '--results-dir', path.join(tmp, 'results-plain')], path.join(tmp, 'cache-plain'));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.modules.some((m) => /\/run\/execute\.(js|ts)$/.test(m))).toBe(true);
+      const occasional =
+        /\/(src|dist)\/(run\/(from-bundle|bundle|bundle-select|dry-run|dry-run-estimate|window-check|combination-run)|util\/tar|report\/(load|run-status|episode-reader)|cli\/commands\/bundle)\.(js|ts)$/;
+      expect(r.modules.filter((m) => occasional.test(m))).toEqual([]);
+    } finally {
+      await model.close();
+    }
+  });
+
   // Built-ins a run needs only now and then (src/util/lazy-builtins.ts, the yargs stand-in in
   // scripts/bundle-cli.mjs) and the Wikipedia snapshot builder (readline, worker_threads) would load in
   // front of the first request for nothing (bench/results-start.md). Checked on the compiled bundle, what

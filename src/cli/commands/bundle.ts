@@ -2,7 +2,7 @@
 // run.ts): publishable runs that anyone re-runs offline, byte for byte (README "Publishable runs and exports").
 import { JsonFields } from '../../util/json-fields.js';
 import path from 'node:path';
-import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { UserError } from '../../errors.js';
 import { packBundle } from '../../run/bundle.js';
@@ -58,13 +58,6 @@ export const bundleCommand: CommandModule = {
         `${countOf(env, 'environment call')}; ${bytesText(r.bytes)}, sha256 ${r.sha256}\n`,
     );
   },
-};
-
-/** The `run` flag that dispatches here (run.ts declares it with this spec). */
-export const FROM_BUNDLE_OPTION: Options = {
-  type: 'string',
-  describe:
-    'Re-run the runs of a bundle (react-repro bundle) with no model and no environment server, and check they are identical; only --results-dir goes with it',
 };
 
 /** `run` flags of the invocation itself that make no sense with --from-bundle (the bundle has the settings). */

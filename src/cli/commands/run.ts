@@ -4,13 +4,13 @@
 // retries them, SIGTERM stops like Ctrl-C, and bad or conflicting flags are one-line errors.
 import { JsonFields } from '../../util/json-fields.js';
 import path from 'node:path';
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
 import { isUserFacing, UserError } from '../../errors.js';
 import { defaultResultsDir } from '../../paths.js';
 import type { OptionTable } from '../../options.js';
 import { allRunOptions, pricesOf, realDeps } from '../../run/deps.js';
 import { executeRun, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
-import { derivedMethodOf, executeCombination } from '../../run/combination-run.js';
+import { derivedMethodOf } from '../../run/derived-method.js';
 import { type Settings } from '../../run/experiment.js';
 import { withoutDefaults } from '../../run/options.js';
 import { isRunFolder, readManifest } from '../../runlog/store.js';
@@ -20,12 +20,10 @@ import { statusText, type Spend } from '../../runlog/schema.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 import { CircuitOpenError, DEFAULT_MAX_CONSECUTIVE_FAILURES, sideName } from '../../run/breaker.js';
 import { Budget, requireKnownPrices } from '../../run/budget.js';
-import { dryRunLines, dryRunTotalLines, planDryRun } from '../../run/dry-run.js';
 import { scoresText } from '../scores.js';
 import { moneyText, runCostStandings, runTokenStandings, spendText, spendTokensText } from '../../run/meter.js';
 import { tokensText } from '../../util/money.js';
 import { yargsOptions } from '../yargs-options.js';
-import { FROM_BUNDLE_OPTION, runFromBundleCommand } from './bundle.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { REDACTED, redactUrlsIn } from '../../util/redact.js';
 import { resumableBaseUrl } from '../../envs/http/base-url.js';
@@ -49,6 +47,13 @@ export const EXIT = {
   sigint: 130,
   sigterm: 143,
 } as const;
+
+/** The flag that hands the command to the bundle's re-run (commands/bundle.ts runFromBundleCommand). */
+const FROM_BUNDLE_OPTION: Options = {
+  type: 'string',
+  describe:
+    'Re-run the runs of a bundle (react-repro bundle) with no model and no environment server, and check they are identical; only --results-dir goes with it',
+};
 
 /** Flags of this invocation only: never settings of a run (not in manifests or experiment files). */
 export const sessionOptions: OptionTable = {
@@ -100,7 +105,9 @@ export async function runAll(runs: (Settings | RunConfig)[], deps: RunDeps, io: 
   const results: RunResult[] = [];
   for (const [i, settings] of runs.entries()) {
     const runIo = runs.length > 1 ? { ...io, position: { k: i + 1, n: runs.length } } : io;
-    const res = derivedMethodOf(settings, deps) ? await executeCombination(settings, deps, runIo) : await executeRun(settings, deps, runIo);
+    const res = derivedMethodOf(settings, deps)
+      ? await (await import('../../run/combination-run.js')).executeCombination(settings, deps, runIo)
+      : await executeRun(settings, deps, runIo);
     results.push(res);
     out(resultLine(res));
     if (res.fatal || res.status === 'interrupted') break;
@@ -368,13 +375,14 @@ export const runCommand: CommandModule = {
       ),
   handler: async (argv: ArgumentsCamelCase) => {
     const raw = argv as Record<string, unknown>;
-    if (raw.fromBundle !== undefined) return runFromBundleCommand(raw);
+    if (raw.fromBundle !== undefined) return (await import('./bundle.js')).runFromBundleCommand(raw);
     checkRepeatedFlags(process.argv.slice(2), { ...allRunOptions(), ...sessionOptions });
     checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });
     const session = sessionFlags(raw);
     const runs = resolveRunConfigs(raw, (l) => process.stderr.write(`react-repro: ${l}\n`));
     if (session.maxCost !== undefined) requireKnownPrices(runs.map((r) => pricesOf(r.model)));
     if (session.dryRun) {
+      const { dryRunLines, dryRunTotalLines, planDryRun } = await import('../../run/dry-run.js');
       const plans = [];
       for (const s of runs) {
         const plan = await planDryRun(s, realDeps);
