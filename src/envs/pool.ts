@@ -20,7 +20,7 @@ import type { Env, EnvCallOptions, ResetResult, StepResult } from './types.js';
 import { FatalRunError, InfraError, UserError, errorMessage } from '../errors.js';
 import type { Item } from '../benchmarks/types.js';
 import { redactBadUrl, redactUrl } from '../util/redact.js';
-import { refuseUrlQueries } from './http/base-url.js';
+import { poolUrls, refuseUrlQueries } from './http/base-url.js';
 
 /**
  * Thrown into an episode whose server left the pool mid-episode: the runner starts the episode again
@@ -43,7 +43,7 @@ export function isEnvRestart(e: unknown): e is EnvRestart {
  */
 export function splitUrlList(value: string, flag: string): string[] {
   refuseUrlQueries(value, flag);
-  const urls = value.split(',').map((u) => u.trim());
+  const urls = poolUrls(value);
   if (urls.some((u) => u === '')) throw new UserError(`${flag} ${value.split(',').map(redactBadUrl).join(',')}: an empty entry in the comma-separated list of URLs`);
   const seen = new Set<string>();
   for (const u of urls) {

@@ -162,7 +162,7 @@ describe('closing lines', () => {
       expect(() => refuseUrlQueries(given('--env-url'), '--env-url')).not.toThrow();
       const lines = closingLines([result({ runId: 'r1', dir: runDir, status: 'interrupted', stoppedBy: 'SIGINT' })]);
       expect(lines.slice(-2)).toEqual([
-        'a URL below had credentials, printed as ***: put them back before running it',
+        "a URL below had credentials, printed as ***: put them back before running it (***@ stands for the URL's user:KEY@)",
         `resume with: ${resumeCommand(runDir, { retryErrors: false })}`,
       ]);
     } finally {
@@ -201,7 +201,9 @@ describe('closing lines of an experiment file', () => {
     expect(c).toBe("react-repro run x --wiki-url 'http://***@h/w' '--env-url=http://***@e' --retry-errors");
     const lines = closingLines([interrupted('a')], { args: ['run', 'x', '--wiki-url', 'http://u:s3cret@h/w'], runs: ['t m', 't n'] });
     expect(lines.join('\n')).not.toContain('s3cret');
-    expect(lines.slice(-3, -2)).toEqual(['a URL below had credentials, printed as ***: put them back before running it']);
+    expect(lines.slice(-3, -2)).toEqual([
+      "a URL below had credentials, printed as ***: put them back before running it (***@ stands for the URL's user:KEY@)",
+    ]);
     const q = invocationCommand(['run', 'x', '--base-url', 'http://h/v1?api-version=1&api-key=s3cret'], { retryErrors: false });
     expect(q).toBe("react-repro run x --base-url 'http://h/v1?api-version=1&api-key=***'");
     expect(invocationCommand(['run', 'x', '--base-url', 'http://h/v1?api-version=1'], { retryErrors: false })).toBe(

@@ -4,7 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
-import { cleanEnv, holdCompletions, readLines, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
+import {
+  cleanEnv,
+  heldBeforeExit,
+  holdCompletions,
+  readLines,
+  runCli,
+  runDirs,
+  scriptedRespond,
+  startCli,
+  waitForLines,
+} from '../run/cli-helpers.js';
 
 let tmp: string;
 let srv: OpenAIServer;
@@ -114,7 +124,7 @@ describe('run (single-completion methods)', () => {
       const killed = path.join(tmp, 'killed');
       const { child, done } = startCli([...args, '--concurrency', '1', '--results-dir', killed], { cwd: tmp });
       // One episode at a time: with the third call held, two episodes are recorded; then SIGKILL.
-      await held.reached;
+      await heldBeforeExit(held.reached, done);
       const [dir] = runDirs(killed);
       await waitForLines(path.join(killed, dir, 'episodes.jsonl'), 2);
       child.kill('SIGKILL');
@@ -169,7 +179,7 @@ describe('run (single-completion methods)', () => {
         ],
         { cwd: tmp },
       );
-      await held.reached;
+      await heldBeforeExit(held.reached, done);
       const [dir] = runDirs(results);
       await waitForLines(path.join(results, dir, 'episodes.jsonl'), 2);
       child.kill('SIGINT');

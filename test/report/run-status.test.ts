@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from '../servers/openai-server.js';
-import { holdCompletions, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
+import { heldBeforeExit, holdCompletions, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
 import { missingRecords, runStatus } from '../../src/report/run-status.js';
 import { lockState, processStartTime } from '../../src/run/lock.js';
 import { qaRecords, writeRun } from './run-folders.js';
@@ -107,7 +107,7 @@ describe('run status from the run record', () => {
         ],
         { cwd: tmp },
       );
-      await held.reached;
+      await heldBeforeExit(held.reached, done);
       const [dir] = runDirs(results);
       await waitForLines(path.join(results, dir, 'episodes.jsonl'), 2);
       child.kill('SIGKILL');

@@ -64,6 +64,23 @@ export function holdCompletions(
   };
 }
 
+/**
+ * Resolves when the held call has reached the server (holdCompletions' `reached`); fails with the CLI's
+ * own output if it exits first (a bad flag, a crash), rather than waiting out the test's timeout.
+ */
+export function heldBeforeExit(reached: Promise<void>, done: Promise<CliResult>): Promise<void> {
+  let isReached = false;
+  const held = reached.then(() => {
+    isReached = true;
+  });
+  // Settles with the run's exit whatever happened; rejects only when the run ended first (no stray rejection).
+  const exited = done.then((r) => {
+    if (!isReached)
+      throw new Error(`the run exited (${r.code ?? r.signal}) before its held call reached the server: ${r.stderr.slice(-2000)}`);
+  });
+  return Promise.race([held, exited]);
+}
+
 /** Polls until the file has at least n complete lines. */
 export async function waitForLines(file: string, n: number, timeoutMs = 30_000): Promise<void> {
   const t0 = Date.now();

@@ -106,7 +106,8 @@ export async function runAll(runs: (Settings | RunConfig)[], deps: RunDeps, io: 
   for (const [i, settings] of runs.entries()) {
     const runIo = runs.length > 1 ? { ...io, position: { k: i + 1, n: runs.length } } : io;
     const res = derivedMethodOf(settings, deps)
-      ? await (await import('../../run/combination-run.js')).executeCombination(settings, deps, runIo)
+      ? // loaded only for a derived method: a plain run does not load its code (test/package/lazy-cli.test.ts)
+        await (await import('../../run/combination-run.js')).executeCombination(settings, deps, runIo)
       : await executeRun(settings, deps, runIo);
     results.push(res);
     out(resultLine(res));
@@ -122,6 +123,8 @@ export function shellWord(s: string): string {
 
 /** Printed above a command that holds a URL whose credentials are shown as ***. */
 const CREDENTIALS_NOTE = 'a URL below had credentials, printed as ***: put them back before running it';
+/** Added where a userinfo is printed as ***@: how it goes back (a key once in a query goes there too). */
+const USERINFO_HINT = " (***@ stands for the URL's user:KEY@)";
 
 /**
  * The flags a resume of this run must be given again, as its manifest recorded them (with ***): those
@@ -259,7 +262,8 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
     if (withErrors.some((r) => r.retryRuns?.length))
       lines.push("the combination errors are its base runs' errors: retry those, then run the combination again");
     // above every command, so it stands above the one it is about (URL credentials are printed as ***)
-    if (cmds.some((c) => c.includes(REDACTED))) lines.push(CREDENTIALS_NOTE);
+    if (cmds.some((c) => c.includes(REDACTED)))
+      lines.push(CREDENTIALS_NOTE + (cmds.some((c) => c.includes(`://${REDACTED}@`)) ? USERINFO_HINT : ''));
     for (const c of cmds.slice(0, -1)) lines.push(`${what} with: ${c}`);
     lines.push(...notReached);
     lines.push(`${what} with: ${cmds.at(-1)}`);
@@ -375,6 +379,7 @@ export const runCommand: CommandModule = {
       ),
   handler: async (argv: ArgumentsCamelCase) => {
     const raw = argv as Record<string, unknown>;
+    // The bundle command's and the dry run's code load only when asked for (test/package/lazy-cli.test.ts).
     if (raw.fromBundle !== undefined) return (await import('./bundle.js')).runFromBundleCommand(raw);
     checkRepeatedFlags(process.argv.slice(2), { ...allRunOptions(), ...sessionOptions });
     checkNumberFlags(raw, { ...allRunOptions(), ...sessionOptions });

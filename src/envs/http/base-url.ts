@@ -11,7 +11,7 @@ import { REDACTED, holdsRedactedCredentials, redactBadUrl } from '../../util/red
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 
 /** The URLs of a flag's value: one URL, or a comma-separated pool of them, each trimmed (src/envs/pool.ts splitUrlList). */
-const poolUrls = (value: string): string[] => (value.includes(',') ? value.split(',').map((u) => u.trim()) : [value]);
+export const poolUrls = (value: string): string[] => (value.includes(',') ? value.split(',').map((u) => u.trim()) : [value]);
 
 /**
  * Throws a UserError naming `flag` when `url` holds a "?" or "#". The message shows the URL up to that

@@ -140,8 +140,12 @@ describe('ALFWorld adapter errors', () => {
     const { handle } = handleFor(srv.url, { envTimeout: 600 });
     srv.enqueueFault({ route: 'step', kind: 'hang' });
     const ac = new AbortController();
+    const steps = () => srv.requests.filter((r) => r.path === '/step').length;
+    const before = steps();
     const model = new ScriptedModel(() => {
-      setTimeout(() => ac.abort(new Error('interrupted')), 50);
+      // Aborted once the step is hanging at the server: a fixed delay could abort before it was sent.
+      const abortWhenHanging = () => (steps() > before ? ac.abort(new Error('interrupted')) : setTimeout(abortWhenHanging, 5));
+      abortWhenHanging();
       return ' look';
     });
     const run = bench
