@@ -53,7 +53,8 @@ export const commandTable: CommandEntry[] = [
     command: 'merge <dirs..>',
     describe: 'Merge the shard runs (--shard K/N) of one configuration into one run folder',
     load: async () => (await import('./commands/merge.js')).mergeCommand,
-    needsBenchmarks: never,
+    // The retry command it prints names a run's flags as the run command takes them (their option specs).
+    needsBenchmarks: always,
   },
   {
     name: 'data',
