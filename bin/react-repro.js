@@ -25,16 +25,16 @@ const compiledFromFile = path.join(dist, 'cli-bundle', 'compiled-from.json');
 let newestCompiled = 0;
 
 /**
- * The src/**.ts files (not .d.ts), relative to src/, or undefined without src/ (an installed package);
- * `newestFolder` gets the latest modification time of src/ and its folders (a file added, removed or
- * renamed in a folder changes that folder's). Walked one folder at a time: fs.readdirSync's
- * `recursive` option took 9–15 ms for these ~230 entries here, this walk ~1.5 ms (bench/results-start.md).
+ * The src/**.ts files (not .d.ts), relative to src/, and the latest modification time of src/ and its
+ * folders (a file added, removed or renamed in a folder changes that folder's); undefined without src/
+ * (an installed package). Walked one folder at a time: fs.readdirSync's `recursive` option took 9–15 ms
+ * for these ~230 entries here, this walk ~1.5 ms (bench/results-start.md).
  */
-let newestFolder = 0;
 function sourceFiles() {
   const files = [];
+  let newestFolderMs = 0;
   const walk = (dir, rel) => {
-    newestFolder = Math.max(newestFolder, fs.statSync(dir).mtimeMs);
+    newestFolderMs = Math.max(newestFolderMs, fs.statSync(dir).mtimeMs);
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       if (e.isDirectory()) walk(path.join(dir, e.name), rel + e.name + path.sep);
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) files.push(rel + e.name);
@@ -45,7 +45,7 @@ function sourceFiles() {
   } catch {
     return undefined;
   }
-  return files;
+  return { files, newestFolderMs };
 }
 
 /**
@@ -55,20 +55,20 @@ function sourceFiles() {
  * joins for dist/: about half of the full check's ~25 ms (bench/results-start.md). Anything else
  * (no record of the build, an edit, a file added or renamed) is left to the full check.
  */
-function bundleBuiltFromSources(sources) {
+function bundleBuiltFromSources({ files, newestFolderMs }) {
   let compiledFromMs;
   try {
     compiledFromMs = JSON.parse(fs.readFileSync(compiledFromFile, 'utf8')).compiledFromMs;
   } catch {
     return false;
   }
-  if (typeof compiledFromMs !== 'number' || newestFolder > compiledFromMs) return false;
+  if (typeof compiledFromMs !== 'number' || newestFolderMs > compiledFromMs) return false;
   const bundle = fs.statSync(bundleMain, { throwIfNoEntry: false });
   const compiled = fs.statSync(distMain, { throwIfNoEntry: false });
   // The bundle is written after the files it is made of: a record later than it is not this build's.
   if (!bundle || !compiled || compiled.mtimeMs > bundle.mtimeMs || compiledFromMs > bundle.mtimeMs) return false;
   const prefix = src + path.sep;
-  for (const rel of sources) {
+  for (const rel of files) {
     // a name that is not a file (an editor's lock link to nowhere, `.#x.ts`) is the full check's to judge
     const st = fs.statSync(prefix + rel, { throwIfNoEntry: false });
     if (!st || st.mtimeMs > compiledFromMs) return false;
@@ -81,7 +81,7 @@ function distIsCurrent() {
   const sources = sourceFiles();
   if (sources === undefined) return true; // an installed package ships dist/ only
   if (bundleBuiltFromSources(sources)) return true;
-  for (const rel of sources) {
+  for (const rel of sources.files) {
     const out = fs.statSync(path.join(dist, rel.slice(0, -3) + '.js'), { throwIfNoEntry: false });
     if (!out || out.mtimeMs < fs.statSync(path.join(src, rel)).mtimeMs) return false;
     newestCompiled = Math.max(newestCompiled, out.mtimeMs);

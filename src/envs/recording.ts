@@ -114,8 +114,12 @@ export class ReplayDivergence extends FatalRunError {
 
 /** A string as it may be quoted in a one-line message. */
 export function quote(s: string, max = 80): string {
-  const q = JSON.stringify(s.length > max ? s.slice(0, max) + '…' : s);
-  return q;
+  return JSON.stringify(clip(s, max));
+}
+
+/** `s` cut to `max` characters, with "…" where it was cut. */
+export function clip(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max) + '…' : s;
 }
 
 /** Where one episode's replay stands: shared by its environment and its model calls (src/run/from-bundle.ts). */

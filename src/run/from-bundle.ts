@@ -19,7 +19,7 @@ import { FatalRunError, UserError, errorMessage } from '../errors.js';
 import { cacheKey } from '../llm/cache/key.js';
 import type { CompletionModel, CompletionRequest, CompletionResult } from '../llm/types.js';
 import type { Method, MethodContext } from '../methods/types.js';
-import { quote, replayEnvHandle, ReplayDivergence, reviveError, type EnvEvent, type EpisodeCursor } from '../envs/recording.js';
+import { clip, quote, replayEnvHandle, ReplayDivergence, reviveError, type EnvEvent, type EpisodeCursor } from '../envs/recording.js';
 import { defaultResultsDir } from '../paths.js';
 import { bundleCacheEntries, memberText, NONDETERMINISTIC_FIELDS, openBundle, type CacheEntry, type OpenedBundle } from './bundle.js';
 import { executeRun } from './execute.js';
@@ -325,9 +325,7 @@ export function compareEpisodes(bundled: string, rerun: string, where: { bundled
   // A text quoted, any other value as its JSON: the number 1 and the text "1" do not read alike.
   const show = (v: unknown) => {
     if (v === undefined) return '(absent)';
-    if (typeof v === 'string') return quote(v, 60);
-    const json = JSON.stringify(v);
-    return json.length > 60 ? json.slice(0, 60) + '…' : json;
+    return typeof v === 'string' ? quote(v, 60) : clip(JSON.stringify(v), 60);
   };
   for (const [idx, x] of a) {
     const y = b.get(idx);

@@ -213,8 +213,11 @@ function anyEncodingOfChar(ch: string): string {
   return `(?:${bytes.replace(/[A-F]/g, hexDigit)}|${literal})`;
 }
 
-/** Each secret's pattern, built once: a run matches the same few keys in every completion (src/llm/cache/store.ts). */
-const patterns = new Map<string, RegExp>();
+/**
+ * Each secret's pattern, built once: a run matches the same few keys in every completion
+ * (src/llm/cache/store.ts); null for a secret no pattern can be run for (replaceSecretValues).
+ */
+const patterns = new Map<string, RegExp | null>();
 
 /**
  * A pattern that finds `secret` however a server percent-encoded it: each character other than a letter
@@ -222,9 +225,9 @@ const patterns = new Map<string, RegExp>();
  * (which keeps "/"), lowercase hex, any mix. Linear in the secret: one group per character, no
  * repetition; its characters are taken literally.
  */
-function anyEncodingOf(secret: string): RegExp {
+function anyEncodingOf(secret: string): RegExp | null {
   let pattern = patterns.get(secret);
-  if (!pattern) patterns.set(secret, (pattern = new RegExp([...secret].map(anyEncodingOfChar).join(''), 'g')));
+  if (pattern === undefined) patterns.set(secret, (pattern = new RegExp([...secret].map(anyEncodingOfChar).join(''), 'g')));
   return pattern;
 }
 
@@ -247,12 +250,18 @@ export function replaceSecretValues(text: string, secrets: readonly string[], re
   let out = text;
   for (const s of [...new Set(secrets)].filter(Boolean).sort((a, b) => b.length - a.length)) {
     try {
-      out = out.replace(anyEncodingOf(s), () => replacement);
+      const pattern = anyEncodingOf(s);
+      if (pattern) {
+        out = out.replace(pattern, () => replacement);
+        continue;
+      }
     } catch {
       // a key of thousands of characters is past V8's pattern limits, met when the pattern is first
-      // run (its error would quote the key): the forms a pattern is not needed for
-      for (const f of plainForms(s)) out = out.split(f).join(replacement);
+      // run (its error would quote the key): remembered, so later texts do not try it again
+      patterns.set(s, null);
     }
+    // the forms a pattern is not needed for
+    for (const f of plainForms(s)) out = out.split(f).join(replacement);
   }
   return out;
 }
