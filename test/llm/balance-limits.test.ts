@@ -39,15 +39,25 @@ describe('balancing over several base URLs', () => {
     const { model } = await modelOn([slow.baseURL, fast.baseURL], { balance: 'least-busy' });
     // The first request occupies the slow server; the rest, sent one after another while it is busy,
     // all go to the fast one (0 in flight there vs 1).
-    const first = model.complete(req('q0'));
-    const rest: string[] = [];
-    for (let i = 1; i <= 4; i++) rest.push((await model.complete(req(`q${i}`))).choices[0].text);
-    answer();
-    expect((await first).choices[0].text).toBe(' slow');
-    expect(rest).toEqual([' fast', ' fast', ' fast', ' fast']);
-    await model.close();
-    await slow.close();
-    await fast.close();
+    try {
+      const first = model.complete(req('q0'));
+      const rest: string[] = [];
+      // A request sent to the busy slow server would wait for ever: bounded, to fail with a message.
+      const orStuck = <T>(p: Promise<T>, what: string) =>
+        Promise.race([
+          p,
+          new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} waited on the slow server`)), 10_000).unref()),
+        ]);
+      for (let i = 1; i <= 4; i++) rest.push((await orStuck(model.complete(req(`q${i}`)), `q${i}`)).choices[0].text);
+      answer();
+      expect((await first).choices[0].text).toBe(' slow');
+      expect(rest).toEqual([' fast', ' fast', ' fast', ' fast']);
+    } finally {
+      answer();
+      await model.close();
+      await slow.close();
+      await fast.close();
+    }
   });
 
   it('least-busy spreads concurrent requests evenly', async () => {

@@ -1,6 +1,6 @@
 // Our retry policy against every fault class of the test server. A virtual clock makes backoff instant
 // and records each requested wait.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FatalRunError, InfraError } from '../../src/errors.js';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from '../../src/util/backoff.js';
 import { VirtualClock } from '../../src/util/clock.js';
@@ -153,7 +153,7 @@ describe('bounded attempts', () => {
     srv.enqueueFaults({ kind: 'delay', ms: 1000 });
     const p = model.complete(req('q'), { signal: ac.signal }).catch((x) => x);
     // Stopped once the request is at the server (a fixed wait might stop it before it was sent).
-    while (srv.completionRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(srv.completionRequests()).toHaveLength(1), { timeout: 10_000, interval: 5 });
     ac.abort();
     const e = await p;
     expect(e).toBeInstanceOf(Error);

@@ -108,7 +108,7 @@ describe('bin/react-repro.js entry point', () => {
     expect((await runBin(root, { REACT_REPRO_ENTRY: 'dist' })).stdout).toBe('dist a b');
   });
 
-  it("with the bundle step's record of its build, a source and folder no newer than it run the bundle on one stat a source", async () => {
+  it("with the bundle step's record of its build, the bundle runs while no source or folder is newer than it; anything else goes to the full check", async () => {
     const root = miniPackage('recorded', { bundle: true });
     fs.writeFileSync(path.join(root, 'dist/cli-bundle/compiled-from.json'), JSON.stringify({ compiledFromMs: (T + 10) * 1000 }));
     const sources = ['src/cli/main.ts', 'src/util/x.ts'];

@@ -55,10 +55,10 @@ describe.skipIf(chromiumSkipReason !== null)('the HTML report on a narrow window
   async function open(width: number): Promise<Page> {
     const page = await openReport(browser, file, { width, height: 800 }, errors);
     await page.waitForSelector('#labelling[data-ready="1"]');
-    await expect.poll(() => page.locator('#label-detail pre.label-trajectory').textContent()).toContain(TOKEN);
+    await expect.poll(() => page.locator('#label-detail pre.label-trajectory').textContent(), { timeout: 10_000 }).toContain(TOKEN);
     expect(await page.locator('#label-detail .kv .v').nth(1).textContent()).toContain(TOKEN);
     await page.fill('#filter-search', TOKEN);
-    await expect.poll(() => page.locator('#episode-count').getAttribute('data-count')).toBe('1');
+    await expect.poll(() => page.locator('#episode-count').getAttribute('data-count'), { timeout: 10_000 }).toBe('1');
     const ep = page.locator('details.episode').first();
     await ep.locator('summary').click();
     await ep.locator('ol.steps').waitFor();

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAlfworldBenchmark, createAlfworldEnvHandle } from '../../../src/benchmarks/alfworld/index.js';
 import { AlfworldClient } from '../../../src/benchmarks/alfworld/client.js';
 import { resolveEnvSettings } from '../../../src/benchmarks/alfworld/options.js';
@@ -144,8 +144,12 @@ describe('ALFWorld adapter errors', () => {
     const before = steps();
     const model = new ScriptedModel(() => {
       // Aborted once the step is hanging at the server: a fixed delay could abort before it was sent.
-      const abortWhenHanging = () => (steps() > before ? ac.abort(new Error('interrupted')) : setTimeout(abortWhenHanging, 5));
-      abortWhenHanging();
+      void vi
+        .waitFor(() => expect(steps()).toBeGreaterThan(before), { timeout: 30_000, interval: 5 })
+        .then(
+          () => ac.abort(new Error('interrupted')),
+          () => undefined, // never at the server: the race below says "still hanging"
+        );
       return ' look';
     });
     const run = bench
