@@ -16,11 +16,11 @@ import { summarizeRun, summaryCsv } from './summary.js';
 import { limitLinesOf } from './limit-outcomes.js';
 import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
-import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord } from '../runlog/schema.js';
+import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord, type Spend } from '../runlog/schema.js';
 import { runConfigOf, type RunConfig } from './config.js';
 import { derivedMethodOf } from './derived-method.js';
 import { IdentityMemo } from '../util/identity-memo.js';
-import { costFree, costKnown, type PriceStatus } from './meter.js';
+import { addSpend, costFree, costKnown, noSpend, type PriceStatus } from './meter.js';
 
 interface BaseRun {
   dir: string;
@@ -120,6 +120,8 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   const { bench, derived, options } = found;
   const name = derived.name;
   let bases: BaseRun[];
+  // What this command paid for its base runs (none with --from-runs): the combination makes no call.
+  let basesSpent: Spend | undefined;
   if (cfg.fromRuns !== undefined) {
     const given = cfg.fromRuns.map((d) => readBase(path.resolve(d)));
     bases = derived.bases.map((m) => given.filter((b) => b.manifest.method === m)).flatMap((xs) => (xs.length === 1 ? xs : []));
@@ -135,11 +137,14 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
       const res = await executeRun({ ...settings, method }, deps, io);
       if (res.status === 'failed' || res.status === 'interrupted') {
         const label = (m: string) => `${cfg.task} ${m}`;
-        return { ...res, notReached: [...derived.bases.slice(i + 1).map(label), label(name)] };
+        // The one result line printed: what this command spent on every base run it ran, this one included.
+        const spent = spentOn([...ran, res]);
+        return { ...res, notReached: [...derived.bases.slice(i + 1).map(label), label(name)], ...(spent ? { spent } : {}) };
       }
       ran.push(res);
     }
     bases = ran.map((r) => readBase(r.dir));
+    basesSpent = spentOn(ran);
   }
   const [m0] = bases.map((b) => b.manifest);
   for (const b of bases.slice(1)) {
@@ -230,7 +235,14 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     ...(retryRuns.length ? { retryRuns } : {}),
     // Its bases' price, for the result line: unknown when a base run's cost is not money.
     price,
+    ...(basesSpent ? { spent: basesSpent } : {}),
   };
+}
+
+/** The sum of what the base runs this command ran spent (src/run/meter.ts); undefined when none says. */
+function spentOn(results: readonly RunResult[]): Spend | undefined {
+  const spends = results.flatMap((r) => (r.spent ? [r.spent] : []));
+  return spends.length ? spends.reduce(addSpend, noSpend()) : undefined;
 }
 
 /**

@@ -9,10 +9,10 @@ import type { Method } from '../methods/types.js';
 import type { ContextOverflow } from '../methods/types.js';
 import { errorMessage } from '../errors.js';
 import type { RunStore } from '../runlog/store.js';
-import { usageUnknownCalls, type EpisodeRecord, type Spend } from '../runlog/schema.js';
+import type { EpisodeRecord, Spend } from '../runlog/schema.js';
 import { executeEpisodes, type ExecuteResult } from './runner.js';
 import { orderedRecords } from './summary.js';
-import { Progress } from './progress.js';
+import { countRecord, Progress, type ProgressState } from './progress.js';
 import { formatShard } from './shard.js';
 import { CircuitBreaker, DEFAULT_MAX_CONSECUTIVE_FAILURES } from './breaker.js';
 import { SpendMeter } from './meter.js';
@@ -111,21 +111,21 @@ export async function runEpisodesLeft(o: EpisodesLeft, io: RunIO): Promise<{ res
   return { res, spent: { ...spend.spent } };
 }
 
+/** The display of a run that starts from records already kept: counted as the ones it records. */
 function initialProgress(kept: EpisodeRecord[], total: number, primary: { key: string; label: string }, retries: number) {
-  const errorsBySource: Record<string, number> = {};
-  for (const r of kept) if (r.error) errorsBySource[r.error.source] = (errorsBySource[r.error.source] ?? 0) + 1;
-  const scored = kept.filter((r) => !r.error);
-  return {
-    done: kept.length,
+  const s: ProgressState = {
+    done: 0,
     total,
-    scored: scored.length,
+    scored: 0,
     metricLabel: primary.label,
-    metricValues: scored.map((r) => r.metrics?.[primary.key] ?? 0),
-    errors: kept.length - scored.length,
-    errorsBySource,
+    metricValues: [],
+    errors: 0,
+    errorsBySource: {},
     retries,
-    tokens: kept.reduce((a, r) => a + r.usage.total_tokens, 0),
-    cost: kept.reduce((a, r) => a + r.cost, 0),
-    usageUnknownCalls: kept.reduce((a, r) => a + usageUnknownCalls(r), 0),
+    tokens: 0,
+    cost: 0,
+    usageUnknownCalls: 0,
   };
+  for (const r of kept) countRecord(s, r, primary.key);
+  return s;
 }

@@ -77,6 +77,36 @@ export class PlainRenderer implements ProgressRenderer {
   }
 }
 
+/** What the progress display reads of an episode's record. */
+export interface ProgressRecord {
+  error: { source: string } | null;
+  metrics: Record<string, number | undefined>;
+  usage: { total_tokens: number };
+  cost: number;
+  usage_unknown_calls?: number;
+  outcome?: unknown;
+}
+
+/**
+ * Adds a recorded episode to the counters: one rule for the records a resumed run starts from and
+ * those it records, so every figure of the line (done, score, errors, limits, tokens) covers the run.
+ */
+export function countRecord(s: ProgressState, rec: ProgressRecord, primaryKey: string): void {
+  s.done++;
+  if (rec.error) {
+    s.errors++;
+    s.errorsBySource[rec.error.source] = (s.errorsBySource[rec.error.source] ?? 0) + 1;
+  } else {
+    s.scored++;
+    s.metricValues.push(rec.metrics[primaryKey] ?? 0);
+    // A model limit is an outcome, scored and counted (limit-outcomes.ts): shown as it happens.
+    if (isContextExceeded(rec)) s.counts = { ...s.counts, 'context exceeded': (s.counts?.['context exceeded'] ?? 0) + 1 };
+  }
+  s.tokens += rec.usage.total_tokens;
+  s.cost += rec.cost;
+  if (usageUnknownCalls(rec) > 0) s.usageUnknownCalls = (s.usageUnknownCalls ?? 0) + usageUnknownCalls(rec);
+}
+
 export class Progress {
   private readonly started = Date.now();
   private session = 0;
@@ -116,31 +146,8 @@ export class Progress {
   }
 
   /** An episode finished in this session and was recorded. */
-  record(
-    rec: {
-      error: { source: string } | null;
-      metrics: Record<string, number>;
-      usage: { total_tokens: number };
-      cost: number;
-      usage_unknown_calls?: number;
-      outcome?: unknown;
-    },
-    primaryKey: string,
-  ): void {
-    const s = this.state;
-    s.done++;
-    if (rec.error) {
-      s.errors++;
-      s.errorsBySource[rec.error.source] = (s.errorsBySource[rec.error.source] ?? 0) + 1;
-    } else {
-      s.scored++;
-      s.metricValues.push(rec.metrics[primaryKey] ?? 0);
-      // A model limit is an outcome, scored and counted (limit-outcomes.ts): shown as it happens.
-      if (isContextExceeded(rec)) s.counts = { ...s.counts, 'context exceeded': (s.counts?.['context exceeded'] ?? 0) + 1 };
-    }
-    s.tokens += rec.usage.total_tokens;
-    s.cost += rec.cost;
-    if (usageUnknownCalls(rec) > 0) s.usageUnknownCalls = (s.usageUnknownCalls ?? 0) + usageUnknownCalls(rec);
+  record(rec: ProgressRecord, primaryKey: string): void {
+    countRecord(this.state, rec, primaryKey);
     this.session++;
     this.render(false);
   }

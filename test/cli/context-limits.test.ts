@@ -284,6 +284,8 @@ describe('the single-call methods (Standard, CoT, CoT-SC) and max_tokens', () =>
         expect(again.code, again.stderr).toBe(0);
         expect(srv.completionRequests()).toHaveLength(calls);
         expect(again.stderr).not.toMatch(/recorded as errors/);
+        // The resumed run's progress line counts the outcomes it starts from, as its score does.
+        expect(again.stderr).toMatch(/ 5\/5 \(100%\) EM 0\.0 errors 0 retries 0 context exceeded 5 /);
       } finally {
         await srv.close();
       }

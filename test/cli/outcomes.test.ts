@@ -427,7 +427,8 @@ describe('--max-cost', () => {
     const sessionsUsd = (dir: string) =>
       JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).sessions.reduce((a: number, s: any) => a + s.spent.cost_usd, 0);
     const ref = path.join(tmp, 'combo-budget-ref');
-    expect((await runCli(['run', ...priced, '--results-dir', ref], { cwd: tmp, env: cleanEnv() })).code).toBe(0);
+    const whole = await runCli(['run', ...priced, '--results-dir', ref], { cwd: tmp, env: cleanEnv() });
+    expect(whole.code).toBe(0);
     const base = (dir: string, method: string) =>
       path.join(
         dir,
@@ -435,6 +436,10 @@ describe('--max-cost', () => {
       );
     const cotSc = sessionsUsd(base(ref, 'cot-sc'));
     const react = sessionsUsd(base(ref, 'react'));
+    // The one result line printed, the combination's, says what the command spent on its base runs.
+    expect(whole.stdout).toMatch(
+      new RegExp(`^hotpotqa-cot-sc-react-.*; this command spent [0-9,]+ tokens, \\$${(cotSc + react).toFixed(4)} \\[complete\\]`, 'm'),
+    );
     // Enough for the CoT-SC run and about half of the ReAct run.
     const budget = (cotSc + react / 2).toFixed(6);
     const results = path.join(tmp, 'combo-budget');
@@ -446,6 +451,9 @@ describe('--max-cost', () => {
     expect(inAll, r.stderr).not.toBeNull();
     expect(Number(inAll![1])).toBeCloseTo(spent, 4);
     expect(Number(inAll![1])).toBeLessThanOrEqual(Number(budget));
+    // The one result line printed (the stopped base run's) gives the same figure: both base runs'.
+    expect(r.stdout).toContain(`this command spent`);
+    expect(/this command spent [0-9,]+ tokens, \$([0-9.]+) \[stopped \(max-cost\)\]/.exec(r.stdout)?.[1]).toBe(inAll![1]);
   }, 60_000);
 });
 

@@ -2,7 +2,7 @@
 // and one stored CoT-SC episode of the same example; no model calls. Both take k, the number of CoT-SC
 // samples used (Figure 2 sweeps k = 1..21 over the same stored samples).
 import type { CombinationName, Score, Task } from '../types.js';
-import { cotScAtN } from './cot-sc.js';
+import { storedMajority } from './cot-sc.js';
 import type { MajorityRule } from './options.js';
 
 export interface ReactSide {
@@ -61,9 +61,11 @@ function reactAnswer(react: ReactSide, answered: boolean): string | null {
 /**
  * Whether CoT-SC's majority is trusted (§5). paper: back off to ReAct when votes < n/2, i.e. trusted
  * when 2·votes ≥ n. author (docs/protocol.md §5, "use CoT majority if voted > n/2 times"): trusted when 2·votes > n.
- * The two differ only when n is even and votes = n/2.
+ * The two differ only when n is even and votes = n/2. No votes are never a majority (a CoT-SC episode
+ * that outgrew the context window has no samples: n = 0).
  */
 export function majorityTrusted(votes: number, n: number, rule: MajorityRule = 'paper'): boolean {
+  if (votes === 0) return false;
   return rule === 'paper' ? 2 * votes >= n : 2 * votes > n;
 }
 
@@ -83,7 +85,7 @@ function result(
 /** ReAct→CoT-SC: ReAct's answer, or the CoT-SC majority when ReAct gave none within the step limit. */
 export function reactThenCotSc(input: CombineInput, opts: CombineOptions = {}): CombinedOutcome {
   const k = input.k ?? input.cotSc.samples.length;
-  const m = cotScAtN(input.cotSc.samples, k);
+  const m = storedMajority(input.cotSc.samples, k);
   const answered = reactAnswered(input.react, opts.reactStepLimit);
   if (answered) return result('react-cot-sc', 'react', input.react.answer, input, k, m.votes, true);
   return result('react-cot-sc', 'cot-sc', m.answer, input, k, m.votes, false);
@@ -92,7 +94,7 @@ export function reactThenCotSc(input: CombineInput, opts: CombineOptions = {}): 
 /** CoT-SC→ReAct: the CoT-SC majority, or ReAct's answer when the majority is weak (see majorityTrusted). */
 export function cotScThenReact(input: CombineInput, opts: CombineOptions = {}): CombinedOutcome {
   const k = input.k ?? input.cotSc.samples.length;
-  const m = cotScAtN(input.cotSc.samples, k);
+  const m = storedMajority(input.cotSc.samples, k);
   const answered = reactAnswered(input.react, opts.reactStepLimit);
   if (majorityTrusted(m.votes, k, opts.rule ?? 'paper')) {
     return result('cot-sc-react', 'cot-sc', m.answer, input, k, m.votes, answered);

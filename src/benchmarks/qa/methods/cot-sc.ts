@@ -49,6 +49,15 @@ export function cotScAtN(samples: readonly (string | null)[], k: number = sample
   return { answer: samples[best[1].first], normalized: best[0], votes: best[1].votes, n: k, sampleIndex: best[1].first };
 }
 
+/**
+ * The majority over the first k of an episode's stored samples (the combinations, Figure 2): an episode
+ * with none, its prompt having outgrown the context window (record-fields.ts), has no votes at any k.
+ */
+export function storedMajority(samples: readonly (string | null)[], k: number = samples.length): MajorityResult {
+  if (samples.length === 0) return { answer: null, normalized: null, votes: 0, n: k, sampleIndex: -1 };
+  return cotScAtN(samples, k);
+}
+
 export class CotScMethod implements Method {
   readonly name = 'cot-sc' as const;
   readonly needsEnv = false;

@@ -2,7 +2,7 @@
 // (majority over the first k samples) and, when a ReAct run of the same questions is present, the two
 // combinations at each k. Only questions scored (no error) in every run used are counted, and n says
 // how many; a figure with no such question is not drawn (no NaN ever reaches a plot).
-import { cotScAtN } from '../methods/cot-sc.js';
+import { storedMajority } from '../methods/cot-sc.js';
 import { combine } from '../methods/combinations.js';
 import { scoreHotpotQA } from '../scoring.js';
 import { isQaTask, qaTask } from '../task-specs.js';
@@ -43,9 +43,12 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
   const out: Sweep[] = [];
   for (const c of runs) {
     if (c.manifest.method !== 'cot-sc' || c.manifest.kind === 'combination') continue;
-    const recs = c.records.filter((r) => !r.error && (samplesOf(r)?.length ?? 0) > 0);
-    if (recs.length === 0) continue;
-    const n = Math.min(...recs.map((r) => samplesOf(r)!.length));
+    // Every scored episode, those that outgrew the context window (no samples, no vote) included, as
+    // Table 1 scores them; k runs up to the fewest samples any other episode has.
+    const recs = c.records.filter((r) => !r.error && samplesOf(r) !== undefined);
+    const counts = recs.map((r) => samplesOf(r)!.length).filter((len) => len > 0);
+    if (counts.length === 0) continue;
+    const n = Math.min(...counts);
     if (n < 2) continue;
     const task = scorer(c.manifest.task);
     // The same comparable set of episodes (the report's cohort: benchmark, split, items, model), or
@@ -71,7 +74,7 @@ export function buildSweeps(runs: RunView[]): Sweep[] {
       let rc = 0;
       let cr = 0;
       for (const p of pairs) {
-        sc += task.score(cotScAtN(samplesOf(p.c)!, k).answer, gold(p.c)).em;
+        sc += task.score(storedMajority(samplesOf(p.c)!, k).answer, gold(p.c)).em;
         if (p.r) {
           const input = {
             react: { answer: p.r.answer, forcedFinish: qaRecordFields(p.r).forcedFinish, steps: p.r.steps },
