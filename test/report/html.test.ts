@@ -113,6 +113,12 @@ describe('renderHtmlReport', () => {
     expect(html).toMatch(/<script type="application\/json" id="report-data">/);
   });
 
+  it('puts the default Runs table in a section of its own, which scrolls sideways instead of the page (style.ts)', () => {
+    expect(html).toMatch(
+      /<section id="runs"><h2>Runs<\/h2>\n<section class="report-table" id="table-runs"><table class="runs">[^]*?<\/table><\/section>/,
+    );
+  });
+
   it('escapes every piece of run and model text', () => {
     // The only "<script" are ours; no payload tag appears unescaped anywhere.
     for (const p of [PAYLOAD_SCRIPT, PAYLOAD_IMG, PAYLOAD_CLOSE]) expect(html).not.toContain(p);

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import type { Fault, RecordedRequest, ServerCompletionRequest } from '../servers/openai-server.js';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,11 +24,24 @@ export function cleanEnv(extra: Record<string, string> = {}, cacheDir?: string):
   return { ...env, CI: 'true', ...extra };
 }
 
+/**
+ * The CLI children started by this file's tests and not yet exited. A test that fails before its own
+ * kill (a timed-out wait, an assertion) would leave its run alive, holding a test server's connection
+ * and a deleted folder; each is killed once its test ends.
+ */
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
 export function startCli(
   args: string[],
   opts: { cwd: string; env?: NodeJS.ProcessEnv },
 ): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [bin, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));

@@ -141,7 +141,8 @@ function runsTableHtml(runs: RunView[]): string {
     const errors = r.records.filter((x) => x.error).length;
     return `<tr><th scope="row"><code>${esc(m.runId)}</code></th><td>${esc(m.task)}</td><td>${esc(m.method)}</td><td>${esc(m.split)}${m.shard ? ` (shard ${esc(m.shard)})` : ''}</td><td>${esc(m.model)}</td><td class="num">${r.records.length}/${m.indices?.length ?? r.records.length}</td><td class="num">${errors}</td></tr>`;
   });
-  return `<table class="runs"><thead><tr><th>Run</th><th>Benchmark</th><th>Method</th><th>Split</th><th>Model</th><th class="num">Episodes</th><th class="num">Errors</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  // In a table's section, as tableHtml's tables are: wider than a narrow window, it scrolls there (style.ts).
+  return `<section class="report-table" id="table-runs"><table class="runs"><thead><tr><th>Run</th><th>Benchmark</th><th>Method</th><th>Split</th><th>Model</th><th class="num">Episodes</th><th class="num">Errors</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 /**
