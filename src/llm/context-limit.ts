@@ -239,6 +239,17 @@ export function silentTruncations(calls: readonly PromptObservation[]): number[]
 export const CONTEXT_EXCEEDED = 'context_exceeded';
 
 /**
+ * The outcome fields of an episode's record or extras when it ended at the context window, else none:
+ * what a combination's episode carries over from the base episode whose answer it took (its answer is
+ * that limit's outcome, so it is counted under the combination too).
+ */
+export function contextExceededOf(extra: Record<string, unknown>): Record<string, unknown> {
+  if (extra.outcome !== CONTEXT_EXCEEDED) return {};
+  const { outcome, outcome_step, outcome_detail } = extra;
+  return { outcome, outcome_step: outcome_step ?? null, ...(outcome_detail !== undefined ? { outcome_detail } : {}) };
+}
+
+/**
  * The record fields of an episode that ended because its prompt did not fit: the outcome, the turn
  * (1-based; null for a method with a single call), and what the server said.
  */

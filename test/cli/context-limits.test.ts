@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIServer, type ContextFamily } from '../servers/openai-server.js';
+import { startOpenAIServer, type ContextFamily, type ServerCompletionRequest } from '../servers/openai-server.js';
 import { cleanEnv, readLines, runCli, runDirs } from '../run/cli-helpers.js';
 import { limitRespond } from './context-helpers.js';
 
@@ -226,6 +226,53 @@ describe('--dry-run reads the context window and says how many first prompts alr
       await srv.close();
     }
   }, 60_000);
+});
+
+describe('a combination whose answer came from an episode that outgrew the window', () => {
+  it('counts it as its own outcome: CoT-SC→ReAct backing off to a ReAct episode that outgrew the window', async () => {
+    // CoT-SC's three samples disagree on every question (no majority), so CoT-SC→ReAct takes ReAct's
+    // answer everywhere; ReAct outgrows the window on the questions that read the long page.
+    const respond = (req: ServerCompletionRequest, sample: number) =>
+      req.prompt.endsWith('Thought:')
+        ? ` Let's think.\nAnswer: ${['red', 'green', 'blue'][sample % 3]}\nQuestion: next`
+        : limitRespond(req);
+    const srv = await startOpenAIServer({ respond, contextWindow: { tokens: WINDOWS.vllm, family: 'vllm' } });
+    try {
+      const results = path.join(tmp, 'combination');
+      const args = ['run', '--task', 'hotpotqa', '--limit', '10', '--samples', '3', '--base-url', srv.baseURL, '--model', 'test-model'];
+      const run = (method: string) =>
+        runCli([...args, '--method', method, '--cache', 'off', '--results-dir', results], { cwd: tmp, env: cleanEnv() });
+      const r = await run('cot-sc-react');
+      expect(r.code, r.stderr).toBe(0);
+      const byMethod = (m: string) => {
+        const dir = runDirs(results).find((d) => JSON.parse(fs.readFileSync(path.join(results, d, 'manifest.json'), 'utf8')).method === m)!;
+        return { dir, records: readLines(path.join(results, dir, 'episodes.jsonl')) };
+      };
+      const react = byMethod('react');
+      const over = react.records.filter((x) => x.outcome === 'context_exceeded').map((x) => x.idx);
+      expect(over.length).toBeGreaterThan(0);
+      expect(over.length).toBeLessThan(10);
+      const combined = byMethod('cot-sc-react');
+      for (const x of combined.records) {
+        expect(x.answer_from).toBe('react');
+        expect(x.outcome === 'context_exceeded').toBe(over.includes(x.idx));
+      }
+      expect(r.stderr).toContain(`${over.length} of 10 episodes outgrew the model's ${WINDOWS.vllm.toLocaleString('en-US')}-token window`);
+      const summary = fs
+        .readFileSync(path.join(results, combined.dir, 'summary.csv'), 'utf8')
+        .trim()
+        .split('\n');
+      const col = summary[0].split(',').indexOf('n_context_exceeded');
+      expect(summary[1].split(',')[col]).toBe(String(over.length));
+      // ReAct→CoT-SC: ReAct answered where it fit; where it did not, CoT-SC's first sample answers, within the window.
+      const r2 = await run('react-cot-sc');
+      expect(r2.code, r2.stderr).toBe(0);
+      const other = byMethod('react-cot-sc');
+      for (const x of other.records) expect(x.outcome).toBeUndefined();
+    } finally {
+      await srv.close();
+    }
+  }, 120_000);
 });
 
 describe('the single-call methods (Standard, CoT, CoT-SC) and max_tokens', () => {

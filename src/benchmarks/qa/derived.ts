@@ -8,6 +8,7 @@ import { resolveMaxSteps, type CombinationOptions } from './methods/options.js';
 import type { CombinationName, Task, TaskName } from './types.js';
 import type { QaOptions } from './benchmark.js';
 import { qaRecordFields } from './record-fields.js';
+import { contextExceededOf } from '../../llm/context-limit.js';
 
 // Part of a combination's identity (its run id): worded as first released, "issue 8" being
 // ysymyth/ReAct's (docs/protocol.md §5).
@@ -48,7 +49,14 @@ export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<Com
         steps: react.steps,
         n_calls: react.n_calls + cotSc.n_calls,
         n_badcalls: react.n_badcalls + cotSc.n_badcalls,
-        extra: { samples, majority_votes: out.majorityVotes, forced_finish: forcedFinish, answer_from: out.used },
+        extra: {
+          samples,
+          majority_votes: out.majorityVotes,
+          forced_finish: forcedFinish,
+          answer_from: out.used,
+          // The answer is the base episode's: where that one outgrew the context window, so did this one.
+          ...contextExceededOf((out.used === 'react' ? react : cotSc).extra),
+        },
       };
     },
   });
