@@ -264,6 +264,8 @@ export function runsTable(
   ];
   let unpriced = 0;
   let recordsMissing = false;
+  // Runs whose sessions paid for calls no record holds (episodes a stop cut short): spent above total.
+  const spentAbove: string[] = [];
   const rows: ReportRow[] = runs.map((r) => {
     const s = r.summary;
     const m = r.manifest;
@@ -281,7 +283,10 @@ export function runsTable(
     const standing = runCostStandings(s);
     const tokens = runTokenStandings(s);
     // Judged as runStatus judges it, so the note below is there exactly when a status says so.
-    if (r.recordLines !== undefined && missingRecords(m, r.recordLines)) recordsMissing = true;
+    const missing = r.recordLines !== undefined && missingRecords(m, r.recordLines);
+    if (missing) recordsMissing = true;
+    // (A run missing records has its own note; half a micro-dollar absorbs float sums.)
+    else if (s.spent_tokens > s.total_tokens || s.spent_cost_usd > s.cost_usd + 5e-7) spentAbove.push(m.runId);
     return {
       label: `${titleOf(m.task)} ${methodLabel(m.task, m.method)}${variant ? ` (${variant})` : ''}`,
       source: 'ours',
@@ -336,6 +341,11 @@ export function runsTable(
           ]
         : []),
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive; running? for an old lock holding only a process number alive here, running on HOST? for a lock another host holds).",
+      ...(spentAbove.length
+        ? [
+            `Tokens (spent) or Cost USD (spent) above the total: ${spentAbove.join(', ')}. The spent figures are what its sessions paid for; the total counts the calls its records hold. Calls of episodes a stop cut short are paid but in no record (a resume answers them from the cache, and the total then counts them), as are the calls of episodes two overlapping shards of a merge both ran.`,
+          ]
+        : []),
       ...(recordsMissing
         ? [
             `"${RECORDS_MISSING}": the run's episodes.jsonl holds fewer records than its sessions wrote (cut short, or a partial copy); its scores, Done and tokens (total) count only the records held, while tokens and cost spent are its sessions' (the manifest).`,

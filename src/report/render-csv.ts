@@ -19,7 +19,9 @@ const blankDash = (s: string) => s.replace(/^—$/, '');
 /**
  * Each row's name in the sheet: its label; where two rows of the table share one (a method run with two
  * models), the model too; where that is not enough (one method and model on two splits, unmerged
- * shards), the run ids behind the row. So (table, row, column) names one cell, also an empty one.
+ * shards), the run ids behind the row (a published number: its source); where even that is shared (one
+ * source's number for HotpotQA and for FEVER), also the first cell in which those rows differ. So
+ * (table, row, column) names one cell, also an empty one.
  */
 function rowNames(t: ReportTable): string[] {
   const hasModel = t.columns.some((c) => c.key === 'model');
@@ -34,7 +36,31 @@ function rowNames(t: ReportTable): string[] {
     return byLabel(r.label) && typeof m === 'string' && m !== '' ? `${r.label} (${m})` : r.label;
   });
   const byName = shared(named);
-  return named.map((n, i) => (byName(n) && t.rows[i].ref ? `${t.rows[i].label} (${t.rows[i].ref})` : n));
+  const refd = named.map((n, i) => (byName(n) && t.rows[i].ref ? `${t.rows[i].label} (${t.rows[i].ref})` : n));
+  const byRef = shared(refd);
+  return refd.map((n, i) => {
+    if (!byRef(n)) return n;
+    const alike = t.rows.filter((_, j) => refd[j] === n);
+    const differs = t.columns.find((c) => new Set(alike.map((r) => sheetText(r.cells[c.key], c))).size > 1);
+    if (!differs) return n;
+    const v = sheetText(t.rows[i].cells[differs.key], differs);
+    return n.endsWith(')') && n !== t.rows[i].label ? `${n.slice(0, -1)}, ${v})` : `${n} (${v})`;
+  });
+}
+
+/**
+ * Each column's heading in the sheet: its group and label; a heading the table repeats (Table 2's "n"
+ * after Incorrect and after Correct) is named for the column before it in its group ("CoT Correct n").
+ */
+function columnNames(t: ReportTable): string[] {
+  const base = t.columns.map((c) => (c.group !== undefined && !c.label.startsWith(c.group) ? `${c.group} ${c.label}` : c.label));
+  const once = (h: string) => base.filter((b) => b === h).length === 1;
+  return base.map((h, i) => {
+    if (once(h)) return h;
+    for (let j = i - 1; j >= 0 && t.columns[j].group === t.columns[i].group; j--)
+      if (once(base[j])) return `${base[j]} ${t.columns[i].label}`;
+    return h;
+  });
 }
 
 /** A cell as the sheet holds it: as every format prints it, but a figure as its number (src/report/cost.ts). */
@@ -45,10 +71,11 @@ function sheetText(v: Cell | undefined, c: ReportColumn): string {
 export function csvRows(t: ReportTable): string[][] {
   const out: string[][] = [];
   const names = rowNames(t);
+  const headings = columnNames(t);
   for (const [i, r] of t.rows.entries()) {
-    for (const c of t.columns) {
+    for (const [k, c] of t.columns.entries()) {
       const iv = r.ci?.[c.key];
-      const heading = c.group !== undefined && !c.label.startsWith(c.group) ? `${c.group} ${c.label}` : c.label;
+      const heading = headings[k];
       const p = cellProvenance(r, c.key);
       out.push([
         t.id,

@@ -8,7 +8,7 @@ import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
 import { loadRuns } from '../../src/report/load.js';
-import { CSV_COLUMNS, csvRows } from '../../src/report/render-csv.js';
+import { CSV_COLUMNS, csvRows, renderCsv } from '../../src/report/render-csv.js';
 import { qaRecords, writeRun } from './run-folders.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-csv-rows-'));
@@ -43,5 +43,27 @@ describe('report CSV', () => {
     const c = buildReport(loadRuns([dir], { warn: () => {} }), benchmarkNames().map(getBenchmark));
     const names = [...new Set(csvRows(c.runsTable).map((cells) => cells[2]))];
     expect(names.sort()).toEqual(['HotpotQA CoT (cot-dev)', 'HotpotQA CoT (cot-offline)']);
+  });
+
+  it('every table of a report of HotpotQA and FEVER runs: no (table, row, column) names two cells', () => {
+    // Table 2's automatic tags have an "n" after Incorrect and after Correct in each run's group, and
+    // "Published elsewhere" one source's number for HotpotQA and for FEVER with the same method and model.
+    const dir = path.join(tmp, 'every-table');
+    const idx = range(0, 10);
+    for (const task of ['hotpotqa', 'fever'])
+      for (const method of ['cot', 'react'])
+        writeRun(dir, { runId: `${task}-${method}`, task, method, indices: idx, records: qaRecords(idx, 'rrrrrwwwww') });
+    const c = buildReport(loadRuns([dir], { warn: () => {} }), benchmarkNames().map(getBenchmark));
+    const lines = renderCsv(c).trimEnd().split('\n').slice(1);
+    expect(lines.some((l) => l.startsWith('table2-auto-'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('published-elsewhere,'))).toBe(true);
+    const tables = [...c.tables, ...c.sections.flatMap((s) => s.tables), c.runsTable];
+    const keys = tables.flatMap((t) => csvRows(t).map((cells) => [cells[0], cells[2], cells[4]].join('\u0000')));
+    const repeated = keys.filter((k, i) => keys.indexOf(k) !== i).map((k) => k.replaceAll('\u0000', ' | '));
+    expect(repeated).toEqual([]);
+    // A repeated heading is named for the column it counts; the rows told apart by what differs.
+    const cells = tables.flatMap((t) => csvRows(t));
+    expect(cells.find((r) => r[0] === 'table2-auto-hotpotqa' && r[4] === 'CoT Correct n')).toBeDefined();
+    expect(cells.find((r) => r[0] === 'published-elsewhere' && r[2].endsWith(', FEVER)'))).toBeDefined();
   });
 });

@@ -204,6 +204,13 @@ describe('renderHtmlReport', () => {
     expect(t).not.toContain('NaN');
   });
 
+  it("a note's `code` is set as code, as LaTeX sets it in typewriter type and Markdown as a code span, its text escaped", () => {
+    const t = tableHtml({ ...table1(), notes: ['Label them: `react-repro report RUNS --label-sheet <FILE>`, then `--labels FILE`.'] });
+    expect(t).toContain(
+      '<li>Label them: <code>react-repro report RUNS --label-sheet &lt;FILE&gt;</code>, then <code>--labels FILE</code>.</li>',
+    );
+  });
+
   it('the Runs table sets its run id on a line under its row, not as a column', () => {
     const runs: ReportTable = {
       id: 'runs',

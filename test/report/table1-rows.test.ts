@@ -108,8 +108,35 @@ describe('Table 1 rows', () => {
     expect(notice[0]).toContain(
       ': the evidence pages of 0 of its 8 SUPPORTS/REFUTES claims are all in it (its 2 NOT ENOUGH INFO claims name none), so',
     );
-    // HotpotQA's pages are the snapshot's: no such caveat for it.
+    // HotpotQA's questions 0..9 have their gold pages in the snapshot: no such caveat for them.
     expect(t1.notes.filter((n) => n.includes('do not measure'))).toEqual([caveat]);
+  });
+
+  it("HotpotQA's paper questions on the shipped snapshot, which holds the gold pages of a quarter of them: the column is for reference only, and the run said so", () => {
+    const hotpotqa = getBenchmark('hotpotqa');
+    const react500 = hotpotqa.split('react500').indices.slice(0, 30);
+    const dir = root();
+    writeTask(dir, 'hotpotqa', 'snapshot', [...react500]);
+    const t1 = buildReport(loadRuns([dir], quiet), benchmarks()).tables.find((t) => t.id === 'table1')!;
+    const caveat =
+      "HotpotQA EM: Act, ReAct, CoT-SC→ReAct, ReAct→CoT-SC searched the offline 2017 HotpotQA Wikipedia snapshot; the gold pages of 5 of its 30 questions are all in it, so their scores do not measure the paper's task, and the paper's numbers are beside them for reference only; use --split offline500 (the first 500 of the 1906 questions whose pages are all there, in the paper's shuffle order) or --wiki live.";
+    expect(t1.notes).toContain(caveat);
+    const notice = hotpotqa.startNotes!({
+      method: 'react',
+      split: 'react500',
+      indices: react500,
+      options: hotpotqa.parseOptions!({ wiki: 'snapshot' }),
+    });
+    expect(notice).toEqual([
+      "notice: HotpotQA react500 on the offline 2017 HotpotQA Wikipedia snapshot: the gold pages of 5 of its 30 questions are all in it, so its scores do not measure the paper's task; use --split offline500 (the first 500 of the 1906 questions whose pages are all there, in the paper's shuffle order) or --wiki live",
+    ]);
+    // Questions the snapshot covers (offline500), a method that does not search, live Wikipedia: no notice.
+    for (const [method, indices, wiki] of [
+      ['react', hotpotqa.split('offline500').indices.slice(0, 30), 'snapshot'],
+      ['cot', react500, 'snapshot'],
+      ['react', react500, 'live'],
+    ] as const)
+      expect(hotpotqa.startNotes!({ method, split: 'x', indices, options: hotpotqa.parseOptions!({ wiki }) })).toEqual([]);
   });
 
   it('no evidence caveat for FEVER on live Wikipedia, on claims the snapshot covers, or on a snapshot of your own', () => {

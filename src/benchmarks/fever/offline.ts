@@ -20,6 +20,7 @@ import { feverTitle, unescapeTitle } from '../../envs/wikipedia/snapshot-sources
 import type { EvidenceGap, SearchedRun } from '../qa/task-specs.js';
 import { usesSnapshot } from '../qa/wiki-env.js';
 import { feverDevFile } from '../qa/datasets.js';
+import { evidenceNotice } from '../qa/evidence-notice.js';
 
 export const NOT_ENOUGH_INFO = 'NOT ENOUGH INFO';
 
@@ -165,7 +166,5 @@ export function feverEvidenceGap(run: SearchedRun, dataFile: string = feverDevFi
 /** The one-line notice a FEVER run prints before it starts when feverEvidenceGap finds a gap, or null. */
 export function snapshotNotice(run: SearchedRun, dataFile: string = feverDevFile, pagesFile: string = SHIPPED_PAGES): string | null {
   const gap = feverEvidenceGap(run, dataFile, pagesFile);
-  return gap
-    ? `notice: FEVER ${run.split} on ${gap.wikipedia}: ${gap.coverage}, so its scores do not measure the paper's task; use ${gap.remedy}`
-    : null;
+  return gap ? evidenceNotice('FEVER', run.split, gap) : null;
 }

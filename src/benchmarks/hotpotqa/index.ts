@@ -2,6 +2,8 @@
 import { createQaBenchmark, type QaOptions } from '../qa/benchmark.js';
 import type { ParsedBenchmark } from '../types.js';
 import { createHotpotQATask } from './data.js';
+import { searchesWikipedia } from '../qa/methods/index.js';
+import { hotpotqaSnapshotNotice } from './offline.js';
 
 export function createHotpotQABenchmark(): ParsedBenchmark<QaOptions> {
   return createQaBenchmark({
@@ -20,5 +22,11 @@ export function createHotpotQABenchmark(): ParsedBenchmark<QaOptions> {
       offline500: ['envs/wikipedia/hotpotqa-2017/covered_dev_indices.json'],
     },
     task: () => createHotpotQATask(),
+    // README "Reliability": the shipped snapshot holds the gold pages of the offline splits' questions only
+    // (123 of the paper's 500): say so once, before a run of others (the same rule gives Table 1's caveat).
+    startNotes: ({ method, split, indices, options }) => {
+      const note = hotpotqaSnapshotNotice({ searches: searchesWikipedia(method), wiki: options.wiki, split, indices });
+      return note ? [note] : [];
+    },
   });
 }

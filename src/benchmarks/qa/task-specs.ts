@@ -7,6 +7,7 @@ import { scoreFever, scoreHotpotQA } from './scoring.js';
 import type { MethodName, Score } from './types.js';
 import type { WikiArgv } from '../../envs/wikipedia/index.js';
 import { feverEvidenceGap } from '../fever/offline.js';
+import { hotpotqaEvidenceGap } from '../hotpotqa/offline.js';
 
 /** The released prompt files (data/prompts/, as the ReAct repository ships them) and ours. */
 export const PROMPT_FILES = {
@@ -55,7 +56,8 @@ export interface QaTaskSpec {
   reactInstruction?: [string, string];
   /**
    * Whether the Wikipedia a run searched lacks the evidence of its items, so its scores do not measure
-   * the paper's task (FEVER on the shipped HotpotQA snapshot), or null. The one rule behind the run's
+   * the paper's task (FEVER on the shipped HotpotQA snapshot; HotpotQA questions outside its covered
+   * 1906), or null. The one rule behind the run's
    * start notice and Table 1's caveat on the column. Absent: never.
    */
   evidenceGap?: (run: SearchedRun) => EvidenceGap | null;
@@ -102,6 +104,7 @@ registerQaTask({
   score: scoreHotpotQA,
   exemplars: per(PROMPT_FILES.naive, 6),
   reactInstruction: [PROMPT_FILES.instruction, 'webthink_instruction'],
+  evidenceGap: (run) => hotpotqaEvidenceGap(run),
 });
 registerQaTask({
   name: 'fever',

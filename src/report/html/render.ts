@@ -74,6 +74,11 @@ function scriptSafe(json: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
+/** A note as HTML: its text escaped, a `code` span set as code (as LaTeX sets it in typewriter type). */
+function noteHtml(n: string): string {
+  return esc(n).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
 function cellHtml(v: Cell | undefined, numeric: boolean | undefined): string {
   if (v === null || v === undefined) return '—';
   if (typeof v === 'number') return esc(numeric ? fmt(v) : String(v));
@@ -130,7 +135,7 @@ export function tableHtml(table: ReportTable, opts: { className?: string } = {})
       );
   }
   out.push('</tbody>', '</table>');
-  if (t.notes.length) out.push(`<ul class="notes">${t.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
+  if (t.notes.length) out.push(`<ul class="notes">${t.notes.map((n) => `<li>${noteHtml(n)}</li>`).join('')}</ul>`);
   out.push('</section>');
   return out.join('\n');
 }
@@ -365,7 +370,7 @@ export function* renderHtmlChunks(input: HtmlReportInput): Generator<string> {
     ]),
     '<section id="runs"><h2>Runs</h2>',
     input.runsTable ? tableHtml(input.runsTable, { className: 'runs' }) : runsTableHtml(input.runs),
-    ...(input.notes?.length ? [`<ul class="notes">${input.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
+    ...(input.notes?.length ? [`<ul class="notes">${input.notes.map((n) => `<li>${noteHtml(n)}</li>`).join('')}</ul>`] : []),
     '<h3>Few-shot prompts (one per run)</h3><div id="run-prompts"></div>',
     '</section>',
     '<section id="trajectories"><h2>Trajectories</h2>',
