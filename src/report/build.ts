@@ -25,7 +25,8 @@ import { scoreCell } from './scores.js';
 import { addLimitNotes } from './limit-notes.js';
 import { costCell, tokensCell } from './cost.js';
 import { runCostStandings, runTokenStandings } from '../run/meter.js';
-import { missingRecords, RECORDS_MISSING, runStatus } from './run-status.js';
+import { RECORDS_MISSING, runStatus } from './run-status.js';
+import { missingRecords } from '../runlog/missing-records.js';
 import { StatsCache, withStatsCache } from './stats.js';
 import { episodeCorrectness, type EpisodeCorrect } from './correct.js';
 

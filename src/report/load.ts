@@ -14,7 +14,7 @@ import { readReportEpisodes } from './episode-reader.js';
 import { forTerminal } from '../util/terminal-text.js';
 import { countOf } from '../util/numbers.js';
 import { compactSlim, SharedPlans, SharedTexts } from './slim-record.js';
-import { missingRecords, missingRecordsWarning } from './run-status.js';
+import { missingRecords, missingRecordsWarning } from '../runlog/missing-records.js';
 
 export interface LoadRunOptions {
   /**
@@ -84,7 +84,7 @@ export interface LoadOptions extends LoadRunOptions {
   command?: string;
   /**
    * Where the one-line warnings go (default: stderr, warnLine), each with what it is about: a skipped
-   * folder, or a run read with records missing (run-status.ts missingRecords). A skipped folder's is
+   * folder, or a run read with records missing (runlog/missing-records.ts). A skipped folder's is
    * held back until a folder is read: when none is, the error says it in one line instead.
    */
   warn?: (line: string, about: 'skipped' | 'records-missing') => void;

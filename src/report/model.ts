@@ -33,7 +33,7 @@ export interface RunView {
    * where each full record is read back from. Read them through fullRecords.
    */
   source?: EpisodeSource;
-  /** Lines of episodes.jsonl that are records, replaced ones included (the loaders set it: run-status.ts missingRecords). */
+  /** Lines of episodes.jsonl that are records, replaced ones included (the loaders set it: runlog/missing-records.ts). */
   recordLines?: number;
   /**
    * Set when the run went through the report's grouping: its cohort, and (for the tables) its records

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { isRunFolder, readManifest } from '../runlog/store.js';
+import { isRunFolder, readManifest, RECORDING_FILE } from '../runlog/store.js';
 import { mergedRunBundlable } from './bundle.js';
 import type { RunManifest } from '../runlog/schema.js';
 
@@ -73,8 +73,14 @@ export function bundleSelection(given: readonly string[]): BundleSelection {
     const found = ids.map((id) => [id, find(id, dir)] as const);
     const missing = found.filter(([, d]) => d === undefined).map(([id]) => id);
     if (missing.length) {
+      // Every one missing (a merge's shards all left behind): the list is said once.
+      const where =
+        missing.length === ids.length && ids.length > 1
+          ? 'none of them is among the folders given or beside it'
+          : `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} neither among the folders given nor beside it`;
+      const why = m.kind === 'merge' ? ` (it carries no ${RECORDING_FILE}, so its shards are packed instead)` : '';
       throw new UserError(
-        `bundle: ${dir} is a ${m.kind} of ${ids.join(', ')}; ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} neither among the folders given nor beside it: give ${missing.length === 1 ? 'its folder' : 'their folders'} too`,
+        `bundle: ${dir} is a ${m.kind} of ${ids.join(', ')}${why}; ${where}: give ${missing.length === 1 ? 'its folder' : 'their folders'} too`,
       );
     }
     for (const [, d] of found) visit(d!, [...chain, m.runId]);

@@ -46,26 +46,31 @@ export function pickRecords(runs: readonly MergeSource[]): {
   return { records, overlapping, from };
 }
 
+/** The merged run's recording.jsonl, or null with the reason it has none (one line naming the shard's file). */
+export type MergedRecording = { text: string; lacking?: undefined } | { text: null; lacking: string };
+
 /**
  * recording.jsonl of the merged run: from each source run's recording, its session lines and the lines
- * of the final attempt of each item it supplies. Null when a source has no recording (made before
- * recordings existed): the merged run then cannot be bundled, and `bundle` says so.
+ * of the final attempt of each item it supplies. None when a source has no recording (made before
+ * recordings existed, or not copied) or its recording lacks an item it supplies (cut short, a partial
+ * copy): the merged run then cannot be bundled, and `lacking` says which file is why.
  */
 export function mergedRecording(
   runs: readonly MergeSource[],
   selection: readonly number[],
   from: ReadonlyMap<number, MergeSource>,
-): string | null {
+): MergedRecording {
   const out: string[] = [];
   for (const r of runs) {
     const text = recordingText(r.dir);
-    if (text === null) return null;
+    if (text === null) return { text: null, lacking: `${recordingFile(r.dir)} is missing` };
     const parsed = parseRecording(text, recordingFile(r.dir));
     const keep = new Set<string>();
     for (const i of selection) {
       if (from.get(i) !== r) continue;
       const a = parsed.final.get(i);
-      if (!a) return null;
+      if (!a)
+        return { text: null, lacking: `${recordingFile(r.dir)} has no complete recording of item ${i} (cut short, or a partial copy?)` };
       keep.add(a.attempt);
     }
     const sessions = new Set([...keep].map((a) => a.slice(0, a.lastIndexOf('.'))));
@@ -76,5 +81,5 @@ export function mergedRecording(
       if (l.t === 'session' ? sessions.has(l.session) : keep.has(l.attempt)) out.push(line + '\n');
     }
   }
-  return out.join('');
+  return { text: out.join('') };
 }

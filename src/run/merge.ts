@@ -14,7 +14,8 @@ import {
   isRunFolder,
   makeRunFolder,
   readManifest,
-  readRun as readRunFolder,
+  loadEpisodes,
+  episodesFile,
   writeEpisodes,
   writeRecording,
   writeSummary,
@@ -29,6 +30,7 @@ import { manifestLimitsOf } from './limit-outcomes.js';
 import { mergedRecording, pickRecords } from './merge-dedupe.js';
 import { acquireRunLock, bareLockAdvice, lockState, LOCK_FILE } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
+import { missingRecords, missingRecordsText } from '../runlog/missing-records.js';
 import { isScored } from '../util/numbers.js';
 import type { RunManifest, RunSummary, EpisodeRecord, SessionInfo } from '../runlog/schema.js';
 
@@ -36,12 +38,15 @@ export interface ShardRun {
   dir: string;
   manifest: RunManifest;
   records: Map<number, EpisodeRecord>;
+  /** Record lines its episodes.jsonl holds (replaced ones included): a partial copy holds fewer than its sessions wrote. */
+  lines: number;
 }
 
 function readRun(dir: string): ShardRun {
   if (!isRunFolder(dir)) throw new UserError(`merge: ${dir} is not a run folder (no ${MANIFEST_FILE})`);
   checkNotRunning(dir);
-  return readRunFolder(dir);
+  const { records, lines } = loadEpisodes(episodesFile(dir));
+  return { dir, manifest: readManifest(dir), records, lines };
 }
 
 /**
@@ -96,6 +101,8 @@ export interface MergeResult {
   remerged: boolean;
   /** The kept records that are error episodes, in selection order (what `run --retry-errors` re-runs). */
   errorRecords: EpisodeRecord[];
+  /** Why the merged run carries no recording (it then cannot be bundled), naming the shard's file. */
+  recordingLacking?: string;
 }
 
 /** A session as the manifests name it: shards keep theirs, and a merge copies them unchanged. */
@@ -158,6 +165,13 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
     const unfinished = runs.find((r) => r.manifest.indices.includes(item));
     if (unfinished) {
       const missing = unfinished.manifest.indices.filter((i) => !records.has(i));
+      // A shard whose file holds fewer records than its sessions wrote is a copy cut short, not a run
+      // to resume (a resume would run, and pay for, those episodes again).
+      const cut = missingRecords(unfinished.manifest, unfinished.lines);
+      if (cut)
+        throw new UserError(
+          `merge: shard ${unfinished.manifest.shard} (${unfinished.dir}): ${missingRecordsText(episodesFile(unfinished.dir), cut)}: copy the shard's folder again, whole, then merge`,
+        );
       throw new UserError(
         `merge: shard ${unfinished.manifest.shard} (${unfinished.dir}) is unfinished: ${missing.length} of ${unfinished.manifest.indices.length} episodes missing (first: item ${missing[0]}); resume it first`,
       );
@@ -239,10 +253,10 @@ function writeMerged(
   // it again ('rebuild' in the disk advice).
   withdrawManifest(outDir);
   writeEpisodes(outDir, lines, 'the merged episodes', 'rebuild');
-  writeRecording(outDir, recording, 'rebuild');
+  writeRecording(outDir, recording.text, 'rebuild');
   writeSummary(outDir, summaryCsv([summary]), 'rebuild');
   // Its text is the shards' (checked when they were written) with this merge's fields: no secret is known here.
   saveManifest(outDir, manifest, [], 'rebuild');
   const errorRecords = ordered.filter((r) => !isScored(r));
-  return { runId, dir: outDir, summary, overlapping, errorRecords };
+  return { runId, dir: outDir, summary, overlapping, errorRecords, ...(recording.lacking ? { recordingLacking: recording.lacking } : {}) };
 }

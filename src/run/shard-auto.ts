@@ -2,7 +2,7 @@
 // environment (docs/cluster.md), so a job script needs no arithmetic.
 // - Slurm (sbatch --array=A-B): SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT (and
 //   SLURM_ARRAY_TASK_STEP for --array=A-B:S). Task ids need not start at 0: index = (ID - MIN) / STEP,
-//   N = COUNT, shard index+1 of N.
+//   N = COUNT, shard index+1 of N. SLURM_ARRAY_TASK_MAX, when set, must close the range (no gaps).
 // - Kubernetes Indexed Job: JOB_COMPLETION_INDEX (0-based) with N = the job's completions, given as
 //   --shard auto/N (the pod's environment does not carry it).
 import { UserError } from '../errors.js';
@@ -60,6 +60,14 @@ export function resolveAutoShard(text: string, env: NodeJS.ProcessEnv = process.
   const step = int(env, 'SLURM_ARRAY_TASK_STEP', flag) ?? 1;
   if (count < 1 || step < 1)
     throw new UserError(`${flag} auto: SLURM_ARRAY_TASK_COUNT=${count}, SLURM_ARRAY_TASK_STEP=${step}: expected positive numbers`);
+  // A range A-B:S has MAX = MIN + (COUNT - 1) * STEP; an array with gaps (1,3,9) does not, and saying so in
+  // every task keeps the tasks whose ids happen to fit from running shards of a plan that cannot be merged.
+  const max = int(env, 'SLURM_ARRAY_TASK_MAX', flag);
+  if (max !== undefined && max !== min + (count - 1) * step) {
+    throw new UserError(
+      `${flag} auto: SLURM_ARRAY_TASK_MAX=${max} is not SLURM_ARRAY_TASK_MIN + (COUNT - 1) * STEP = ${min + (count - 1) * step}: the array has gaps (such as 1,5,9) and cannot be a shard: use a range A-B or A-B:S`,
+    );
+  }
   const off = id - min;
   if (off < 0 || off % step !== 0 || off / step >= count) {
     throw new UserError(

@@ -59,6 +59,24 @@ describe('--wiki-url A,B', () => {
     }
   });
 
+  it('a mirror answering 503 to everything (a proxy before a dead backend) is left out, named, as a silent one is', async () => {
+    const a = await mirror();
+    const b = await mirror();
+    const warnings: string[] = [];
+    const one = await createWikiBackend('live', { wikiUrl: a.url });
+    const want = await Promise.all(ENTITIES.map((e) => one.search(e)));
+    const pooled = await createWikiBackend('live', { wikiUrl: `${a.url},${b.url}`, attempts: 2 });
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((s: string) => (warnings.push(String(s)), true)) as typeof process.stderr.write;
+    try {
+      b.setFault({ kind: '503' });
+      expect(await Promise.all(ENTITIES.map((e) => pooled.search(e)))).toEqual(want);
+      expect(warnings.join('')).toContain(`warning: --wiki-url: ${b.url} stopped answering`);
+    } finally {
+      process.stderr.write = write;
+    }
+  });
+
   it('a pool serves live and api only', async () => {
     await expect(createWikiBackend('snapshot', { wikiUrl: 'http://127.0.0.1:1,http://127.0.0.1:2' })).rejects.toBeInstanceOf(UserError);
     await expect(createWikiBackend('live', { wikiUrl: 'http://127.0.0.1:1,' })).rejects.toThrow(/empty entry/);

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from '../servers/openai-server.js';
 import { heldBeforeExit, holdCompletions, runCli, runDirs, scriptedRespond, startCli, waitForLines } from '../run/cli-helpers.js';
-import { missingRecords, runStatus } from '../../src/report/run-status.js';
+import { runStatus } from '../../src/report/run-status.js';
+import { missingRecords } from '../../src/runlog/missing-records.js';
 import { lockState, processStartTime } from '../../src/run/lock.js';
 import { qaRecords, writeRun } from './run-folders.js';
 

@@ -28,6 +28,14 @@ describe('--shard auto', () => {
     expect(() => resolveAutoShard('auto', { ...slurm(1, 0, 3), SLURM_ARRAY_TASK_ID: 'x' })).toThrow(UserError);
     expect(() => resolveAutoShard('auto/x', {})).toThrow(/expected K\/N, auto/);
   });
+  it('refuses every task of an array with gaps, by SLURM_ARRAY_TASK_MAX, not only those whose id falls outside the range', () => {
+    // --array=1,3,9: ids 1 and 3 fit "3 tasks from 1 by 1", 9 does not; MAX (9) gives the gaps away in each.
+    for (const id of [1, 3, 9])
+      expect(() => resolveAutoShard('auto', { ...slurm(id, 1, 3), SLURM_ARRAY_TASK_MAX: '9' })).toThrow(/SLURM_ARRAY_TASK_MAX=9 .*gaps/);
+    // A range, stepped or not, states its MAX consistently (--array=1-16:3 has MAX 16).
+    expect(resolveAutoShard('auto', { ...slurm(16, 1, 6, 3), SLURM_ARRAY_TASK_MAX: '16' }).spec).toBe('6/6');
+    expect(resolveAutoShard('auto', { ...slurm(0, 0, 16), SLURM_ARRAY_TASK_MAX: '15' }).spec).toBe('1/16');
+  });
   it('tells auto from K/N', () => {
     expect(isAutoShard('auto')).toBe(true);
     expect(isAutoShard('auto/4')).toBe(true);

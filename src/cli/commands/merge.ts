@@ -70,6 +70,11 @@ export const mergeCommand: CommandModule = {
       process.stderr.write(
         `merge: ${forTerminal(r.dir, { oneLine: true })} already held this merged run, not run since: merged again (nothing lost)\n`,
       );
+    // Said now, not first at `bundle` time, when the shards' folders may be gone.
+    if (r.recordingLacking)
+      process.stderr.write(
+        `merge: ${forTerminal(r.recordingLacking, { oneLine: true })}: the merged run carries no recording.jsonl, so \`bundle\` cannot pack it; copy that file whole and merge again\n`,
+      );
     process.stdout.write(
       `${r.runId}: merged ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors} -> ${r.dir}\n`,
     );

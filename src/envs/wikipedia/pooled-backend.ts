@@ -19,13 +19,15 @@ export class PooledWikiBackend implements WikiBackend {
       service: `${WIKI_SERVICE} mirror`,
       urls,
       makeCtx: make,
-      // Any answer (even an error status) says the mirror is up; only silence leaves it out.
+      // Any answer (even a 404 for a mirror's root) says the mirror is up; silence or a gateway's
+      // 502/503/504 (a proxy before a dead backend) is no answer, by the rule that made the pool probe
+      // (isNoAnswer), so such a mirror is left out rather than fail every search sent to it.
       probe: async (_b, signal) => {
         const i = this.pool.members.findIndex((m) => m.ctx === _b);
         try {
           await httpGet(new URL(urls[i]).origin, '/', { attempts: 2, timeoutMs: Math.min(opts.timeoutMs ?? 10_000, 10_000), ...(signal ? { signal } : {}) });
         } catch (e) {
-          if (e instanceof InfraError && e.status !== undefined) return;
+          if (e instanceof InfraError && !isNoAnswer(e)) return;
           throw e;
         }
       },
