@@ -435,7 +435,7 @@ export async function httpRequest(origin: string, pathAndQuery: string, opts: Ht
       if (persistent?.answer && failure.answer) return failure.answer;
       const what = failure.refused ? `${opts.service} unreachable at ${redactUrl(first.url.origin)}:` : `${opts.service}: ${first.method} ${shown}`;
       const status = failure.answer?.status;
-      throw new InfraError(`${what} failed ${attempt} times (last: ${failure.message})`, 'env', status !== undefined && (status < 200 || status >= 300) ? { status } : {});
+      throw new InfraError(`${what} failed ${attempt === 1 ? `(${failure.message})` : `${attempt} times (last: ${failure.message})`}`, 'env', status !== undefined && (status < 200 || status >= 300) ? { status } : {});
     }
     const delayMs =
       failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.retryAfterCapMs) : backoffDelay(attempt, policy, opts.random);

@@ -213,6 +213,11 @@ describe('what is retried', () => {
     expect(events[2]).toBe('timed out after 200 ms');
   });
 
+  it('one attempt allowed: the failure is given as it came, not as "failed 1 times"', async () => {
+    const err = await httpRequest('http://127.0.0.1:1', '/x', { ...opts(), retry: { maxAttempts: 1 } }).catch((e) => e);
+    expect(err.message).toBe('Test site unreachable at http://127.0.0.1:1: failed (connection refused (ECONNREFUSED))');
+  });
+
   it('refused connections: a few attempts, then InfraError naming the service', async () => {
     const clock = new VirtualClock();
     const err = await httpRequest('http://127.0.0.1:1', '/x', opts(clock)).catch((e) => e);
