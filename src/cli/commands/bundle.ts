@@ -16,7 +16,7 @@ import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkReadableFile } from '../../util/safe-path.js';
 import { checkOutputPath, outputTarget } from '../../util/durable.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf } from '../../util/numbers.js';
 import { spendText, spendTokensText } from '../../run/meter.js';
 
@@ -80,7 +80,7 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
   const resultsDir = JsonFields.orEmpty(given).str('resultsDir');
   await withInterrupts(async (scope) => {
     const io: RunIO = {
-      progress: process.stderr,
+      progress: displayStream(process.stderr),
       log: (l) => process.stderr.write(`react-repro: ${forTerminal(l, { oneLine: true })}\n`),
       signal: scope.signal,
     };

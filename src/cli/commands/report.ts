@@ -22,7 +22,7 @@ import { analysisLookup, labelSheetRows, sampleRuns, unanalysedBenchmarks } from
 import { episodeCorrectness } from '../../report/correct.js';
 import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { formatDuration } from '../../run/progress-view.js';
 import { statusLine, type StatusLine } from '../status-line.js';
@@ -258,7 +258,7 @@ export const reportCommand: CommandModule = {
       if (argv.labelSheet !== undefined) labelSheetFile(String(argv.labelSheet));
       // On a terminal, the stage and how far it is; only when the report goes to a file, not over a
       // report on that terminal or in a pager reading it (nor through --out /dev/stdout or a pipe).
-      const status = statusLine(process.stderr, {
+      const status = statusLine(displayStream(process.stderr), {
         enabled: outFile !== undefined ? outputTarget(outFile, '--out').kind === 'replace' : stdoutIsFile(),
       });
       try {

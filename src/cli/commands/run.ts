@@ -24,7 +24,7 @@ import { scoresText } from '../scores.js';
 import { moneyText, runCostStandings, runTokenStandings, spendText, spendTokensText } from '../../run/meter.js';
 import { tokensText } from '../../util/money.js';
 import { yargsOptions } from '../yargs-options.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { REDACTED, redactUrlsIn } from '../../util/redact.js';
 import { resumableBaseUrl } from '../../envs/http/base-url.js';
 
@@ -401,7 +401,8 @@ export const runCommand: CommandModule = {
     await withInterrupts(async (scope) => {
       try {
         const io: RunIO = {
-          progress: process.stderr,
+          // a dumb terminal or CI gets the plain lines of a log
+          progress: displayStream(process.stderr),
           // server and model text reaches these lines (error causes): no control sequence goes through
           log: (l) => process.stderr.write(`react-repro: ${forTerminal(l, { oneLine: true })}\n`),
           signal: scope.signal,

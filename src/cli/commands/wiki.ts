@@ -16,14 +16,14 @@ import {
   ensureShippedSnapshot,
   SHIPPED_PAGES,
 } from '../../envs/wikipedia/index.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { thousands } from '../../util/numbers.js';
 import { statusLine } from '../status-line.js';
 
 type WikiArgs = WikiArgv & { json?: boolean };
 
 // Building the snapshot: the page count redrawn on a terminal, then one line (the only one in a log).
-const building = statusLine(process.stderr);
+const building = statusLine(displayStream(process.stderr));
 const progress = (pages: number, done: boolean) => {
   if (!done) return building.show(`wiki snapshot: ${thousands(pages)} pages`);
   building.clear();
