@@ -31,3 +31,52 @@ export function yargsOptions(table: OptionTable): Record<string, Options> {
   }
   return out;
 }
+
+/** The width help is laid out in: the terminal's, at most 110 columns (110 when not a terminal). */
+export function helpWidth(): number {
+  return Math.min(110, process.stdout.columns || 110);
+}
+
+/**
+ * A command's words as a POSIX shell splits them, quotes kept (a quoted word is never split), each
+ * flag with its value as one piece (`--model M`) so that a line is never broken between them.
+ */
+function shellPieces(command: string): string[] {
+  const words = command.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
+  const pieces: string[] = [];
+  for (const w of words) {
+    const last = pieces.at(-1);
+    if (last !== undefined && /^--[\w-]+$/.test(last) && !w.startsWith('-') && w !== '|') pieces[pieces.length - 1] = `${last} ${w}`;
+    else pieces.push(w);
+  }
+  return pieces;
+}
+
+/** `words` joined by spaces on lines of at most `width` columns, greedily (a longer word alone on its line). */
+function fillLines(words: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const w of words) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + w.length <= width) lines[lines.length - 1] = `${last} ${w}`;
+    else lines.push(w);
+  }
+  return lines;
+}
+
+/**
+ * The help's examples, laid out so that each pastes into a shell as it is shown: yargs' own layout
+ * puts a command in a column of half the width and breaks it over lines that a shell reads as several
+ * commands. Each example is its description as `#` comment lines, then the command, continued with
+ * ` \` where it is wider than the help (`width`, as yargs is given it). Added with .epilog().
+ */
+export function examplesEpilog(examples: ReadonlyArray<readonly [command: string, what: string]>, width = helpWidth()): string {
+  const out = ['Examples:'];
+  for (const [command, what] of examples) {
+    for (const l of fillLines(what.split(/\s+/), width - 4)) out.push(`  # ${l}`);
+    // A flag and its value share a line unless together they are wider than one.
+    const pieces = shellPieces(command.replaceAll('$0', 'react-repro')).flatMap((p) => (p.length > width - 8 ? p.split(/ (.*)/s, 2) : [p]));
+    const lines = fillLines(pieces, width - 8);
+    lines.forEach((l, i) => out.push(`${i === 0 ? '    ' : '      '}${l}${i < lines.length - 1 ? ' \\' : ''}`));
+  }
+  return out.join('\n');
+}

@@ -19,6 +19,7 @@ import { checkOutputPath, outputTarget } from '../../util/durable.js';
 import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf } from '../../util/numbers.js';
 import { spendText, spendTokensText } from '../../run/meter.js';
+import { examplesEpilog } from '../yargs-options.js';
 
 export const bundleCommand: CommandModule = {
   command: 'bundle [runs..]',
@@ -32,8 +33,12 @@ export const bundleCommand: CommandModule = {
         type: 'string',
         describe: "The SQLite completion cache the runs used [default: the one each run's manifest names]",
       })
-      .example('$0 bundle results/hotpotqa-react-* --out react-hotpotqa.tar.gz', 'publish the ReAct runs on HotpotQA')
-      .example('$0 run --from-bundle react-hotpotqa.tar.gz --results-dir rerun', 're-run them with no model and no environment server'),
+      .epilog(
+        examplesEpilog([
+          ['$0 bundle results/hotpotqa-react-* --out react-hotpotqa.tar.gz', 'publish the ReAct runs on HotpotQA'],
+          ['$0 run --from-bundle react-hotpotqa.tar.gz --results-dir rerun', 're-run them with no model and no environment server'],
+        ]),
+      ),
   handler: (argv: ArgumentsCamelCase) => {
     const runs = ((argv.runs as string[] | undefined) ?? []).map(String);
     if (runs.length === 0)

@@ -26,6 +26,7 @@ import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { formatDuration } from '../../run/progress-view.js';
 import { statusLine, type StatusLine } from '../status-line.js';
+import { examplesEpilog } from '../yargs-options.js';
 
 export const FORMATS = ['md', 'csv', 'tex', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -223,13 +224,18 @@ export const reportCommand: CommandModule = {
           'Print the trajectories (traj) of this run folder instead, as plain text (to stdout or --out); with it, a --format other than md, or an --out ending in .csv .tex .html or .htm, is an error',
       })
       .option('indices', { type: 'string', describe: 'With --trajectories: only these item indices (comma list)' })
-      .example('$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)')
-      .example(
-        '$0 report results --format tex --out tables.tex',
-        'booktabs tables and pgfplots figures for a two-column paper (preamble: booktabs, pgfplots)',
-      )
-      .example('$0 report results --label-sheet labels.csv', 'write the Table 2 sample to label; then: report results --labels labels.csv')
-      .example('$0 report --trajectories results/<run-id> --indices 3687', 'read one trajectory'),
+      .epilog(
+        examplesEpilog([
+          ['$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)'],
+          [
+            '$0 report results --format tex --out tables.tex',
+            'booktabs tables and pgfplots figures for a two-column paper (preamble: booktabs, pgfplots)',
+          ],
+          ['$0 report results --label-sheet labels.csv', 'write the Table 2 sample to label; then: report results --labels labels.csv'],
+          // RUN_ID, not <run-id>: a shell reads "<" as a redirection
+          ['$0 report --trajectories results/RUN_ID --indices 3522', "read one trajectory (3522: offline500's first question)"],
+        ]),
+      ),
   handler: (argv: ArgumentsCamelCase) => {
     const out = argv.out !== undefined ? String(argv.out) : undefined;
     const asked = argv.format !== undefined ? String(argv.format) : undefined;
