@@ -1,5 +1,5 @@
 // The one bridge from our option tables (src/options.ts) to yargs: only src/cli knows the parser.
-import type { Options } from 'yargs';
+import type { Options, PositionalOptions } from 'yargs';
 import type { OptionTable } from '../options.js';
 
 let helpText = true;
@@ -18,18 +18,40 @@ export function helpWanted(argv: readonly string[]): boolean {
   return argv.some((a) => a === '--help' || a === '-h' || a === 'help' || a === '--version');
 }
 
-export function yargsOptions(table: OptionTable): Record<string, Options> {
+/**
+ * The table as yargs options. `applyDefaults: false` (run, env play: the command layers its defaults
+ * under an experiment file's values itself, src/run/options.ts) gives yargs no default, so that a flag
+ * not given stays undefined, but still shows each default in --help, unless the description says it.
+ */
+export function yargsOptions(table: OptionTable, opts: { applyDefaults?: boolean } = {}): Record<string, Options> {
   const out: Record<string, Options> = {};
   for (const [flag, spec] of Object.entries(table)) {
     const o: Options = { type: spec.type };
     if (helpText) o.describe = spec.describe;
     if (spec.choices) o.choices = [...spec.choices];
-    if (spec.default !== undefined) o.default = spec.default;
+    if (spec.default !== undefined && opts.applyDefaults !== false) o.default = spec.default;
+    else if (spec.default !== undefined && helpText && !/\bdefault\b/i.test(spec.describe)) o.defaultDescription = String(spec.default);
     if (spec.hidden && helpText) o.hidden = true;
     if (spec.group && helpText) o.group = spec.group;
     out[flag] = o;
   }
   return out;
+}
+
+/**
+ * A variadic positional (`[runs..]`, `<dirs..>`): yargs gives it a default of [] that --help shows as
+ * "[default: []]", beside the default the command applies itself (`shown`, e.g. ./results) or under
+ * "[required]". In help the default is left out, and `shown` is given instead; a run of the command
+ * keeps yargs' [] (only help is drawn from this).
+ */
+export function listPositional(describe: string, opts: { shown?: string; required?: boolean } = {}): PositionalOptions {
+  return {
+    type: 'string',
+    array: true,
+    describe,
+    ...(opts.required ? { demandOption: true } : {}),
+    ...(helpText ? { default: undefined, ...(opts.shown ? { defaultDescription: opts.shown } : {}) } : {}),
+  };
 }
 
 /** The width help is laid out in: the terminal's, at most 110 columns (110 when not a terminal). */

@@ -19,7 +19,7 @@ import { checkOutputPath, outputTarget } from '../../util/durable.js';
 import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf } from '../../util/numbers.js';
 import { spendText, spendTokensText } from '../../run/meter.js';
-import { examplesEpilog } from '../yargs-options.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 export const bundleCommand: CommandModule = {
   command: 'bundle [runs..]',
@@ -27,7 +27,7 @@ export const bundleCommand: CommandModule = {
     'Pack finished runs, the completions they used and every environment answer into one file that `run --from-bundle` re-runs offline',
   builder: (y: Argv) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of run folders' })
+      .positional('runs', listPositional('Run folders, or a folder of run folders'))
       .option('out', { type: 'string', describe: 'The bundle to write (a .tar.gz: `tar xzf` opens it) [required]' })
       .option('cache-path', {
         type: 'string',

@@ -10,7 +10,7 @@ import type { Benchmark, ItemRefKey } from '../../benchmarks/types.js';
 import type { Env } from '../../envs/types.js';
 import type { OptionTable, Settings } from '../../options.js';
 import { allRunOptions, runDefaults } from '../../run/deps.js';
-import { camelCase, givenFlags, withoutDefaults } from '../../run/options.js';
+import { camelCase, givenFlags } from '../../run/options.js';
 import { examplesEpilog, yargsOptions } from '../yargs-options.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 
@@ -134,7 +134,7 @@ export const envCommand: CommandModule = {
               demandOption: true,
               describe: 'JSON list of {"id", "index"|"game"|"session", "actions": ["reset", ...]}',
             })
-            .options(yargsOptions(withoutDefaults(playOptions())))
+            .options(yargsOptions(playOptions(), { applyDefaults: false }))
             .epilog(
               examplesEpilog([
                 ['$0 env play --task alfworld --env-url http://127.0.0.1:36001 --scripts games.json', 'step ALFWorld games by hand'],

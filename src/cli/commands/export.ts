@@ -18,7 +18,7 @@ import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
 import { checkOutputPath, writeOutputFile } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { countOf } from '../../util/numbers.js';
-import { examplesEpilog } from '../yargs-options.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 /** The registered benchmarks (the CLI registers the built-ins before loading this command). */
 const benchmarks = () => benchmarkNames().map(getBenchmark);
@@ -28,12 +28,12 @@ export const exportCommand: CommandModule = {
   describe: 'Write episodes as JSON lines: the successful trajectories as fine-tuning data (FireAct-style), or every episode flat',
   builder: (y: Argv) =>
     y
-      .positional('runs', {
-        type: 'string',
-        array: true,
-        describe:
-          'Run folders, or a folder of runs; an unreadable run folder is skipped with a warning, as report skips it [default: ./results]',
-      })
+      .positional(
+        'runs',
+        listPositional('Run folders, or a folder of runs; an unreadable run folder is skipped with a warning, as report skips it', {
+          shown: './results',
+        }),
+      )
       .option('format', {
         type: 'string',
         choices: ['finetune', 'jsonl'],

@@ -8,7 +8,7 @@ import { scoresText } from '../scores.js';
 import { UserError } from '../../errors.js';
 import { checkWritableDir } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
-import { examplesEpilog } from '../yargs-options.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 /** --out, or --results-dir (then the run id names the folder: mergeRuns resolves it). */
 function mergeOut(out: unknown, resultsDir: unknown): string | { resultsDir: string } {
@@ -46,7 +46,7 @@ export const mergeCommand: CommandModule = {
   describe: 'Merge the shard runs (--shard K/N) of one configuration into one run folder',
   builder: (y: Argv) =>
     y
-      .positional('dirs', { type: 'string', array: true, describe: 'Shard run folders' })
+      .positional('dirs', listPositional('Shard run folders'))
       .option('out', { type: 'string', describe: 'Folder for the merged run (new or empty)' })
       .option('results-dir', {
         type: 'string',

@@ -26,7 +26,7 @@ import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { formatDuration } from '../../run/progress-view.js';
 import { statusLine, type StatusLine } from '../status-line.js';
-import { examplesEpilog } from '../yargs-options.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 export const FORMATS = ['md', 'csv', 'tex', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -193,7 +193,7 @@ export const reportCommand: CommandModule = {
     "The paper's tables and figures (ours beside the paper's numbers) from run folders or a results folder; or --trajectories of a run",
   builder: (y: Argv) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of runs [default: ./results]' })
+      .positional('runs', listPositional('Run folders, or a folder of runs', { shown: './results' }))
       .option('format', {
         type: 'string',
         choices: [...FORMATS],

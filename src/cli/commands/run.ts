@@ -12,7 +12,6 @@ import { allRunOptions, pricesOf, realDeps } from '../../run/deps.js';
 import { executeRun, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
 import { derivedMethodOf } from '../../run/derived-method.js';
 import { type Settings } from '../../run/experiment.js';
-import { withoutDefaults } from '../../run/options.js';
 import { isRunFolder, readManifest } from '../../runlog/store.js';
 import { redactedSettingKeys } from '../../run/manifest.js';
 import { kebabCase } from '../../run/options.js';
@@ -354,7 +353,7 @@ export const runCommand: CommandModule = {
         type: 'string',
         describe: 'Experiment file: {"defaults": {...}, "runs": [...]} with camelCase flag names; flags override it',
       })
-      .options(yargsOptions(withoutDefaults(allRunOptions())))
+      .options(yargsOptions(allRunOptions(), { applyDefaults: false }))
       .options(yargsOptions(sessionOptions))
       .option('from-bundle', FROM_BUNDLE_OPTION)
       .epilog(

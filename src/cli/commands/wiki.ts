@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { InfraError, UserError } from '../../errors.js';
 import { cacheDir } from '../../paths.js';
-import { yargsOptions } from '../yargs-options.js';
+import { listPositional, yargsOptions } from '../yargs-options.js';
 import {
   WikiEnv,
   wikiBackendFromArgv,
@@ -87,7 +87,7 @@ export const wikiCommand: CommandModule = {
       .command({
         command: 'step <actions..>',
         describe: 'Observations of a sequence of actions, e.g. wiki step "search[Pavel Urysohn]" "lookup[Moscow]"',
-        builder: (yy) => withWiki(yy).positional('actions', { type: 'string', array: true, demandOption: true }),
+        builder: (yy) => withWiki(yy).positional('actions', listPositional('Actions, each stepped as written', { required: true })),
         handler: (a) => runActions(a as WikiArgs, (a.actions as unknown[]).map(String)),
       })
       .command({
