@@ -10,7 +10,7 @@ import { isInstalledPackage, repoRoot } from '../paths.js';
 import { prefetchGitFacts } from '../util/git-facts.js';
 import { forTerminal } from '../util/terminal-text.js';
 import { watchStdio } from './stdio.js';
-import { helpWanted, setHelpText } from './yargs-options.js';
+import { helpWanted, helpWidth, setHelpText } from './yargs-options.js';
 
 export { exitWhenFlushed } from './stdio.js';
 
@@ -187,7 +187,7 @@ export async function main(argv: string[]): Promise<number> {
     .help()
     .alias('h', 'help')
     .version(packageVersion())
-    .wrap(Math.min(110, process.stdout.columns || 110))
+    .wrap(helpWidth())
     // Throwing stops yargs before any handler runs; main() prints the one line (no stack).
     .fail((msg, err) => {
       // yargs writes some messages (invalid choices) over several lines: one line is the contract.

@@ -2,7 +2,7 @@
 // report of a sweep reads its folders and writes its page for minutes at a million episodes). Off when
 // the stream is not a terminal, so pipes, logs and CI see exactly what they saw before.
 import { fitWidth } from '../run/progress-view.js';
-import { terminalColumns } from '../util/terminal-text.js';
+import { terminalColumns, type DisplayStream } from '../util/terminal-text.js';
 
 export interface StatusLine {
   /** Shows `text` in place of the last one; skipped when the last was drawn under `minIntervalMs` ago, unless `force`. */
@@ -19,7 +19,7 @@ export interface StatusLineOptions {
   now?: () => number;
 }
 
-export function statusLine(out: Pick<NodeJS.WriteStream, 'write' | 'isTTY' | 'columns'>, opts: StatusLineOptions = {}): StatusLine {
+export function statusLine(out: Pick<DisplayStream, 'write' | 'isTTY' | 'columns'>, opts: StatusLineOptions = {}): StatusLine {
   const enabled = out.isTTY === true && opts.enabled !== false;
   const now = opts.now ?? Date.now;
   const every = opts.minIntervalMs ?? 100;

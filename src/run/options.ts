@@ -53,16 +53,6 @@ export function kebabCase(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** The same option table without defaults (we apply them ourselves after layering). */
-export function withoutDefaults(table: OptionTable): OptionTable {
-  const out: OptionTable = {};
-  for (const [k, v] of Object.entries(table)) {
-    const { default: _d, ...rest } = v;
-    out[k] = rest;
-  }
-  return out;
-}
-
 /** Defaults of an option table keyed by camelCase name. */
 export function defaultsOf(table: OptionTable): Record<string, unknown> {
   const out: Record<string, unknown> = {};

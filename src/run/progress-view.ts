@@ -165,6 +165,9 @@ export function packSegments(segments: readonly string[], width: number, sep = '
   return rows.map((r) => fitWidth(r, width));
 }
 
+/** The fewest columns worth giving the label on the bar row ("hotp…"); fewer and it is left out. */
+const MIN_LABEL = 5;
+
 /**
  * The terminal block: a first row with the run, a bar, done/total, percentage and ETA; then the
  * counters packed on one or two rows. Every row is at most `columns - 1` wide (writing the last column
@@ -176,10 +179,19 @@ export function ttyLines(v: ProgressView, columns: number): string[] {
   const pos = positionText(v.label);
   const head = `${pos ? `${pos} · ` : ''}${v.label.short}`;
   const tail = `${s.done}/${s.total} ${String(percentDone(s)).padStart(3)}% · ETA ${etaText(v)}`;
-  // The bar takes what is left of the row, between 10 and 40 cells; the label is cut first.
+  // The bar takes what is left of the row, between 10 and 40 cells; the label is cut first. Too narrow
+  // for a few letters of the label, the row leaves it out (the id is printed above) and the bar shrinks,
+  // so done/total and the ETA are never cut.
+  const fraction = s.total > 0 ? s.done / s.total : 1;
   const barWidth = Math.max(10, Math.min(40, width - head.length - tail.length - 2));
   const room = width - barWidth - tail.length - 2;
-  const first = `${fitWidth(head, Math.max(1, room))} ${bar(s.total > 0 ? s.done / s.total : 1, barWidth)} ${tail}`;
+  const narrowBar = Math.min(40, width - tail.length - 1);
+  const first =
+    room >= MIN_LABEL
+      ? `${fitWidth(head, room)} ${bar(fraction, barWidth)} ${tail}`
+      : narrowBar >= 3
+        ? `${bar(fraction, narrowBar)} ${tail}`
+        : tail;
   const stats = packSegments([...statSegments(s), `elapsed ${formatDuration(v.elapsedSec)}`], width);
   // At most two rows of counters: whatever does not fit is cut with "…" rather than scrolling.
   const rows = stats.length > 2 ? [stats[0], fitWidth(stats.slice(1).join(' · '), width)] : stats;

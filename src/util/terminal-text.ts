@@ -30,3 +30,44 @@ export function forTerminal(text: string, opts: { oneLine?: boolean } = {}): str
 export function terminalColumns(out: { columns?: number }): number {
   return out.columns && out.columns > 0 ? out.columns : 80;
 }
+
+/**
+ * Whether a display redrawn in place (cursor moves, rows rewritten) suits this environment: not a
+ * dumb terminal (TERM=dumb: Emacs' shell, a plain console) and not a CI job (CI set, as CI services
+ * set it: a job that gives the command a pseudo-terminal still keeps a log, which must read as lines).
+ */
+export function redrawAllowed(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.TERM === 'dumb') return false;
+  const ci = env.CI?.trim().toLowerCase();
+  return ci === undefined || ci === '' || ci === '0' || ci === 'false';
+}
+
+/** A stream as the progress display and status lines write to it. */
+export interface DisplayStream {
+  write(s: string): boolean;
+  readonly isTTY: boolean;
+  readonly columns?: number;
+  readonly rows?: number;
+}
+
+/**
+ * `stream` for a display that redraws on a terminal (the progress block, a status line): a terminal
+ * only when it is one and redrawAllowed(env), so a dumb terminal and CI get the plain lines a log
+ * gets. Width and height are read through to the stream, so a resized window is seen.
+ */
+export function displayStream(
+  stream: { write(s: string): boolean; isTTY?: boolean; columns?: number; rows?: number },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): DisplayStream {
+  const isTTY = stream.isTTY === true && redrawAllowed(env);
+  return {
+    write: (s) => stream.write(s),
+    isTTY,
+    get columns() {
+      return stream.columns;
+    },
+    get rows() {
+      return stream.rows;
+    },
+  };
+}

@@ -126,6 +126,26 @@ describe.skipIf(skipReason !== null)('progress in an 80-column terminal (tmux)',
   }, 120_000);
 });
 
+describe.skipIf(skipReason !== null)('a terminal that cannot redraw, or a CI job with a pseudo-terminal (tmux)', () => {
+  for (const [name, env] of [
+    ['TERM=dumb', { TERM: 'dumb' }],
+    ['CI=true', { CI: 'true' }],
+  ] as const) {
+    it(`${name}: plain lines as in a log, no cursor movement`, async () => {
+      const session = name.replace(/\W/g, '');
+      const record = path.join(tmp, `${session}.raw`);
+      tmux.start(session, runArgs(srv, path.join(tmp, `r-${session}`), 2), { cwd: tmp, env, record });
+      const screen = await tmux.waitFor(session, (s) => /EXIT=\d+/.test(s));
+      expect(screen).toMatch(/EXIT=0/);
+      const bytes = fs.readFileSync(record, 'utf8');
+      // Every byte the pane received: the CLI's lines and the shell's EXIT, never an escape sequence.
+      expect(bytes).not.toMatch(/\x1b/);
+      expect(bytes).toMatch(/^hotpotqa standard 40\/40 \(100%\) EM \d+\.\d errors 0 /m);
+      expect(bytes).not.toMatch(/[█░]/);
+    }, 120_000);
+  }
+});
+
 describe('progress when the output is not a terminal', () => {
   it('prints the run id once and plain lines at a modest rate', async () => {
     const results = path.join(tmp, 'r-pipe');

@@ -54,6 +54,17 @@ describe('progress text', () => {
     expect(rows80.slice(1).join(' · ')).toBe('EM 85.7 · errors 1 (env 1) · retries 3 · tokens 81,638 · $0.1229 · elapsed 1m02s');
   });
 
+  it('in a narrow terminal the bar row leaves the label out and shrinks the bar, never cutting done/total or the ETA', () => {
+    for (const cols of [20, 25, 30, 36]) {
+      const [first] = ttyLines(view({ etaSec: 0 }, { done: 30, total: 30 }), cols);
+      expect([...first].length, first).toBeLessThan(cols);
+      expect(first, `${cols}`).toMatch(/^[█░]*\s?30\/30 100% · ETA 0s$/);
+    }
+    expect(ttyLines(view({ etaSec: 0 }, { done: 30, total: 30 }), 30)[0]).toBe(`${'█'.repeat(9)} 30/30 100% · ETA 0s`);
+    // With room for a few letters of it, the label stays, cut.
+    expect(ttyLines(view(), 40)[0]).toMatch(/^run 2… [█░]{10} 8\/40 {2}20% · ETA 4m08s$/);
+  });
+
   it('shows further counts once non-zero, cut with "…" rather than a third row of counters', () => {
     const s = {
       counts: { 'context exceeded': 4, 'other outcome': 0 },

@@ -15,11 +15,17 @@ export class TmuxServer {
   /**
    * Starts `react-repro ARGS` in a new session (`cols`×`rows`, cwd `cwd`, the test cache under it).
    * `then`: shell text after the command (`| cat`, `> out.md`). `record`: every byte the pane receives
-   * is appended to this file from before the command starts (tmux pipe-pane).
+   * is appended to this file from before the command starts (tmux pipe-pane). `env`: variables set
+   * on top (TERM, CI...).
    */
-  start(session: string, args: string[], opts: { cwd: string; cols?: number; rows?: number; then?: string; record?: string }): void {
+  start(
+    session: string,
+    args: string[],
+    opts: { cwd: string; cols?: number; rows?: number; then?: string; record?: string; env?: Record<string, string> },
+  ): void {
     const env = cleanEnv({ TERM: 'xterm-256color' }, path.join(opts.cwd, 'cache'));
     delete env.CI;
+    Object.assign(env, opts.env);
     const envArgs = Object.entries(env)
       .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
       .map(([k, v]) => `${k}=${shellQuote(String(v))}`);

@@ -16,9 +16,10 @@ import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
 import { checkReadableFile } from '../../util/safe-path.js';
 import { checkOutputPath, outputTarget } from '../../util/durable.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf } from '../../util/numbers.js';
 import { spendText, spendTokensText } from '../../run/meter.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 export const bundleCommand: CommandModule = {
   command: 'bundle [runs..]',
@@ -26,14 +27,18 @@ export const bundleCommand: CommandModule = {
     'Pack finished runs, the completions they used and every environment answer into one file that `run --from-bundle` re-runs offline',
   builder: (y: Argv) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of run folders' })
+      .positional('runs', listPositional('Run folders, or a folder of run folders'))
       .option('out', { type: 'string', describe: 'The bundle to write (a .tar.gz: `tar xzf` opens it) [required]' })
       .option('cache-path', {
         type: 'string',
         describe: "The SQLite completion cache the runs used [default: the one each run's manifest names]",
       })
-      .example('$0 bundle results/hotpotqa-react-* --out react-hotpotqa.tar.gz', 'publish the ReAct runs on HotpotQA')
-      .example('$0 run --from-bundle react-hotpotqa.tar.gz --results-dir rerun', 're-run them with no model and no environment server'),
+      .epilog(
+        examplesEpilog([
+          ['$0 bundle results/hotpotqa-react-* --out react-hotpotqa.tar.gz', 'publish the ReAct runs on HotpotQA'],
+          ['$0 run --from-bundle react-hotpotqa.tar.gz --results-dir rerun', 're-run them with no model and no environment server'],
+        ]),
+      ),
   handler: (argv: ArgumentsCamelCase) => {
     const runs = ((argv.runs as string[] | undefined) ?? []).map(String);
     if (runs.length === 0)
@@ -80,7 +85,7 @@ export async function runFromBundleCommand(argv: Record<string, unknown>): Promi
   const resultsDir = JsonFields.orEmpty(given).str('resultsDir');
   await withInterrupts(async (scope) => {
     const io: RunIO = {
-      progress: process.stderr,
+      progress: displayStream(process.stderr),
       log: (l) => process.stderr.write(`react-repro: ${forTerminal(l, { oneLine: true })}\n`),
       signal: scope.signal,
     };

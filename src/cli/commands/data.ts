@@ -7,6 +7,7 @@ import { repoRoot } from '../../paths.js';
 import { benchmarkNames, getBenchmark, hasBenchmark, unknownBenchmark } from '../../benchmarks/registry.js';
 import type { Benchmark } from '../../benchmarks/types.js';
 import { parseLimit } from '../../options.js';
+import { examplesEpilog } from '../yargs-options.js';
 
 /** The benchmark a data command names as its argument (not the --task flag of `run`). */
 function benchmarkArg(name: string, command: string): Benchmark {
@@ -40,7 +41,7 @@ const verifyCommand: CommandModule<object, VerifyArgs> = {
         type: 'string',
         describe: "Verify the tree at this folder against its own data/manifest.json (default: this package's tree)",
       })
-      .example('$0 data verify', 'check the vendored prompts, datasets and environment data'),
+      .epilog(examplesEpilog([['$0 data verify', 'check the vendored prompts, datasets and environment data']])),
   handler: async (args) => {
     const root = args.root === undefined ? repoRoot : path.resolve(args.root);
     const files = readManifest(manifestPathIn(root));
@@ -72,7 +73,7 @@ const sampleCommand: CommandModule<object, SampleArgs> = {
       .positional('task', { type: 'string', describe: `Benchmark: ${benchmarkNames().join(', ')}`, demandOption: true })
       .positional('split', { type: 'string', describe: 'Split name (see `data splits`)', demandOption: true })
       .option('limit', { type: 'string', describe: 'Only the first N indices (a positive integer)' })
-      .example('$0 data sample hotpotqa react500 --limit 10', "the paper's first ten questions"),
+      .epilog(examplesEpilog([['$0 data sample hotpotqa react500 --limit 10', "the paper's first ten questions"]])),
   handler: (args) => {
     const limit = parseLimit(args.limit);
     const split = benchmarkArg(args.task, 'data sample').split(args.split, { limit });
@@ -117,7 +118,7 @@ const showCommand: CommandModule<object, ShowArgs> = {
     y
       .positional('task', { type: 'string', describe: `Benchmark: ${benchmarkNames().join(', ')}`, demandOption: true })
       .positional('index', { type: 'string', describe: 'Item index (HotpotQA/FEVER: question_idx)', demandOption: true })
-      .example('$0 data show hotpotqa 3687', "the paper sample's first question"),
+      .epilog(examplesEpilog([['$0 data show hotpotqa 3687', "the paper sample's first question"]])),
   handler: (args) => {
     const bench = benchmarkArg(args.task, 'data show');
     out(JSON.stringify(bench.item(parseIndex(args.index)), null, 2));

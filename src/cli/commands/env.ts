@@ -10,8 +10,8 @@ import type { Benchmark, ItemRefKey } from '../../benchmarks/types.js';
 import type { Env } from '../../envs/types.js';
 import type { OptionTable, Settings } from '../../options.js';
 import { allRunOptions, runDefaults } from '../../run/deps.js';
-import { camelCase, givenFlags, withoutDefaults } from '../../run/options.js';
-import { yargsOptions } from '../yargs-options.js';
+import { camelCase, givenFlags } from '../../run/options.js';
+import { examplesEpilog, yargsOptions } from '../yargs-options.js';
 import { SIGNAL_EXIT, withInterrupts } from '../interrupts.js';
 
 export interface PlayScript {
@@ -134,11 +134,15 @@ export const envCommand: CommandModule = {
               demandOption: true,
               describe: 'JSON list of {"id", "index"|"game"|"session", "actions": ["reset", ...]}',
             })
-            .options(yargsOptions(withoutDefaults(playOptions())))
-            .example('$0 env play --task alfworld --env-url http://127.0.0.1:36001 --scripts games.json', 'step ALFWorld games by hand')
-            .example(
-              '$0 env play --task hotpotqa --scripts wiki.json',
-              'search and look up on the offline Wikipedia (write search[...], not Search[...])',
+            .options(yargsOptions(playOptions(), { applyDefaults: false }))
+            .epilog(
+              examplesEpilog([
+                ['$0 env play --task alfworld --env-url http://127.0.0.1:36001 --scripts games.json', 'step ALFWorld games by hand'],
+                [
+                  '$0 env play --task hotpotqa --scripts wiki.json',
+                  'search and look up on the offline Wikipedia (write search[...], not Search[...])',
+                ],
+              ]),
             )
             .epilog(actionsHelp()),
         handler: async (argv: ArgumentsCamelCase) => {

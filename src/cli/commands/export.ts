@@ -18,6 +18,7 @@ import { benchmarkNames, getBenchmark } from '../../benchmarks/registry.js';
 import { checkOutputPath, writeOutputFile } from '../../util/durable.js';
 import { forTerminal } from '../../util/terminal-text.js';
 import { countOf } from '../../util/numbers.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 /** The registered benchmarks (the CLI registers the built-ins before loading this command). */
 const benchmarks = () => benchmarkNames().map(getBenchmark);
@@ -27,12 +28,12 @@ export const exportCommand: CommandModule = {
   describe: 'Write episodes as JSON lines: the successful trajectories as fine-tuning data (FireAct-style), or every episode flat',
   builder: (y: Argv) =>
     y
-      .positional('runs', {
-        type: 'string',
-        array: true,
-        describe:
-          'Run folders, or a folder of runs; an unreadable run folder is skipped with a warning, as report skips it [default: ./results]',
-      })
+      .positional(
+        'runs',
+        listPositional('Run folders, or a folder of runs; an unreadable run folder is skipped with a warning, as report skips it', {
+          shown: './results',
+        }),
+      )
       .option('format', {
         type: 'string',
         choices: ['finetune', 'jsonl'],
@@ -59,14 +60,18 @@ export const exportCommand: CommandModule = {
           "With --format finetune: the metric that must be 1 for an episode to count as successful [default: correct as the run's benchmark says: its primary metric equal to 1 unless it declares otherwise]",
       })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
-      .example(
-        '$0 export results --format finetune --task hotpotqa --out react-hotpotqa-ft.jsonl',
-        "successful ReAct trajectories on HotpotQA as FireAct's prompt/completion lines",
-      )
-      .example('$0 export results --format finetune --method act,react', 'Act and ReAct trajectories (the default is ReAct only)')
-      .example(
-        "$0 export results --format jsonl | jq 'select(.metric_em != null) | .metric_em'",
-        'every episode, flat (metrics null for error episodes)',
+      .epilog(
+        examplesEpilog([
+          [
+            '$0 export results --format finetune --task hotpotqa --out react-hotpotqa-ft.jsonl',
+            "successful ReAct trajectories on HotpotQA as FireAct's prompt/completion lines",
+          ],
+          ['$0 export results --format finetune --method act,react', 'Act and ReAct trajectories (the default is ReAct only)'],
+          [
+            "$0 export results --format jsonl | jq 'select(.metric_em != null) | .metric_em'",
+            'every episode, flat (metrics null for error episodes)',
+          ],
+        ]),
       ),
   handler: (argv: ArgumentsCamelCase) => {
     const format = String(argv.format);

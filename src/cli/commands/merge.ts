@@ -8,6 +8,7 @@ import { scoresText } from '../scores.js';
 import { UserError } from '../../errors.js';
 import { checkWritableDir } from '../../util/safe-path.js';
 import { forTerminal } from '../../util/terminal-text.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 /** --out, or --results-dir (then the run id names the folder: mergeRuns resolves it). */
 function mergeOut(out: unknown, resultsDir: unknown): string | { resultsDir: string } {
@@ -45,14 +46,14 @@ export const mergeCommand: CommandModule = {
   describe: 'Merge the shard runs (--shard K/N) of one configuration into one run folder',
   builder: (y: Argv) =>
     y
-      .positional('dirs', { type: 'string', array: true, describe: 'Shard run folders' })
+      .positional('dirs', listPositional('Shard run folders'))
       .option('out', { type: 'string', describe: 'Folder for the merged run (new or empty)' })
       .option('results-dir', {
         type: 'string',
         describe:
           'Write the merged run to <results-dir>/<run id> instead of --out: `run --resume <run id> --results-dir <results-dir>` then resumes it',
       })
-      .example('$0 merge results/*-s1of2-* results/*-s2of2-* --out results/merged', 'merge two shards')
+      .epilog(examplesEpilog([['$0 merge results/*-s1of2-* results/*-s2of2-* --out results/merged', 'merge two shards']]))
       .epilog(
         'Exit status: 0 merged; 2 bad input, a shard still running, or the folder holds the merged run resumed since it was merged; 3 merged, with error episodes (the printed command re-runs them)',
       ),

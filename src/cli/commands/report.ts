@@ -22,10 +22,11 @@ import { analysisLookup, labelSheetRows, sampleRuns, unanalysedBenchmarks } from
 import { episodeCorrectness } from '../../report/correct.js';
 import { groupRuns } from '../../report/grouping.js';
 import type { RunView } from '../../report/model.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { bytesText, countOf, thousands } from '../../util/numbers.js';
 import { formatDuration } from '../../run/progress-view.js';
 import { statusLine, type StatusLine } from '../status-line.js';
+import { examplesEpilog, listPositional } from '../yargs-options.js';
 
 export const FORMATS = ['md', 'csv', 'tex', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -192,7 +193,7 @@ export const reportCommand: CommandModule = {
     "The paper's tables and figures (ours beside the paper's numbers) from run folders or a results folder; or --trajectories of a run",
   builder: (y: Argv) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: 'Run folders, or a folder of runs [default: ./results]' })
+      .positional('runs', listPositional('Run folders, or a folder of runs', { shown: './results' }))
       .option('format', {
         type: 'string',
         choices: [...FORMATS],
@@ -223,13 +224,18 @@ export const reportCommand: CommandModule = {
           'Print the trajectories (traj) of this run folder instead, as plain text (to stdout or --out); with it, a --format other than md, or an --out ending in .csv .tex .html or .htm, is an error',
       })
       .option('indices', { type: 'string', describe: 'With --trajectories: only these item indices (comma list)' })
-      .example('$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)')
-      .example(
-        '$0 report results --format tex --out tables.tex',
-        'booktabs tables and pgfplots figures for a two-column paper (preamble: booktabs, pgfplots)',
-      )
-      .example('$0 report results --label-sheet labels.csv', 'write the Table 2 sample to label; then: report results --labels labels.csv')
-      .example('$0 report --trajectories results/<run-id> --indices 3687', 'read one trajectory'),
+      .epilog(
+        examplesEpilog([
+          ['$0 report results --out report.html', 'the whole results folder as one self-contained web page (format from the extension)'],
+          [
+            '$0 report results --format tex --out tables.tex',
+            'booktabs tables and pgfplots figures for a two-column paper (preamble: booktabs, pgfplots)',
+          ],
+          ['$0 report results --label-sheet labels.csv', 'write the Table 2 sample to label; then: report results --labels labels.csv'],
+          // RUN_ID, not <run-id>: a shell reads "<" as a redirection
+          ['$0 report --trajectories results/RUN_ID --indices 3522', "read one trajectory (3522: offline500's first question)"],
+        ]),
+      ),
   handler: (argv: ArgumentsCamelCase) => {
     const out = argv.out !== undefined ? String(argv.out) : undefined;
     const asked = argv.format !== undefined ? String(argv.format) : undefined;
@@ -258,7 +264,7 @@ export const reportCommand: CommandModule = {
       if (argv.labelSheet !== undefined) labelSheetFile(String(argv.labelSheet));
       // On a terminal, the stage and how far it is; only when the report goes to a file, not over a
       // report on that terminal or in a pager reading it (nor through --out /dev/stdout or a pipe).
-      const status = statusLine(process.stderr, {
+      const status = statusLine(displayStream(process.stderr), {
         enabled: outFile !== undefined ? outputTarget(outFile, '--out').kind === 'replace' : stdoutIsFile(),
       });
       try {

@@ -12,7 +12,6 @@ import { allRunOptions, pricesOf, realDeps } from '../../run/deps.js';
 import { executeRun, type RunDeps, type RunIO, type RunResult } from '../../run/execute.js';
 import { derivedMethodOf } from '../../run/derived-method.js';
 import { type Settings } from '../../run/experiment.js';
-import { withoutDefaults } from '../../run/options.js';
 import { isRunFolder, readManifest } from '../../runlog/store.js';
 import { redactedSettingKeys } from '../../run/manifest.js';
 import { kebabCase } from '../../run/options.js';
@@ -23,8 +22,8 @@ import { Budget, requireKnownPrices } from '../../run/budget.js';
 import { scoresText } from '../scores.js';
 import { moneyText, runCostStandings, runTokenStandings, spendText, spendTokensText } from '../../run/meter.js';
 import { tokensText } from '../../util/money.js';
-import { yargsOptions } from '../yargs-options.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { examplesEpilog, yargsOptions } from '../yargs-options.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { REDACTED, redactUrlsIn } from '../../util/redact.js';
 import { resumableBaseUrl } from '../../envs/http/base-url.js';
 
@@ -354,24 +353,25 @@ export const runCommand: CommandModule = {
         type: 'string',
         describe: 'Experiment file: {"defaults": {...}, "runs": [...]} with camelCase flag names; flags override it',
       })
-      .options(yargsOptions(withoutDefaults(allRunOptions())))
+      .options(yargsOptions(allRunOptions(), { applyDefaults: false }))
       .options(yargsOptions(sessionOptions))
       .option('from-bundle', FROM_BUNDLE_OPTION)
-      .example(
-        '$0 run --task hotpotqa --method react --limit 5 --base-url http://127.0.0.1:8000/v1 --model M',
-        'ReAct on the first 5 offline HotpotQA questions',
-      )
-      .example(
-        '$0 run experiments/table1-hotpotqa.json --model gpt-3.5-turbo-instruct --dry-run',
-        'what all Table 1 methods on HotpotQA would cost',
-      )
-      .example(
-        '$0 run --resume RUN_ID --retry-errors',
-        're-run the episodes of a run recorded as errors (the manifest supplies the settings)',
-      )
-      .example(
-        '$0 run --task alfworld --method react --env-url http://127.0.0.1:36001 --indices 0,1,2 --base-url URL --model M',
-        'ReAct on three ALFWorld games',
+      .epilog(
+        examplesEpilog([
+          [
+            '$0 run --task hotpotqa --method react --limit 5 --base-url http://127.0.0.1:8000/v1 --model M',
+            'ReAct on the first 5 offline HotpotQA questions',
+          ],
+          [
+            '$0 run experiments/table1-hotpotqa.json --model gpt-3.5-turbo-instruct --dry-run',
+            'what all Table 1 methods on HotpotQA would cost',
+          ],
+          ['$0 run --resume RUN_ID --retry-errors', 're-run the episodes of a run recorded as errors (the manifest supplies the settings)'],
+          [
+            '$0 run --task alfworld --method react --env-url http://127.0.0.1:36001 --indices 0,1,2 --base-url URL --model M',
+            'ReAct on three ALFWorld games',
+          ],
+        ]),
       )
       .epilog(
         'Exit status: 0 complete without errors; 1 stopped (fatal error or circuit breaker; resumable); 2 bad input; ' +
@@ -401,7 +401,8 @@ export const runCommand: CommandModule = {
     await withInterrupts(async (scope) => {
       try {
         const io: RunIO = {
-          progress: process.stderr,
+          // a dumb terminal or CI gets the plain lines of a log
+          progress: displayStream(process.stderr),
           // server and model text reaches these lines (error causes): no control sequence goes through
           log: (l) => process.stderr.write(`react-repro: ${forTerminal(l, { oneLine: true })}\n`),
           signal: scope.signal,

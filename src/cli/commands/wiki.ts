@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { InfraError, UserError } from '../../errors.js';
 import { cacheDir } from '../../paths.js';
-import { yargsOptions } from '../yargs-options.js';
+import { listPositional, yargsOptions } from '../yargs-options.js';
 import {
   WikiEnv,
   wikiBackendFromArgv,
@@ -16,14 +16,14 @@ import {
   ensureShippedSnapshot,
   SHIPPED_PAGES,
 } from '../../envs/wikipedia/index.js';
-import { forTerminal } from '../../util/terminal-text.js';
+import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { thousands } from '../../util/numbers.js';
 import { statusLine } from '../status-line.js';
 
 type WikiArgs = WikiArgv & { json?: boolean };
 
 // Building the snapshot: the page count redrawn on a terminal, then one line (the only one in a log).
-const building = statusLine(process.stderr);
+const building = statusLine(displayStream(process.stderr));
 const progress = (pages: number, done: boolean) => {
   if (!done) return building.show(`wiki snapshot: ${thousands(pages)} pages`);
   building.clear();
@@ -87,7 +87,7 @@ export const wikiCommand: CommandModule = {
       .command({
         command: 'step <actions..>',
         describe: 'Observations of a sequence of actions, e.g. wiki step "search[Pavel Urysohn]" "lookup[Moscow]"',
-        builder: (yy) => withWiki(yy).positional('actions', { type: 'string', array: true, demandOption: true }),
+        builder: (yy) => withWiki(yy).positional('actions', listPositional('Actions, each stepped as written', { required: true })),
         handler: (a) => runActions(a as WikiArgs, (a.actions as unknown[]).map(String)),
       })
       .command({
