@@ -4,13 +4,16 @@
 // undefined and an experiment file's value is not overridden by a default.
 import type { OptionSpec, OptionTable } from '../options.js';
 
+/** The heading of the flags that say what a run is, listed first in --help (before the model's). */
+const WHAT = 'What to run:';
+
 export const runOptions: OptionTable = {
   // task, method and split list the registered benchmarks' names in --help (src/run/deps.ts).
-  task: { type: 'string', describe: 'Benchmark' },
-  method: { type: 'string', describe: 'Method' },
-  split: { type: 'string', describe: "Split (default: the benchmark's)" },
-  indices: { type: 'string', describe: 'Run exactly these item indices (comma list, e.g. 12,40,77) instead of a split' },
-  limit: { type: 'number', describe: 'Run only the first N items of the split' },
+  task: { type: 'string', group: WHAT, describe: 'Benchmark' },
+  method: { type: 'string', group: WHAT, describe: 'Method' },
+  split: { type: 'string', group: WHAT, describe: "Split (default: the benchmark's)" },
+  indices: { type: 'string', group: WHAT, describe: 'Run exactly these item indices (comma list, e.g. 12,40,77) instead of a split' },
+  limit: { type: 'number', group: WHAT, describe: 'Run only the first N items of the split' },
   'env-url': {
     operational: true,
     envBaseUrl: true,
@@ -20,13 +23,24 @@ export const runOptions: OptionTable = {
   },
   shard: {
     type: 'string',
+    group: WHAT,
     describe:
       'Run shard K of N (K/N): split positions p with p % N == K-1; auto: the Slurm array task (SLURM_ARRAY_TASK_ID/MIN/COUNT); auto/N: a Kubernetes Indexed Job of N completions (JOB_COMPLETION_INDEX) (docs/cluster.md)',
   },
   concurrency: { operational: true, type: 'number', default: 8, describe: 'Episodes run at once' },
   'results-dir': { operational: true, type: 'string', path: true, describe: 'Folder for run folders (default ./results)' },
-  resume: { type: 'string', session: true, describe: 'Resume this run id (its manifest supplies the settings you do not give)' },
-  'retry-errors': { type: 'boolean', session: true, describe: 'Re-run only the episodes recorded with an infrastructure error' },
+  resume: {
+    type: 'string',
+    session: true,
+    group: WHAT,
+    describe: 'Resume this run id (its manifest supplies the settings you do not give)',
+  },
+  'retry-errors': {
+    type: 'boolean',
+    session: true,
+    group: WHAT,
+    describe: 'Re-run only the episodes recorded with an infrastructure error',
+  },
   'context-overflow': {
     type: 'string',
     choices: ['fail', 'truncate'],

@@ -56,3 +56,14 @@ describe('defaults in --help', () => {
     expect(await help('merge')).toMatch(/^ {2}dirs {2}Shard run folders +\[array\] \[required\]$/m);
   });
 });
+
+describe('the order of run --help', () => {
+  it('lists what to run (task, method, split, items, resume) first, before the model and the benchmarks', async () => {
+    const text = await help('run');
+    const headings = [...text.matchAll(/^(\S[^\n]*):$/gm)].map((m) => m[1]);
+    expect(headings.slice(0, 3)).toEqual(['Positionals', 'What to run', 'Model']);
+    const section = text.slice(text.indexOf('What to run:'), text.indexOf('\nModel:'));
+    for (const flag of ['--task', '--method', '--split', '--indices', '--limit', '--shard', '--resume', '--retry-errors'])
+      expect(section).toMatch(new RegExp(`^ +${flag} `, 'm'));
+  });
+});
