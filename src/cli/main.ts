@@ -10,6 +10,7 @@ import { isInstalledPackage, repoRoot } from '../paths.js';
 import { prefetchGitFacts } from '../util/git-facts.js';
 import { forTerminal } from '../util/terminal-text.js';
 import { watchStdio } from './stdio.js';
+import { flagSuggestion } from './flag-suggestion.js';
 import { helpWanted, helpWidth, setHelpText } from './yargs-options.js';
 
 export { exitWhenFlushed } from './stdio.js';
@@ -164,6 +165,15 @@ function skipHelpCache(cli: unknown): void {
 /** Commands that write a manifest (software.git): git is asked while their modules load. */
 const WRITES_MANIFEST = new Set(['run', 'bundle']);
 
+/**
+ * The flags of the command yargs refused a line of: its usage's descriptions, which yargs (18) hands
+ * the fail callback in place of its typed third argument; none when that changes.
+ */
+function commandFlags(usage: unknown): string[] {
+  const d = (usage as { getDescriptions?: () => unknown } | undefined)?.getDescriptions?.();
+  return d && typeof d === 'object' ? Object.keys(d).filter((k) => !/[A-Z]/.test(k)) : [];
+}
+
 export async function main(argv: string[]): Promise<number> {
   watchStdio();
   const help = helpWanted(argv);
@@ -189,9 +199,10 @@ export async function main(argv: string[]): Promise<number> {
     .version(packageVersion())
     .wrap(helpWidth())
     // Throwing stops yargs before any handler runs; main() prints the one line (no stack).
-    .fail((msg, err) => {
+    .fail((msg, err, usage) => {
       // yargs writes some messages (invalid choices) over several lines: one line is the contract.
-      throw err ?? new UserError(`${msg.replace(/\s*\n\s*/g, ' ')} (see --help)`);
+      const line = msg?.replace(/\s*\n\s*/g, ' ');
+      throw err ?? new UserError(`${line}${flagSuggestion(line ?? '', commandFlags(usage))} (see --help)`);
     })
     .exitProcess(false);
   if (!help) skipHelpCache(cli);
