@@ -3,7 +3,7 @@
 // extension (another extension needs --format); one score (15 of 19 = 78.9) prints the same in
 // summary.csv and every format; Figure 2 with error episodes has no NaN anywhere; the Table 2 label
 // sheet → labels → Table 2 flow; and the LaTeX of a real report compiles in a two-column paper with
-// nothing overfull (where pdflatex exists).
+// nothing overfull (where pdflatex exists), and laid out with --tex-page acl in an ACL page.
 import { execFileSync } from 'node:child_process';
 import { PDFLATEX, PGFPLOTS, preambleOf } from '../support/pdflatex.js';
 import fs from 'node:fs';
@@ -257,4 +257,52 @@ describe.skipIf(!PDFLATEX || !PGFPLOTS)('report --format tex in a two-column pap
     expect(log).not.toMatch(/^! /m);
     expect(log).not.toMatch(/Overfull \\hbox/);
   });
+});
+
+describe('report --tex-page', () => {
+  it('is one line naming the flag when wrong; says the page in the header; the default page leaves the output as it was', async () => {
+    const bad = await report(['--format', 'tex', '--tex-page', 'acm']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('react-repro: --tex-page: expected one of icml, acl, iclr, neurips, emnlp, naacl, got "acm"\n');
+    const md = await report(['--tex-page', 'acl']);
+    expect(md.code).toBe(2);
+    expect(md.stderr).toBe('react-repro: --tex-page: only with --format tex (or an --out file ending in .tex)\n');
+    const size = await report(['--format', 'tex', '--tex-page-size', 'textwidth=16']);
+    expect(size.stderr).toMatch(/^react-repro: --tex-page-size: textwidth: expected a length with its unit .*\n$/);
+    const plain = (await report(['--format', 'tex'])).stdout;
+    expect((await report(['--format', 'tex', '--tex-page', 'icml'])).stdout).toBe(plain);
+    const acl = (await report(['--format', 'tex', '--tex-page', 'acl'])).stdout;
+    expect(acl.split('\n')[1]).toBe(
+      '% Laid out for --tex-page acl: 11pt type, columns 7.7cm, text 16cm wide, 24.7cm high; for another page run report --format tex again with its --tex-page.',
+    );
+    expect(preambleOf(acl)).toBe(preambleOf(plain));
+  });
+
+  it.skipIf(!PDFLATEX || !PGFPLOTS)(
+    '--tex-page acl compiles in an ACL page (11pt, two 7.7cm columns in 16cm) with no Overfull \\hbox',
+    async () => {
+      const tex = (await report(['--format', 'tex', '--tex-page', 'acl'])).stdout;
+      const dir = path.join(tmp, 'tex-acl');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'paper.tex'),
+        [
+          '\\documentclass[11pt,twocolumn]{article}',
+          // acl.sty: a4paper, margin=2.5cm, \\columnsep 0.6cm; acl_latex.tex: T1 fonts.
+          '\\usepackage[T1]{fontenc}',
+          '\\usepackage[a4paper,margin=2.5cm,columnsep=0.6cm]{geometry}',
+          preambleOf(tex),
+          '\\extrafloats{100}',
+          '\\begin{document}',
+          'Text of the paper around the tables. '.repeat(40),
+          tex,
+          '\\end{document}',
+        ].join('\n'),
+      );
+      execFileSync(PDFLATEX!, ['-interaction=nonstopmode', '-halt-on-error', 'paper.tex'], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
+      const log = fs.readFileSync(path.join(dir, 'paper.log'), 'latin1');
+      expect(log).not.toMatch(/^! /m);
+      expect(log).not.toMatch(/Overfull \\hbox/);
+    },
+  );
 });

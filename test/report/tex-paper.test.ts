@@ -17,6 +17,7 @@ import { loadRuns } from '../../src/report/load.js';
 import { renderTex } from '../../src/report/render-tex.js';
 import { captionText } from '../../src/report/tex/caption.js';
 import { texEscape } from '../../src/report/tex/escape.js';
+import { texPage } from '../../src/report/tex/page.js';
 import { PDFLATEX, PDFTOTEXT, PGFPLOTS, preambleOf } from '../support/pdflatex.js';
 import { qaRecords, writeRun } from './run-folders.js';
 import { writeShippedResults } from './shipped-results.js';
@@ -60,15 +61,28 @@ function sharded(): string {
   return dir;
 }
 
+/** The pages of the templates (report --tex-page; tex/page.ts), as article and geometry set them. */
+const PAGES: Record<string, string[]> = {
+  icml: [
+    '\\documentclass[twocolumn]{article}',
+    '\\usepackage[paperwidth=8.5in,paperheight=11in,textwidth=6.75in,columnsep=0.25in,textheight=9in]{geometry}',
+  ],
+  acl: [
+    '\\documentclass[11pt,twocolumn]{article}',
+    '\\usepackage[T1]{fontenc}',
+    '\\usepackage[a4paper,margin=2.5cm,columnsep=0.6cm]{geometry}',
+  ],
+  iclr: ['\\documentclass{article}', '\\usepackage[letterpaper,textwidth=5.5in,textheight=9in]{geometry}'],
+};
+
 /** pdflatex on LaTeX in a two-column article (the preamble the report asks for); the log, and the PDF read back with pdftotext. */
-function compile(name: string, tex: string, body: string = tex) {
+function compile(name: string, tex: string, body: string = tex, page: string[] = PAGES.icml!) {
   const dir = path.join(tmp, name);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'paper.tex'),
     [
-      '\\documentclass[twocolumn]{article}',
-      '\\usepackage[paperwidth=8.5in,paperheight=11in,textwidth=6.75in,columnsep=0.25in,textheight=9in]{geometry}',
+      ...page,
       preambleOf(tex),
       '\\extrafloats{100}',
       '\\begin{document}',
@@ -220,6 +234,15 @@ describe.skipIf(!PDFLATEX || !PDFTOTEXT || !PGFPLOTS)(
       expect(pdf.lines.slice(0, notes).filter((l) => /[A-Za-z0-9]-\s*$/.test(l))).toEqual([]);
       expect(pdf.text).toContain('Source: Table 5, Yao et al., ReAct (ICLR 2023, arXiv 2210.03629)');
       expect(pdf.text).toContain('Caveat: ');
+    });
+
+    it.each(['acl', 'iclr'])('laid out for --tex-page %s and set in that page: no overfull box, nothing scaled', (name) => {
+      const tex = renderTex(content(), { page: texPage(name) });
+      expect(tex).not.toContain('\\resizebox');
+      const pdf = compile(`page-${name}`, tex, tex, PAGES[name]);
+      expect(pdf.log).not.toMatch(/^! /m);
+      expect(pdf.log).not.toMatch(/Overfull \\hbox/);
+      expect(pdf.words.filter((w) => w.height < 6.2).slice(0, 10)).toEqual([]);
     });
 
     it('runs: every run id, whole, under its row; the row header as in Markdown and HTML', () => {

@@ -7,6 +7,7 @@ import { UserError, errorMessage, errorCode } from '../../errors.js';
 import { loadRun, loadRuns, warnLine, type LoadOptions } from '../../report/load.js';
 import { renderMarkdown } from '../../report/render-md.js';
 import { renderTex, type TexRenderOptions } from '../../report/render-tex.js';
+import { DEFAULT_TEX_PAGE, texPage, texPageNames, withPageSize, type TexPage } from '../../report/tex/page.js';
 import { renderHtml, renderHtmlStream } from '../../report/render-html.js';
 import { checkOutputPath, outputTarget, writeOutputFile } from '../../util/durable.js';
 import { renderCsv } from '../../report/render-csv.js';
@@ -180,6 +181,18 @@ function labelSheetFile(file: string): string {
   return abs;
 }
 
+/**
+ * The page --tex-page and --tex-page-size ask the LaTeX to be laid out for; undefined when neither is
+ * given (the default page).
+ */
+export function texPageOf(name: unknown, size: unknown): TexPage | undefined {
+  if (name === undefined && size === undefined) return undefined;
+  if (Array.isArray(name) || Array.isArray(size))
+    throw new UserError(`--${Array.isArray(name) ? 'tex-page' : 'tex-page-size'}: given more than once`);
+  const base = texPage(name === undefined ? DEFAULT_TEX_PAGE : String(name));
+  return size === undefined ? base : withPageSize(base, String(size));
+}
+
 function listOf(v: unknown): string[] {
   return String(v)
     .split(',')
@@ -218,6 +231,15 @@ export const reportCommand: CommandModule = {
         type: 'boolean',
         describe: "With --format tex: also each figure's points as a table (the figures are pgfplots plots either way)",
       })
+      .option('tex-page', {
+        type: 'string',
+        describe: `With --format tex: the page the tables are laid out for (widths, height, type size): ${texPageNames().join(', ')} [default: ${DEFAULT_TEX_PAGE}: two 3.25in columns in 6.75in, 10pt; acl (also emnlp, naacl): two 7.7cm columns in 16cm, 11pt; iclr, neurips: one 5.5in column, 10pt]`,
+      })
+      .option('tex-page-size', {
+        type: 'string',
+        describe:
+          'With --format tex: change the --tex-page page, e.g. columnwidth=3.3in,textwidth=7in,textheight=9.25in,font=10pt (lengths in pt, bp, in, cm, mm or pc; font 10pt, 11pt or 12pt)',
+      })
       .option('trajectories', {
         type: 'string',
         describe:
@@ -231,6 +253,7 @@ export const reportCommand: CommandModule = {
             '$0 report results --format tex --out tables.tex',
             'booktabs tables and pgfplots figures for a two-column paper (preamble: booktabs, pgfplots)',
           ],
+          ['$0 report results --out tables.tex --tex-page acl', 'the same, laid out for an ACL/EMNLP paper (two 7.7cm columns, 11pt)'],
           ['$0 report results --label-sheet labels.csv', 'write the Table 2 sample to label; then: report results --labels labels.csv'],
           // RUN_ID, not <run-id>: a shell reads "<" as a redirection
           ['$0 report --trajectories results/RUN_ID --indices 3522', "read one trajectory (3522: offline500's first question)"],
@@ -245,7 +268,7 @@ export const reportCommand: CommandModule = {
     const outFile = out !== undefined ? checkOutputPath(out, '--out') : undefined;
     let text: string;
     if (argv.trajectories !== undefined) {
-      for (const f of ['labels', 'labelSheet', 'labelMethods', 'texFigureTables'] as const)
+      for (const f of ['labels', 'labelSheet', 'labelMethods', 'texFigureTables', 'texPage', 'texPageSize'] as const)
         if (argv[f] !== undefined) throw new UserError(`--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: not with --trajectories`);
       const dir = path.resolve(String(argv.trajectories));
       if (!isRunFolder(dir)) throw new UserError(`--trajectories: ${argv.trajectories} is not a run folder (no ${MANIFEST_FILE})`);
@@ -260,6 +283,12 @@ export const reportCommand: CommandModule = {
       const labels = argv.labels !== undefined ? readLabels(String(argv.labels)) : undefined;
       if (argv.texFigureTables !== undefined && format !== 'tex')
         throw new UserError('--tex-figure-tables: only with --format tex (or an --out file ending in .tex)');
+      for (const f of ['texPage', 'texPageSize'] as const)
+        if (argv[f] !== undefined && format !== 'tex')
+          throw new UserError(
+            `--${f === 'texPage' ? 'tex-page' : 'tex-page-size'}: only with --format tex (or an --out file ending in .tex)`,
+          );
+      const page = texPageOf(argv.texPage, argv.texPageSize);
       // Checked again as it is written; here so that a mistake does not wait for every folder to be read.
       if (argv.labelSheet !== undefined) labelSheetFile(String(argv.labelSheet));
       // On a terminal, the stage and how far it is; only when the report goes to a file, not over a
@@ -289,7 +318,9 @@ export const reportCommand: CommandModule = {
         const content = buildReport(loaded, benchmarkNames().map(getBenchmark), { labels, ...(labelMethods ? { labelMethods } : {}) });
         // Written piece by piece: a sweep's page is larger than one string may be.
         const chunks = counted(
-          format === 'html' ? renderHtmlStream(content) : [render(content, format, { figureTables: argv.texFigureTables === true })],
+          format === 'html'
+            ? renderHtmlStream(content)
+            : [render(content, format, { figureTables: argv.texFigureTables === true, ...(page ? { page } : {}) })],
           status,
         );
         if (outFile !== undefined) writeOutputFile(outFile, chunks, { flag: '--out', what: 'the report' });

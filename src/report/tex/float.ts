@@ -8,7 +8,7 @@ import type { TexUnit } from './height-estimate.js';
 import { chooseLayout } from './layout.js';
 import { lineColumns } from './line-columns.js';
 import { texNotes } from './notes.js';
-import type { TexOptions } from './options.js';
+import { texLength, type TexOptions } from './options.js';
 import { packUnits, splitRows } from './pagination.js';
 import { texTabular } from './tabular.js';
 
@@ -46,7 +46,7 @@ export function texTable(t: ReportTable, opts: TexOptions = {}): string {
         `\\label{tab:${label}${i ? `-part${i + 1}` : ''}}`,
         '\\smallskip',
         group ? `{${layout.size === 'normalsize' ? '' : `\\${layout.size}`}` : null,
-        layout.tabcolsepPt === 6 ? null : `\\setlength{\\tabcolsep}{${layout.tabcolsepPt}pt}`,
+        layout.tabcolsepPt === 6 ? null : `\\setlength{\\tabcolsep}{${texLength(layout.tabcolsepPt, opts)}}`,
         noHyphens ? NO_HYPHENATION : null,
         tabulars.join('\n\\par\\medskip\n'),
         group ? '}' : null,

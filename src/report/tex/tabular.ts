@@ -6,7 +6,7 @@ import { texEscape } from './escape.js';
 import { SIZE_SCALE, textWidthPt } from './font-metrics.js';
 import { chooseLayout, type TexLayout } from './layout.js';
 import { LINE_INDENT_PT, lineColumns, rowLines, widestLinePt, type LineSpec } from './line-columns.js';
-import { TEXT_WIDTH_PT, type TexOptions } from './options.js';
+import { TEXT_WIDTH_PT, texLength, type TexOptions } from './options.js';
 import { estimateWidthPt } from './width-estimate.js';
 import { wrappedText } from './wrap.js';
 
@@ -20,7 +20,7 @@ export function texTabular(t: ReportTable, opts: TexOptions = {}, layout: TexLay
   // row's \\ stays outside \raggedright's reach).
   const cell = (key: string, s: string) =>
     wrap[key] !== undefined
-      ? `\\parbox[t]{${wrap[key]}pt}{\\raggedright ${wrappedText(s, isNameColumn(key), wrap[key], layout.size)}\\strut}`
+      ? `\\parbox[t]{${texLength(wrap[key], opts)}}{\\raggedright ${wrappedText(s, isNameColumn(key), wrap[key], layout.size)}\\strut}`
       : texEscape(s);
   const spec = 'l' + cols.map((c) => (c.numeric && wrap[c.key] === undefined ? 'r' : 'l')).join('');
   const lines = [`\\begin{tabular}{${spec}}`, '\\toprule'];
@@ -52,7 +52,7 @@ export function texTabular(t: ReportTable, opts: TexOptions = {}, layout: TexLay
     const fits = textWidthPt(`${l.label}: ${l.text}`) * k * 1.005 <= lineWidth;
     const body = fits
       ? text + texEscape(l.text)
-      : `\\parbox[t]{${lineWidth}pt}{\\raggedright ${text}${wrappedText(l.text, false, lineWidth, layout.size)}\\strut}`;
+      : `\\parbox[t]{${texLength(lineWidth, opts)}}{\\raggedright ${text}${wrappedText(l.text, false, lineWidth, layout.size)}\\strut}`;
     return `\\multicolumn{${cols.length + 1}}{l}{\\hspace{1em}${body}} \\\\`;
   };
   const corner = t.rowHeader === undefined ? '' : cell(LABEL_KEY, t.rowHeader);
