@@ -31,6 +31,7 @@ export {
   CacheStore,
   cacheLayer,
   type OpenedModel,
+  type EndpointTally,
 } from './llm/index.js';
 export {
   PAPER_SAMPLING,

@@ -1,6 +1,8 @@
 // Several base URLs serving one model (e.g. a vLLM fleet) behind one CompletionModel, with a balancing
 // policy. An endpoint that just failed with a transient error is passed over for a short while when
-// another one is available.
+// another one is available. Each endpoint counts what its attempts got (answered, or failed by kind):
+// a fleet member that refuses every call is otherwise invisible, its calls retried on the others.
+import { redactUrl } from '../util/redact.js';
 
 /**
  * Whether a base URL is OpenAI's own API (its list prices apply, it needs a key, it states no window).
@@ -31,13 +33,40 @@ export function endpointUrl(baseURL: string, path: string): URL {
 
 export type BalancePolicy = 'round-robin' | 'least-busy';
 
+/**
+ * Why an attempt failed at its endpoint (src/llm/retry.ts attemptFailure): nothing listened (refused),
+ * the host name did not resolve, no whole answer in time, the connection dropped, an error status the
+ * endpoint itself is to blame for (429, 408, 409, 5xx), a 200 body that is no completion, an answer
+ * past --llm-max-bytes, or anything else.
+ */
+export type EndpointFailure = 'refused' | 'unknown host' | 'timeout' | 'dropped' | `HTTP ${number}` | 'malformed' | 'too large' | 'other';
+
+/**
+ * What one endpoint's attempts got, as a run reports it: attempts = answered + the failures. An answer
+ * is a completion or an error about the request any endpoint would give (400 context window, 401...);
+ * an attempt we aborted (Ctrl-C, a stop) is not counted.
+ */
+export interface EndpointTally {
+  /** The base URL as the CLI shows URLs (credentials as ***: src/util/redact.ts). */
+  endpoint: string;
+  attempts: number;
+  answered: number;
+  failures: Partial<Record<EndpointFailure, number>>;
+}
+
 export interface Endpoint<C> {
   /** Base URL without credentials, query or trailing slash (safe for logs and manifests). */
   readonly label: string;
+  /** Base URL with its credentials as *** (its tally's name). */
+  readonly shown: string;
   readonly client: C;
   inFlight: number;
   /** Requests sent to this endpoint. */
   sent: number;
+  /** Attempts answered (see EndpointTally). */
+  answered: number;
+  /** Attempts failed, by kind. */
+  failures: Partial<Record<EndpointFailure, number>>;
   /** Time (ms since epoch) until which the endpoint is avoided after a transient failure. */
   coolUntil: number;
 }
@@ -47,11 +76,35 @@ export class EndpointPool<C> {
   readonly endpoints: Endpoint<C>[];
 
   constructor(
-    items: Array<{ label: string; client: C }>,
+    items: Array<{ label: string; shown?: string; client: C }>,
     readonly policy: BalancePolicy,
   ) {
     if (items.length === 0) throw new RangeError('at least one endpoint is required');
-    this.endpoints = items.map((i) => ({ label: i.label, client: i.client, inFlight: 0, sent: 0, coolUntil: 0 }));
+    this.endpoints = items.map((i) => ({
+      label: i.label,
+      shown: i.shown ?? i.label,
+      client: i.client,
+      inFlight: 0,
+      sent: 0,
+      answered: 0,
+      failures: {},
+      coolUntil: 0,
+    }));
+  }
+
+  /** Counts what an attempt at `ep` got: answered, a failure of that kind, or nothing (we aborted it). */
+  record(ep: Endpoint<C>, outcome: 'answered' | EndpointFailure | undefined): void {
+    if (outcome === 'answered') ep.answered++;
+    else if (outcome !== undefined) ep.failures[outcome] = (ep.failures[outcome] ?? 0) + 1;
+  }
+
+  /** Each endpoint's tally so far, in the order given. */
+  tallies(): EndpointTally[] {
+    return this.endpoints.map((e) => {
+      const failures = { ...e.failures };
+      const failed = Object.values(failures).reduce((a: number, n) => a + (n ?? 0), 0);
+      return { endpoint: e.shown, attempts: e.answered + failed, answered: e.answered, failures };
+    });
   }
 
   /** Picks the endpoint for the next request (does not count it as in flight: see `begin`). */
@@ -79,6 +132,11 @@ export class EndpointPool<C> {
     this.next = (eps.indexOf(best!) + 1) % eps.length;
     return best!;
   }
+}
+
+/** A base URL as the CLI shows it (a tally's name): without trailing slashes, credentials as *** (src/util/redact.ts). */
+export function shownEndpoint(baseURL: string): string {
+  return redactUrl(baseURL.trim().replace(/\/+$/, ''));
 }
 
 /** A base URL reduced to what may be shown: scheme, host, port, path (no user:password, query, fragment). */

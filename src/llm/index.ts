@@ -11,7 +11,7 @@ import { cacheLayer } from './cache/layer.js';
 import { CacheStore } from './cache/store.js';
 import type { Clock } from '../util/clock.js';
 import { describeModelConfig, resolveModelConfig, type LlamaModelConfig, type ModelConfig, type OpenAIModelConfig } from './config.js';
-import { isOfficialOpenAI, safeEndpointLabel } from './endpoints.js';
+import { isOfficialOpenAI, safeEndpointLabel, type EndpointTally } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter } from './limits.js';
 import { OpenAICompatibleModel, PLACEHOLDER_KEY } from './openai-model.js';
 import { DEFAULT_LLM_MAX_BYTES, ModelHttp } from './model-http.js';
@@ -41,6 +41,7 @@ export { LlmAccumulator, type LlmTotals } from './stats.js';
 export { BUILTIN_PRICES } from './pricing.js';
 export { VirtualClock, systemClock, type Clock } from '../util/clock.js';
 export { CHAT_DEVIATION } from './openai-model.js';
+export type { EndpointTally, EndpointFailure } from './endpoints.js';
 
 /** The model the runner gets: a CompletionModel plus the run's running totals. */
 export interface LlmModel extends CompletionModel {
@@ -68,6 +69,8 @@ export interface OpenedModel {
   totals(): LlmTotals;
   /** The base URLs the backend sends its calls to (none for an embedded model or --cache replay, which call none). */
   endpoints: string[];
+  /** What each base URL's attempts got so far (none for an embedded model): the closing lines name a failing one. */
+  endpointTallies(): EndpointTally[];
 }
 
 /** The backend and the cache store of `cfg`, separately (the runner layers them per episode). */
@@ -75,6 +78,7 @@ export async function openModel(cfg: ModelConfig, deps: CreateModelDeps = {}): P
   const acc = deps.accumulator ?? new LlmAccumulator();
   let backend: CompletionModel;
   let api: string;
+  let endpointTallies = (): EndpointTally[] => [];
   if (cfg.kind === 'llama') {
     backend = cfg.cache.mode === 'replay' ? await replayOnlyLlama(cfg) : localBackend(await loadLlama(cfg), acc);
     // Two GGUF files may share a basename: the file's sha256 keeps their cache entries apart.
@@ -82,12 +86,14 @@ export async function openModel(cfg: ModelConfig, deps: CreateModelDeps = {}): P
     api = `llama;sha256=${sha}` + (cfg.seed !== undefined ? `;seed=${cfg.seed}` : '');
   } else {
     api = cfg.api;
-    backend = await createOpenAIModel(cfg, acc, deps);
+    const openai = await createOpenAIModel(cfg, acc, deps);
+    endpointTallies = () => openai.endpointTallies();
+    backend = openai;
   }
   const secrets = [...(deps.secrets ?? []), ...(cfg.kind === 'llama' ? [] : [cfg.apiKey?.reveal()])];
   const cache = new CacheStore({ mode: cfg.cache.mode, path: cfg.cache.path, api, accumulator: acc, secrets });
   const endpoints = cfg.kind === 'openai' && cfg.cache.mode !== 'replay' ? [...cfg.baseURLs] : [];
-  return { backend, cache, totals: () => acc.snapshot(), endpoints };
+  return { backend, cache, totals: () => acc.snapshot(), endpoints, endpointTallies };
 }
 
 /** The backend with the cache layer applied: the model a library user calls. */

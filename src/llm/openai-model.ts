@@ -14,10 +14,10 @@ import {
   type TokenUsage,
 } from './types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { EndpointPool, safeEndpointLabel, type BalancePolicy, type Endpoint } from './endpoints.js';
+import { EndpointPool, safeEndpointLabel, shownEndpoint, type BalancePolicy, type Endpoint, type EndpointTally } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
 import { costUsd, modelPricesOf, type ModelPrices, type Prices } from './pricing.js';
-import { MalformedResponseError, withRetry, type ErrorContext } from './retry.js';
+import { MalformedResponseError, attemptFailure, withRetry, type ErrorContext } from './retry.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../util/backoff.js';
 import { redactServerText, Secret } from './secret.js';
 import { LlmAccumulator } from './stats.js';
@@ -88,6 +88,7 @@ export class OpenAICompatibleModel implements CompletionModel {
     this.pool = new EndpointPool(
       o.baseURLs.map((url) => ({
         label: safeEndpointLabel(url),
+        shown: shownEndpoint(url),
         client: new ModelHttp({
           apiKey: key,
           baseURL: url.replace(/\/+$/, ''),
@@ -125,6 +126,11 @@ export class OpenAICompatibleModel implements CompletionModel {
   /** Per-endpoint request counts (for progress and tests). */
   endpointStats(): Array<{ endpoint: string; sent: number; inFlight: number }> {
     return this.pool.endpoints.map((e) => ({ endpoint: e.label, sent: e.sent, inFlight: e.inFlight }));
+  }
+
+  /** What each endpoint's attempts got so far: answered, or failed by kind (the run's closing lines). */
+  endpointTallies(): EndpointTally[] {
+    return this.pool.tallies();
   }
 
   async complete(req: CompletionRequest, opts: { signal?: AbortSignal } = {}): Promise<CompletionResult> {
@@ -194,10 +200,13 @@ export class OpenAICompatibleModel implements CompletionModel {
           this.accumulator.add({ inFlight: 1, httpRequests: 1 });
           try {
             const raw = await this.send(ep.client, req, signal);
+            this.pool.record(ep, 'answered');
             if (raw.usage) grant?.settle(raw.usage.totalTokens);
             return raw;
           } catch (e) {
             if (mayHaveBilled(e)) billing.maybe = true;
+            // The one place an attempt's outcome is known with its endpoint; an attempt we aborted is not the endpoint's.
+            this.pool.record(ep, signal?.aborted ? undefined : attemptFailure(e));
             throw e;
           } finally {
             ep.inFlight--;

@@ -10,6 +10,7 @@ import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../util/backoff
 import { ContextLengthError, recognizeContextLimit } from './context-limit.js';
 import { responseLimitIn } from './model-http.js';
 import { isJsonObject } from '../util/json-fields.js';
+import type { EndpointFailure } from './endpoints.js';
 
 /** A 200 response whose body is not a usable completion (not JSON, no choices...). Retried. */
 export class MalformedResponseError extends Error {
@@ -70,6 +71,33 @@ function socketCode(e: unknown): string | undefined {
   return undefined;
 }
 
+/** Statuses that are the endpoint's own trouble (overloaded, failing), retried: 429, 408, 409, 5xx. */
+function retriedStatus(s: number): boolean {
+  return s === 429 || s === 408 || s === 409 || s >= 500;
+}
+
+/**
+ * What a failed attempt says of the endpoint it went to (its tally, src/llm/endpoints.ts): a failure of
+ * that endpoint by kind (what classifyError retries, an answer too large, anything unknown), 'answered'
+ * (an error status about the request itself, which any endpoint would give: 400, 401, 403, 404...), or
+ * undefined (we aborted it).
+ */
+export function attemptFailure(e: unknown): EndpointFailure | 'answered' | undefined {
+  if (e instanceof APIUserAbortError) return undefined;
+  if (responseLimitIn(e)) return 'too large';
+  if (e instanceof APIConnectionTimeoutError) return 'timeout';
+  if (!(e instanceof APIConnectionError) && e instanceof APIError && typeof e.status === 'number')
+    return retriedStatus(e.status) ? `HTTP ${e.status}` : 'answered';
+  const code = socketCode(e);
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'unknown host';
+  if (code === 'ETIMEDOUT') return 'timeout';
+  if (code !== undefined || e instanceof APIConnectionError) return 'dropped';
+  if (e instanceof MalformedResponseError || e instanceof SyntaxError) return 'malformed';
+  if (e instanceof TypeError && /terminated|fetch failed|socket|other side closed/i.test(e.message)) return 'dropped';
+  return 'other';
+}
+
 export function classifyError(e: unknown, ctx: ErrorContext, now: number): Classified {
   if (e instanceof APIUserAbortError) return { kind: 'abort' };
   const tooBig = responseLimitIn(e);
@@ -95,7 +123,7 @@ export function classifyError(e: unknown, ctx: ErrorContext, now: number): Class
         ),
       };
     }
-    if (s === 429 || s === 408 || s === 409 || s >= 500) {
+    if (retriedStatus(s)) {
       return { kind: 'retry', reason: `HTTP ${s}${s === 429 ? ' (rate limited)' : ''}`, retryAfterMs: parseRetryAfter(e.headers, now) };
     }
     const msg = serverMessage(e, ctx);

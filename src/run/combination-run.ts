@@ -14,6 +14,8 @@ import { isRunFolder, makeRunFolder, readRun, writeEpisodes, writeManifest, writ
 import { makeRunId } from './run-id.js';
 import { summarizeRun, summaryCsv } from './summary.js';
 import { limitLinesOf } from './limit-outcomes.js';
+import { sumTallies } from './endpoint-lines.js';
+import type { EndpointTally } from '../llm/endpoints.js';
 import { recordFromResult } from './record.js';
 import type { Settings } from './experiment.js';
 import { type RunManifest, recordExtras, usageUnknownCalls, type EpisodeRecord, type Spend } from '../runlog/schema.js';
@@ -122,6 +124,8 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
   let bases: BaseRun[];
   // What this command paid for its base runs (none with --from-runs): the combination makes no call.
   let basesSpent: Spend | undefined;
+  // What each model endpoint of a fleet got in the base runs this command ran (the closing lines).
+  let basesEndpoints: EndpointTally[] = [];
   if (cfg.fromRuns !== undefined) {
     const given = cfg.fromRuns.map((d) => readBase(path.resolve(d)));
     bases = derived.bases.map((m) => given.filter((b) => b.manifest.method === m)).flatMap((xs) => (xs.length === 1 ? xs : []));
@@ -139,12 +143,19 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
         const label = (m: string) => `${cfg.task} ${m}`;
         // The one result line printed: what this command spent on every base run it ran, this one included.
         const spent = spentOn([...ran, res]);
-        return { ...res, notReached: [...derived.bases.slice(i + 1).map(label), label(name)], ...(spent ? { spent } : {}) };
+        const endpoints = sumTallies([...ran, res].map((r) => r.endpoints));
+        return {
+          ...res,
+          notReached: [...derived.bases.slice(i + 1).map(label), label(name)],
+          ...(spent ? { spent } : {}),
+          ...(endpoints.length ? { endpoints } : {}),
+        };
       }
       ran.push(res);
     }
     bases = ran.map((r) => readBase(r.dir));
     basesSpent = spentOn(ran);
+    basesEndpoints = sumTallies(ran.map((r) => r.endpoints));
   }
   const [m0] = bases.map((b) => b.manifest);
   for (const b of bases.slice(1)) {
@@ -236,6 +247,7 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     // Its bases' price, for the result line: unknown when a base run's cost is not money.
     price,
     ...(basesSpent ? { spent: basesSpent } : {}),
+    ...(basesEndpoints.length ? { endpoints: basesEndpoints } : {}),
   };
 }
 

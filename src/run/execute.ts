@@ -52,7 +52,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
   const settings = cfg.settings;
   // Retries happen from the first request on (the model list, the environment check): counted from here.
   const retries = new RetryCount();
-  const { backend, cache, endpoints } = runModelOf(await deps.createModel(cfg, { onRetry: retries.onRetry }));
+  const { backend, cache, endpoints, endpointTallies } = runModelOf(await deps.createModel(cfg, { onRetry: retries.onRetry }));
   const model = runModelView({ backend, cache });
   let env: EnvHandle | undefined;
   try {
@@ -111,7 +111,7 @@ export async function executeRun(run: Settings | RunConfig, deps: RunDeps, io: R
         io,
       );
       session.spent = spent;
-      return endSession({ runId, dir, store, manifest, session, plan, env, res, secrets }, io);
+      return endSession({ runId, dir, store, manifest, session, plan, env, res, secrets, endpoints: endpointTallies?.() }, io);
     } finally {
       recorder?.close();
       store.close();

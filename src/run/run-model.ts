@@ -1,6 +1,7 @@
 // The run's model as RunDeps.createModel opens it: the backend, the cache store every episode's chain
 // puts over it (src/run/model-chain.ts), and the endpoints each session records.
 import type { CompletionModel } from '../llm/types.js';
+import type { EndpointTally } from '../llm/endpoints.js';
 import { cacheLayer } from '../llm/cache/layer.js';
 import type { CacheStore } from '../llm/cache/store.js';
 import { UserError } from '../errors.js';
@@ -20,6 +21,8 @@ export interface RunModel {
   cache?: CacheStore;
   /** The endpoints (base URLs) the backend calls: each session records them (absent: it calls none, e.g. a bundle). */
   endpoints?: readonly string[];
+  /** What each endpoint's attempts got so far (answered, failed by kind): the run's result carries them to the closing lines. */
+  endpointTallies?: () => readonly EndpointTally[];
 }
 
 /**

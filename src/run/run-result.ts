@@ -4,6 +4,7 @@ import type { FatalRunError } from '../errors.js';
 import type { BudgetStop } from './budget.js';
 import type { Spend } from './meter.js';
 import type { RunSummary, EpisodeRecord } from '../runlog/schema.js';
+import type { EndpointTally } from '../llm/endpoints.js';
 
 /** 'interrupted' also covers a stop at the --max-cost budget (stoppedBy says which). */
 export type RunStatus = 'complete' | 'interrupted' | 'failed' | 'partial';
@@ -38,6 +39,11 @@ export interface RunResult {
   /** What this invocation paid for (src/run/meter.ts), and whether the model has a known price. */
   spent?: Spend;
   price?: 'known' | 'unknown' | 'free';
+  /**
+   * What each model endpoint's attempts got in this invocation (answered, failed by kind), when the run
+   * was given more than one (src/llm/endpoints.ts): the closing lines name one that failed (endpoint-lines.ts).
+   */
+  endpoints?: EndpointTally[];
 }
 
 /** Error records per cause (llm, env, internal, then others), each with its first message in plan order. */

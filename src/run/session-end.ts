@@ -12,6 +12,7 @@ import { limitLinesOf, manifestLimitsOf } from './limit-outcomes.js';
 import type { Plan } from './episode-plan.js';
 import type { RunIO } from './run-deps.js';
 import { errorCauses, type RunResult, type RunStatus } from './run-result.js';
+import type { EndpointTally } from '../llm/endpoints.js';
 
 /** Why a run stopped early: the budget, else the signal that interrupted it; undefined when it did not. */
 export function stoppedByOf(res: Pick<ExecuteResult, 'budget' | 'interrupted'>, signal: AbortSignal | undefined): string | undefined {
@@ -47,6 +48,8 @@ export function endSession(
     env: EnvHandle | undefined;
     res: ExecuteResult;
     secrets: string[];
+    /** What each model endpoint's attempts got this session; kept only for a fleet (more than one). */
+    endpoints?: readonly EndpointTally[];
   },
   io: Pick<RunIO, 'log' | 'signal'>,
 ): RunResult {
@@ -81,6 +84,7 @@ export function endSession(
     limitLines: limitLinesOf(runId, ordered),
     spent: session.spent,
     price: session.price,
+    ...(o.endpoints && o.endpoints.length > 1 ? { endpoints: [...o.endpoints] } : {}),
     ...(res.fatal ? { fatal: res.fatal } : {}),
     ...(stoppedBy ? { stoppedBy } : {}),
     ...(res.budget ? { budgetStop: res.budget } : {}),

@@ -19,6 +19,7 @@ import { defaultResultsDir } from '../../src/paths.js';
 import { refuseUrlQueries } from '../../src/envs/http/base-url.js';
 import '../../src/benchmarks/builtin.js';
 import type { RunResult } from '../../src/run/execute.js';
+import type { EndpointTally } from '../../src/llm/endpoints.js';
 
 const result = (over: Partial<RunResult> & { runId: string }): RunResult =>
   ({
@@ -117,6 +118,34 @@ describe('closing lines', () => {
     expect(closingLines([stop], undefined, nothingCounted)[0]).toBe(
       'stopped at ...; with the calls then in flight, this command spent an unknown amount in all (+3 calls of unknown billing)',
     );
+  });
+
+  it('a fleet endpoint that failed: one line each, summed over the runs, kinds most frequent first; none when all answered', () => {
+    const fleet = (a: Partial<EndpointTally>, b: Partial<EndpointTally> = {}): EndpointTally[] => [
+      { endpoint: 'http://a:8000/v1', attempts: 5, answered: 5, failures: {}, ...a },
+      { endpoint: 'http://b:8000/v1?api-key=***', attempts: 5, answered: 5, failures: {}, ...b },
+    ];
+    expect(closingLines([result({ runId: 'r', endpoints: fleet({}) })])).toEqual([]);
+    const lines = closingLines([
+      result({ runId: 'r1', endpoints: fleet({}, { attempts: 3, answered: 0, failures: { refused: 3 } }) }),
+      result({
+        runId: 'r2',
+        endpoints: fleet(
+          { attempts: 6, answered: 5, failures: { 'HTTP 503': 1 } },
+          { attempts: 4, answered: 0, failures: { timeout: 1, refused: 3 } },
+        ),
+      }),
+      result({
+        runId: 'r3',
+        status: 'failed',
+        fatal: new FatalRunError('the model server http://a:8000/v1 rejected the API key (401)'),
+      }),
+    ]);
+    expect(lines.slice(0, 3)).toEqual([
+      'model endpoint http://a:8000/v1: answered 10 of its 11 attempts (1 HTTP 503 response)',
+      'model endpoint http://b:8000/v1?api-key=***: answered 0 of its 7 attempts (6 refused connections, 1 timeout)',
+      'the model server http://a:8000/v1 rejected the API key (401)',
+    ]);
   });
 
   it('a combination with errors points at its base runs', () => {

@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/util/clock.js';
 import { EndpointPool } from '../../src/llm/endpoints.js';
+import { openModel, resolveModelConfig } from '../../src/llm/index.js';
+import { FatalRunError } from '../../src/errors.js';
 import { ConcurrencyLimiter, estimateTokens, RateLimiter } from '../../src/llm/limits.js';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { modelOn, req } from './helpers.js';
@@ -81,6 +83,49 @@ describe('balancing over several base URLs', () => {
     expect(r.choices[0].text).toBe(' from b');
     expect(a.completionRequests()).toHaveLength(1);
     await model.close();
+  });
+
+  it('each endpoint counts what its attempts got: answered (a 400 too: the request was at fault), failed by kind', async () => {
+    const cfg = resolveModelConfig({ model: 'test-model', baseUrl: [a.baseURL, b.baseURL], cache: 'off', balance: 'round-robin' }, {});
+    const clock = new VirtualClock();
+    const opened = await openModel(cfg, { clock, random: () => 0.5 });
+    a.reset();
+    b.reset();
+    a.enqueueFaults({ kind: 'status', status: 503 }, { kind: 'drop' }, { kind: 'malformed' });
+    // Each failure is retried on b; the clock then moves past a's cooling, so a gets the next call (the
+    // fourth, answered; the fifth goes to b).
+    for (let i = 0; i < 5; i++) {
+      await opened.backend.complete(req(`t${i}`));
+      clock.advance(60_000);
+    }
+    // a's next answer is a 400: an answer (about the request), not the endpoint's failure.
+    a.enqueueFaults({ kind: 'status', status: 400, message: 'bad request' });
+    await expect(opened.backend.complete(req('bad'))).rejects.toBeInstanceOf(FatalRunError);
+    const [ta, tb] = opened.endpointTallies();
+    expect(ta).toEqual({
+      endpoint: a.baseURL,
+      attempts: a.completionRequests().length,
+      answered: a.completionRequests().length - 3,
+      failures: { 'HTTP 503': 1, dropped: 1, malformed: 1 },
+    });
+    expect(tb).toEqual({
+      endpoint: b.baseURL,
+      attempts: b.completionRequests().length,
+      answered: b.completionRequests().length,
+      failures: {},
+    });
+    await opened.backend.close?.();
+    opened.cache.close();
+  });
+
+  it('a key in an endpoint URL is shown as *** in its tally', async () => {
+    const cfg = resolveModelConfig(
+      { model: 'test-model', baseUrl: [`${a.baseURL}/?api-key=tallysecret123456`, b.baseURL], cache: 'off' },
+      {},
+    );
+    const opened = await openModel(cfg, { clock: new VirtualClock(), random: () => 0.5 });
+    expect(opened.endpointTallies().map((t) => t.endpoint)).toEqual([`${a.baseURL}/?api-key=***`, b.baseURL]);
+    opened.cache.close();
   });
 
   it('EndpointPool round-robin skips cooling endpoints unless all are cooling', () => {

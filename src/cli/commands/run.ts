@@ -26,6 +26,7 @@ import { examplesEpilog, yargsOptions } from '../yargs-options.js';
 import { displayStream, forTerminal } from '../../util/terminal-text.js';
 import { REDACTED, redactUrlsIn } from '../../util/redact.js';
 import { resumableBaseUrl } from '../../envs/http/base-url.js';
+import { endpointLines, sumTallies } from '../../run/endpoint-lines.js';
 
 /** Exit statuses of `run` (README "Reliability"). */
 export const EXIT = {
@@ -192,7 +193,8 @@ export function exitCodeOf(results: RunResult[]): number {
 }
 
 /**
- * The closing lines: why the invocation stopped (if it did), then for each run with error episodes
+ * The closing lines: the model limits reached, each model endpoint of a fleet that failed an attempt
+ * (src/run/endpoint-lines.ts), why the invocation stopped (if it did), then for each run with error episodes
  * their count per cause with the first message of each, and as the very last line the command that
  * retries them (or resumes the stopped run; an experiment stopped before its last run, or a combination
  * stopped in a base run: the whole invocation again, after a line naming what was not made).
@@ -208,6 +210,8 @@ export function closingLines(results: RunResult[], invocation?: Invocation, spen
   const leftInRun = stopped ? (last.notReached ?? []) : [];
   // Model limits first: outcomes of scored episodes, not errors (nothing to retry).
   for (const r of results) lines.push(...(r.limitLines ?? []));
+  // A fleet member that failed (its calls retried on the others): the figures are right, the server idle or broken.
+  lines.push(...endpointLines(sumTallies(results.map((r) => r.endpoints))));
   if (last?.fatal) {
     lines.push(oneLine(last.fatal.message, 600));
     if (last.fatal instanceof CircuitOpenError) {
