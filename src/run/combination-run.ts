@@ -13,7 +13,7 @@ import { camelCase } from './options.js';
 import { isRunFolder, makeRunFolder, readRun, writeEpisodes, writeManifest, writeSummary, MANIFEST_FILE } from '../runlog/store.js';
 import { makeRunId } from './run-id.js';
 import { summarizeRun, summaryCsv } from './summary.js';
-import { limitLinesOf } from './limit-outcomes.js';
+import { limitLinesOf, manifestLimitsOf } from './limit-outcomes.js';
 import { sumTallies } from './endpoint-lines.js';
 import type { EndpointTally } from '../llm/endpoints.js';
 import { recordFromResult } from './record.js';
@@ -213,6 +213,9 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     },
     now,
   );
+  // The limits its answers came from (the base episodes whose answers it took: src/benchmarks' derived methods).
+  const combined = m0.indices.flatMap((i) => (records.has(i) ? [records.get(i)!] : []));
+  manifest.limits = manifestLimitsOf(combined);
   // Checked before anything is written: a manifest it refuses leaves no episodes behind.
   const mtext = checkedManifestText(manifest, deps.secrets(settings));
   const lines = m0.indices
@@ -237,12 +240,15 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     status: summary.n_done === summary.n_planned ? 'complete' : 'partial',
     summary,
     errorCauses: causes,
-    limitLines: bases.flatMap((b) =>
-      limitLinesOf(
-        b.manifest.runId,
-        m0.indices.flatMap((i) => (b.records.has(i) ? [b.records.get(i)!] : [])),
+    limitLines: [
+      ...bases.flatMap((b) =>
+        limitLinesOf(
+          b.manifest.runId,
+          m0.indices.flatMap((i) => (b.records.has(i) ? [b.records.get(i)!] : [])),
+        ),
       ),
-    ),
+      ...limitLinesOf(runId, combined),
+    ],
     ...(retryRuns.length ? { retryRuns } : {}),
     // Its bases' price, for the result line: unknown when a base run's cost is not money.
     price,

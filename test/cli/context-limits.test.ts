@@ -257,7 +257,12 @@ describe('a combination whose answer came from an episode that outgrew the windo
         expect(x.answer_from).toBe('react');
         expect(x.outcome === 'context_exceeded').toBe(over.includes(x.idx));
       }
-      expect(r.stderr).toContain(`${over.length} of 10 episodes outgrew the model's ${WINDOWS.vllm.toLocaleString('en-US')}-token window`);
+      // Its own last line and manifest say it, under its own run id (the ReAct run's line says it of that run).
+      expect(r.stderr).toContain(
+        `${combined.dir}: ${over.length} of 10 episodes outgrew the model's ${WINDOWS.vllm.toLocaleString('en-US')}-token window`,
+      );
+      const manifest = JSON.parse(fs.readFileSync(path.join(results, combined.dir, 'manifest.json'), 'utf8'));
+      expect(manifest.limits.context_exceeded).toBe(over.length);
       const summary = fs
         .readFileSync(path.join(results, combined.dir, 'summary.csv'), 'utf8')
         .trim()

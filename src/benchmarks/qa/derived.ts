@@ -22,6 +22,18 @@ function reactStepLimit(options: CombinationOptions, task: TaskName): number | u
   return options.maxSteps !== undefined ? resolveMaxSteps(options.maxSteps, task) : undefined;
 }
 
+/**
+ * The limit outcome a combination's episode takes from the base episode whose answer it uses: where that
+ * one outgrew the context window, so did this one. Judged at a shorter step limit, a ReAct episode that
+ * outgrew the window after that limit would have been forced to finish first (its answer is then the
+ * forced finish's), so it carries none.
+ */
+function carriedOutcome(base: StoredEpisode, stepLimit: number | undefined): Record<string, unknown> {
+  const outcome = contextExceededOf(base.extra);
+  const step = outcome.outcome_step;
+  return stepLimit !== undefined && typeof step === 'number' && step > stepLimit ? {} : outcome;
+}
+
 export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<CombinationName, DerivedMethod<QaOptions>> {
   const make = (name: CombinationName): DerivedMethod<QaOptions> => ({
     name,
@@ -54,8 +66,7 @@ export function qaDerivedMethods(task: Pick<Task, 'name' | 'score'>): Record<Com
           majority_votes: out.majorityVotes,
           forced_finish: forcedFinish,
           answer_from: out.used,
-          // The answer is the base episode's: where that one outgrew the context window, so did this one.
-          ...contextExceededOf((out.used === 'react' ? react : cotSc).extra),
+          ...carriedOutcome(out.used === 'react' ? react : cotSc, reactStepLimit(combination, task.name)),
         },
       };
     },

@@ -57,6 +57,32 @@ describe('combinations after a CoT-SC episode that outgrew the window', () => {
     }
   });
 
+  it('carries the outcome of the episode whose answer it takes, unless a shorter step limit would have forced the finish first', () => {
+    const split = stored(null, { samples: ['a', 'b', 'c'] }); // no majority: CoT-SC→ReAct takes ReAct's
+    const steps = (n: number) => Array.from({ length: n }, (_, i) => ({ step: i + 1, action: 'Search[x]', observation: 'o' }));
+    const outgrewAt = (step: number): StoredEpisode => ({
+      ...stored(null, { ...outgrew, outcome_step: step }),
+      steps: steps(step - 1) as StoredEpisode['steps'],
+    });
+    const judged = (maxSteps?: number) => ({ combination: { majorityRule: 'paper', maxSteps } }) as unknown as QaOptions;
+    // As it ran (no limit given) and at a limit it reached the window within: carried.
+    expect(derived['cot-sc-react'].combine(item, [split, outgrewAt(7)], judged()).extra).toMatchObject({
+      outcome: 'context_exceeded',
+      outcome_step: 7,
+    });
+    expect(derived['cot-sc-react'].combine(item, [split, outgrewAt(4)], judged(5)).extra).toMatchObject({ outcome: 'context_exceeded' });
+    // Judged at 5 steps, a window reached at step 7 is never reached: no answer in time, no outcome.
+    const at5 = derived['cot-sc-react'].combine(item, [split, outgrewAt(7)], judged(5));
+    expect(at5.answer).toBeNull();
+    expect(at5.extra?.outcome).toBeUndefined();
+    // The CoT-SC side (one call, no step) is carried whatever the limit.
+    const react = stored(null, { forced_finish: true });
+    expect(derived['react-cot-sc'].combine(item, [cotSc, react], judged(5)).extra).toMatchObject({
+      outcome: 'context_exceeded',
+      answer_from: 'cot-sc',
+    });
+  });
+
   it('a CoT-SC record with no samples and no model limit is still refused', () => {
     expect(() => derived['react-cot-sc'].combine(item, [stored('x', {}), stored('Paris', {})], options('paper'))).toThrow(
       /stores no samples for item 7/,
