@@ -138,7 +138,8 @@ export async function executeCombination(run: Settings | RunConfig, deps: RunDep
     checkResultsDir(cfg);
     const ran: RunResult[] = [];
     for (const [i, method] of derived.bases.entries()) {
-      const res = await executeRun({ ...settings, method }, deps, io);
+      // Its display says what it is run for: in an experiment, "run 6 of 7" is the combination's place.
+      const res = await executeRun({ ...settings, method }, deps, { ...io, baseOf: `${bench.name} ${name}` });
       if (res.status === 'failed' || res.status === 'interrupted') {
         const label = (m: string) => `${cfg.task} ${m}`;
         // The one result line printed: what this command spent on every base run it ran, this one included.

@@ -72,7 +72,7 @@ export async function runEpisodesLeft(o: EpisodesLeft, io: RunIO): Promise<{ res
   const kept = orderedRecords(store.records, plan.indices).filter((r) => !(o.retryErrors && r.error !== null));
   const short = `${bench.name} ${o.methodName}${o.runIdTag ? ` ${o.runIdTag}` : ''}${plan.shard ? ` ${formatShard(plan.shard)}` : ''}`;
   const progress = await Progress.create(
-    { id: o.runId, short, position: io.position },
+    { id: o.runId, short, position: io.position, ...(io.baseOf ? { baseOf: io.baseOf } : {}) },
     initialProgress(kept, plan.indices.length, primary, o.retries.count),
     io.progress,
     io.signal,

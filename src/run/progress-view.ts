@@ -54,6 +54,8 @@ export interface ProgressLabel {
   short: string;
   /** For an experiment file: this run's position among its runs. */
   position?: { k: number; n: number };
+  /** A combination's base run: the combination it is run for ("hotpotqa cot-sc-react"). */
+  baseOf?: string;
 }
 
 export interface ProgressView {
@@ -109,8 +111,11 @@ export function statSegments(s: ProgressState): string[] {
   return out;
 }
 
+/** Where the run stands in the command: "run 6 of 7", and for a combination's base run what it is run for. */
 function positionText(l: ProgressLabel): string {
-  return l.position && l.position.n > 1 ? `run ${l.position.k} of ${l.position.n}` : '';
+  const parts = l.position && l.position.n > 1 ? [`run ${l.position.k} of ${l.position.n}`] : [];
+  if (l.baseOf) parts.push(`base of ${l.baseOf}`);
+  return parts.join(', ');
 }
 
 /**

@@ -32,4 +32,6 @@ export interface RunIO {
   maxConsecutiveFailures?: number;
   /** In an experiment file: this run is the k-th of n (the progress display says so). */
   position?: { k: number; n: number };
+  /** A base run a combination runs first: the combination, e.g. "hotpotqa cot-sc-react" (the display says so). */
+  baseOf?: string;
 }

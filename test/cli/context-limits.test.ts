@@ -244,6 +244,9 @@ describe('a combination whose answer came from an episode that outgrew the windo
         runCli([...args, '--method', method, '--cache', 'off', '--results-dir', results], { cwd: tmp, env: cleanEnv() });
       const r = await run('cot-sc-react');
       expect(r.code, r.stderr).toBe(0);
+      // Its base runs' displays say what they are run for.
+      expect(r.stderr).toMatch(/^base of hotpotqa cot-sc-react: hotpotqa-cot-sc-offline500-/m);
+      expect(r.stderr).toMatch(/^base of hotpotqa cot-sc-react: hotpotqa-react-offline500-/m);
       const byMethod = (m: string) => {
         const dir = runDirs(results).find((d) => JSON.parse(fs.readFileSync(path.join(results, d, 'manifest.json'), 'utf8')).method === m)!;
         return { dir, records: readLines(path.join(results, dir, 'episodes.jsonl')) };

@@ -89,6 +89,15 @@ describe('progress text', () => {
     expect(plainLine(view({ etaSec: null }, { done: 0 }))).toMatch(/ETA \?$/);
   });
 
+  it("names the combination a base run is run for, beside the run's place in an experiment", () => {
+    const label = { id: 'hotpotqa-cot-sc-x-1', short: 'hotpotqa cot-sc', baseOf: 'hotpotqa cot-sc-react' };
+    expect(startLine(label)).toBe('base of hotpotqa cot-sc-react: hotpotqa-cot-sc-x-1');
+    expect(startLine({ ...label, position: { k: 6, n: 7 } })).toBe('run 6 of 7, base of hotpotqa cot-sc-react: hotpotqa-cot-sc-x-1');
+    expect(plainLine({ ...view(), label: { ...label, position: { k: 6, n: 7 } } })).toMatch(
+      /^\[run 6 of 7, base of hotpotqa cot-sc-react\] hotpotqa cot-sc 8\/40 /,
+    );
+  });
+
   it('bar, fit and packing', () => {
     expect(bar(0.5, 10)).toBe('█████░░░░░');
     expect(bar(2, 4)).toBe('████');
