@@ -344,7 +344,7 @@ export function runsTable(
       "Status from each run's own record: complete (every item has its record; error episodes, in Errors, are re-run by run --resume with --retry-errors), partial (items left to run), failed, interrupted (a signal, or a process that ended without closing its session, e.g. killed), stopped (max-cost), or running (only while the process holding the run's lock is alive; running? for an old lock holding only a process number alive here, running on HOST? for a lock another host holds).",
       ...(spentAbove.length
         ? [
-            `Tokens (spent) or Cost USD (spent) above the total: ${spentAbove.join(', ')}. The spent figures are what its sessions paid for; the total counts the calls its records hold. Calls of episodes a stop cut short are paid but in no record (a resume answers them from the cache, and the total then counts them), as are the calls of episodes two overlapping shards of a merge both ran.`,
+            `Tokens (spent) or Cost USD (spent) above the total: ${spentAbove.join(', ')}. The spent figures are what its sessions paid for; the total counts the calls its records hold. Paid for but in no record: the calls of episodes a stop cut short, of error episodes a retry replaced, of attempts restarted on another pool member, and of episodes two overlapping shards of a merge both ran. An episode run again takes the calls it repeats from the cache, and the total then counts them; with --cache off it never catches up.`,
           ]
         : []),
       ...(recordsMissing

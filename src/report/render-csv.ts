@@ -7,7 +7,7 @@
 // (src/util/csv.ts: a cell a spreadsheet would evaluate stays text).
 import { csvText } from '../util/csv.js';
 import type { ReportContent } from './build.js';
-import { cellProvenance, type Cell, type ReportColumn, type ReportTable } from './model.js';
+import { cellProvenance, type Cell, type ReportColumn, type ReportRow, type ReportTable } from './model.js';
 import { cellText, fmt } from './format.js';
 import { figureTable } from './display.js';
 import { figureSheetText } from './cost.js';
@@ -17,35 +17,46 @@ export const CSV_COLUMNS = ['table', 'table_title', 'row', 'source', 'column', '
 const blankDash = (s: string) => s.replace(/^—$/, '');
 
 /**
- * Each row's name in the sheet: its label; where two rows of the table share one (a method run with two
- * models), the model too; where that is not enough (one method and model on two splits, unmerged
- * shards), the run ids behind the row (a published number: its source); where even that is shared (one
- * source's number for HotpotQA and for FEVER), also the first cell in which those rows differ. So
- * (table, row, column) names one cell, also an empty one.
+ * Each row's name in the sheet: its label; while rows of the table share a name, the next of these in
+ * which they differ is added: the model (a method run with two models), the run ids behind the row (one
+ * method and model on two splits, unmerged shards; a published number: its source), then their cells,
+ * identifying columns (benchmark, split) first (one source's numbers for HotpotQA and for FEVER, or for
+ * two metrics). Rows alike in all of these get a running number ("#1", "#2"). So (table, row, column)
+ * names one cell, also an empty one.
  */
 function rowNames(t: ReportTable): string[] {
-  const hasModel = t.columns.some((c) => c.key === 'model');
-  const shared = (names: string[]) => {
-    const seen = new Map<string, number>();
-    for (const n of names) seen.set(n, (seen.get(n) ?? 0) + 1);
-    return (n: string) => seen.get(n)! > 1;
+  type Part = { key: string; of: (r: ReportRow) => string };
+  const cellPart = (c: ReportColumn): Part => ({ key: c.key, of: (r) => blankDash(sheetText(r.cells[c.key], c)) });
+  const model = t.columns.filter((c) => c.key === 'model');
+  const parts: Part[] = [
+    ...model.map(cellPart),
+    { key: '\u0000ref', of: (r) => r.ref ?? '' },
+    ...t.columns.filter((c) => c.identifies && c.key !== 'model').map(cellPart),
+    ...t.columns.filter((c) => !c.identifies && c.key !== 'model').map(cellPart),
+  ];
+  const added: string[][] = t.rows.map(() => []);
+  const used: Set<string>[] = t.rows.map(() => new Set());
+  const name = (i: number) => (added[i].length ? `${t.rows[i].label} (${added[i].join(', ')})` : t.rows[i].label);
+  const sharing = () => {
+    const groups = new Map<string, number[]>();
+    t.rows.forEach((_, i) => groups.set(name(i), [...(groups.get(name(i)) ?? []), i]));
+    return [...groups.values()].filter((g) => g.length > 1);
   };
-  const byLabel = shared(t.rows.map((r) => r.label));
-  const named = t.rows.map((r) => {
-    const m = hasModel ? r.cells.model : undefined;
-    return byLabel(r.label) && typeof m === 'string' && m !== '' ? `${r.label} (${m})` : r.label;
-  });
-  const byName = shared(named);
-  const refd = named.map((n, i) => (byName(n) && t.rows[i].ref ? `${t.rows[i].label} (${t.rows[i].ref})` : n));
-  const byRef = shared(refd);
-  return refd.map((n, i) => {
-    if (!byRef(n)) return n;
-    const alike = t.rows.filter((_, j) => refd[j] === n);
-    const differs = t.columns.find((c) => new Set(alike.map((r) => sheetText(r.cells[c.key], c))).size > 1);
-    if (!differs) return n;
-    const v = sheetText(t.rows[i].cells[differs.key], differs);
-    return n.endsWith(')') && n !== t.rows[i].label ? `${n.slice(0, -1)}, ${v})` : `${n} (${v})`;
-  });
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const g of sharing()) {
+      const part = parts.find((p) => !g.some((i) => used[i].has(p.key)) && new Set(g.map((i) => p.of(t.rows[i]))).size > 1);
+      if (!part) continue;
+      for (const i of g) {
+        used[i].add(part.key);
+        const v = part.of(t.rows[i]);
+        if (v !== '') added[i].push(v);
+      }
+      grew = true;
+    }
+  }
+  for (const g of sharing()) g.forEach((i, k) => added[i].push(`#${k + 1}`));
+  return t.rows.map((_, i) => name(i));
 }
 
 /**

@@ -8,12 +8,20 @@ import '../../src/benchmarks/builtin.js';
 import { benchmarkNames, getBenchmark } from '../../src/benchmarks/registry.js';
 import { buildReport } from '../../src/report/build.js';
 import { loadRuns } from '../../src/report/load.js';
+import { figureTable } from '../../src/report/display.js';
 import { CSV_COLUMNS, csvRows, renderCsv } from '../../src/report/render-csv.js';
+import type { ReportTable } from '../../src/report/model.js';
 import { qaRecords, writeRun } from './run-folders.js';
+import { writeShippedResults } from './shipped-results.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-csv-rows-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
+/** (table, row, column) of every cell that another cell shares it with. */
+const repeatedKeys = (tables: ReportTable[]) => {
+  const keys = tables.flatMap((t) => csvRows(t).map((cells) => [cells[0], cells[2], cells[4]].join(' | ')));
+  return [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
+};
 
 describe('report CSV', () => {
   it('two models: Table 1 rows carry their model, so no (table, row, column) repeats', () => {
@@ -65,5 +73,53 @@ describe('report CSV', () => {
     const cells = tables.flatMap((t) => csvRows(t));
     expect(cells.find((r) => r[0] === 'table2-auto-hotpotqa' && r[4] === 'CoT Correct n')).toBeDefined();
     expect(cells.find((r) => r[0] === 'published-elsewhere' && r[2].endsWith(', FEVER)'))).toBeDefined();
+  });
+
+  it('a report of runs of all four benchmarks: every (table, row, column) is one cell, the model kept', () => {
+    // "Published elsewhere" then holds one source's numbers for two models, two metrics and several
+    // benchmarks, so rows are told apart by more than one cell.
+    const c = buildReport(
+      loadRuns([writeShippedResults(path.join(tmp, 'shipped'))], { warn: () => {} }),
+      benchmarkNames().map(getBenchmark),
+    );
+    expect(new Set(c.runs.map((r) => r.manifest.task))).toEqual(new Set(['hotpotqa', 'fever', 'alfworld', 'webshop']));
+    const tables = [...c.tables, ...c.figures.map(figureTable), ...c.sections.flatMap((s) => s.tables), c.runsTable];
+    expect(repeatedKeys(tables)).toEqual([]);
+    const published = new Set(csvRows(tables.find((t) => t.id === 'published-elsewhere')!).map((cells) => cells[2]));
+    expect(published).toContain('ReAct (text-davinci-002, ysymyth/ReAct README.md @6bdb3a1, HotpotQA)');
+    expect(published).toContain('ReAct (PaLM-540B, ysymyth/ReAct README.md @6bdb3a1, HotpotQA)');
+    expect(published).toContain('Act (gpt-3.5-turbo, Score)');
+    expect(published).toContain('Act (gpt-3.5-turbo, SR)');
+  });
+
+  it('three rows alike but for different cells, and rows alike in every cell: each named apart', () => {
+    const row = (label: string, cells: Record<string, string>) => ({ label, source: 'published' as const, ref: 'src', cells });
+    const t: ReportTable = {
+      id: 't',
+      title: 'T',
+      columns: [
+        { key: 'model', label: 'Model' },
+        { key: 'metric', label: 'Metric' },
+        { key: 'bench', label: 'Benchmark', identifies: true },
+      ],
+      rows: [
+        row('A', { model: 'm', metric: 'score', bench: 'X' }),
+        row('A', { model: 'm', metric: 'success', bench: 'X' }),
+        row('A', { model: 'm', metric: 'score', bench: 'Y' }),
+        row('A', { model: 'n', metric: 'score', bench: 'Y' }),
+        row('A', { model: 'n', metric: 'score', bench: 'Y' }),
+        row('B', { model: 'm', metric: 'score', bench: 'X' }),
+      ],
+      notes: [],
+    };
+    expect(repeatedKeys([t])).toEqual([]);
+    expect([...new Set(csvRows(t).map((cells) => cells[2]))]).toEqual([
+      'A (m, X, score)',
+      'A (m, X, success)',
+      'A (m, Y)',
+      'A (n, #1)',
+      'A (n, #2)',
+      'B',
+    ]);
   });
 });

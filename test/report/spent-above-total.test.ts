@@ -44,6 +44,11 @@ it('a run whose sessions paid for more than its records hold: the Runs table nam
   expect(notes).toHaveLength(1);
   expect(notes[0]).toContain('stopped-run');
   expect(notes[0]).toContain('episodes a stop cut short');
+  // Not only a stop: with the cache off, a retried error episode's or a restarted attempt's calls are
+  // paid for and then replaced, and a resume never brings the total up to what was spent.
+  expect(notes[0]).toContain('error episodes a retry replaced');
+  expect(notes[0]).toContain('attempts restarted on another pool member');
+  expect(notes[0]).toContain('with --cache off it never catches up');
 });
 
 it('no such note when what was spent is within the records (a finished run, a re-run from the cache)', () => {

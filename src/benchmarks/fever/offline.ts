@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import { UserError, errorMessage, errorCode } from '../../errors.js';
 import { SHIPPED_PAGES, normalizeTitle } from '../../envs/wikipedia/snapshot.js';
 import { feverTitle, unescapeTitle } from '../../envs/wikipedia/snapshot-sources.js';
-import type { EvidenceGap, SearchedRun } from '../qa/task-specs.js';
+import type { EvidenceGap, SearchedRun } from '../qa/evidence-gap.js';
 import { usesSnapshot } from '../qa/wiki-env.js';
 import { feverDevFile } from '../qa/datasets.js';
 import { evidenceNotice } from '../qa/evidence-notice.js';

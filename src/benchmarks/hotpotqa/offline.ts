@@ -6,7 +6,7 @@
 import { coveredIndicesFile, loadCoveredIndices } from '../qa/datasets.js';
 import { evidenceNotice } from '../qa/evidence-notice.js';
 import { PAPER_RANGE } from '../qa/splits.js';
-import type { EvidenceGap, SearchedRun } from '../qa/task-specs.js';
+import type { EvidenceGap, SearchedRun } from '../qa/evidence-gap.js';
 import { usesSnapshot } from '../qa/wiki-env.js';
 
 const coveredCache = new Map<string, ReadonlySet<number>>();

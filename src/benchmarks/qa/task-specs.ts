@@ -5,7 +5,7 @@
 import { UserError } from '../../errors.js';
 import { scoreFever, scoreHotpotQA } from './scoring.js';
 import type { MethodName, Score } from './types.js';
-import type { WikiArgv } from '../../envs/wikipedia/index.js';
+import type { EvidenceGap, SearchedRun } from './evidence-gap.js';
 import { feverEvidenceGap } from '../fever/offline.js';
 import { hotpotqaEvidenceGap } from '../hotpotqa/offline.js';
 
@@ -16,26 +16,6 @@ export const PROMPT_FILES = {
   instruction: 'hotpotqa_instruction.json',
   framings: 'framings.json',
 } as const;
-
-/** A run as an evidence rule sees it: whether it searched Wikipedia, with which flags, on which items. */
-export interface SearchedRun {
-  /** Whether its episodes searched Wikipedia (ReAct and Act do; a stored run: its manifest records an environment). */
-  searches: boolean;
-  /** Its Wikipedia flags (wiki-env.ts wikiArgv of its settings). */
-  wiki: WikiArgv;
-  split: string;
-  indices: readonly number[];
-}
-
-/** Why a run's scores do not measure the paper's task: the Wikipedia it searched lacks its items' evidence. */
-export interface EvidenceGap {
-  /** The Wikipedia it searched ("the offline 2017 HotpotQA Wikipedia snapshot"). */
-  wikipedia: string;
-  /** How much of the evidence is there, a clause ("the evidence pages of 18 of its 321 … claims are all in it"). */
-  coverage: string;
-  /** What to run instead ("--split offline … or --wiki live"). */
-  remedy: string;
-}
 
 export interface QaTaskSpec {
   name: string;

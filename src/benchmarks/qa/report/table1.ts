@@ -7,7 +7,8 @@
 // the same items, those scored in all its runs; the notes say how many and what was left out.
 import type { ReportColumn, ReportRow, ReportTable, RunView } from '../../../report/model.js';
 import type { TaskName } from '../types.js';
-import { isQaTask, qaTask, qaTaskNames, type EvidenceGap } from '../task-specs.js';
+import type { EvidenceGap } from '../evidence-gap.js';
+import { isQaTask, qaTask, qaTaskNames } from '../task-specs.js';
 import { wikiArgv } from '../wiki-env.js';
 import { reportAnchors, anchorCitation, anchorProvenance, type Anchor } from '../../../report/anchors.js';
 import {
