@@ -107,11 +107,17 @@ export class EndpointPool<C> {
     });
   }
 
-  /** Picks the endpoint for the next request (does not count it as in flight: see `begin`). */
-  pick(now: number): Endpoint<C> {
+  /**
+   * Picks the endpoint for the next request (does not count it as in flight: see `begin`). `unreachable`:
+   * the endpoints this call already found unreachable, never picked again while another one is left
+   * (a cooling-off period ends, and least-busy favours an endpoint that refuses at once).
+   */
+  pick(now: number, unreachable: ReadonlySet<Endpoint<C>> = new Set()): Endpoint<C> {
     const eps = this.endpoints;
-    const healthy = eps.filter((e) => e.coolUntil <= now);
-    const candidates = healthy.length ? healthy : eps;
+    const reachable = eps.filter((e) => !unreachable.has(e));
+    const left = reachable.length ? reachable : eps;
+    const healthy = left.filter((e) => e.coolUntil <= now);
+    const candidates = healthy.length ? healthy : left;
     if (this.policy === 'round-robin') {
       // Walk the ring from the cursor to the first candidate.
       for (let k = 0; k < eps.length; k++) {

@@ -186,6 +186,8 @@ export class OpenAICompatibleModel implements CompletionModel {
   private request(req: CompletionRequest, signal: AbortSignal | undefined, billing: { maybe: boolean }): Promise<RawResult> {
     const ctx = this.errorContext();
     let current: Endpoint<ModelHttp> | undefined;
+    // The endpoints this call found unreachable: not picked again while another is left (retry.ts caps the call once none is).
+    const unreachable = new Set<Endpoint<ModelHttp>>();
     return withRetry(
       async () => {
         const release = await this.limiter.acquire(signal);
@@ -193,7 +195,7 @@ export class OpenAICompatibleModel implements CompletionModel {
           const grant = this.rate.enabled
             ? await this.rate.acquire(estimateTokens(req.prompt.length, req.maxTokens, req.n), signal)
             : undefined;
-          const ep = (current = this.pool.pick(this.clock.now()));
+          const ep = (current = this.pool.pick(this.clock.now(), unreachable));
           ctx.endpoint = ep.label;
           ep.inFlight++;
           ep.sent++;
@@ -222,6 +224,10 @@ export class OpenAICompatibleModel implements CompletionModel {
         clock: this.clock,
         random: this.o.random,
         signal,
+        onUnreachable: () => {
+          if (current) unreachable.add(current);
+          return this.pool.endpoints.some((e) => !unreachable.has(e));
+        },
         onRetry: (info) => {
           this.accumulator.add({ retries: 1 });
           // Let a fleet route around the endpoint that just failed while it backs off.

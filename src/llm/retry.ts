@@ -60,7 +60,11 @@ const SOCKET_CODES = new Set([
 ]);
 /** Nothing answers at that address: a dead endpoint is reported in seconds, not after minutes of backoff. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-/** Attempts for an unreachable endpoint (a server that is just restarting gets a second chance). */
+/**
+ * Attempts of a call once nothing answers (a server that is just restarting gets a second chance). With
+ * several endpoints the cap waits until the call has found every one unreachable: a dead fleet member
+ * costs a call one attempt, never the whole call while a live one is left untried.
+ */
 export const UNREACHABLE_ATTEMPTS = 3;
 
 function socketCode(e: unknown): string | undefined {
@@ -181,6 +185,11 @@ export interface RetryHooks {
   signal?: AbortSignal;
   /** Called before each backoff sleep. */
   onRetry?: (info: { attempt: number; reason: string; delayMs: number }) => void;
+  /**
+   * Called when an attempt found nothing listening (refused, unknown host); returns whether the call may
+   * still reach another endpoint it has not found unreachable (a fleet). Absent: one endpoint, never.
+   */
+  onUnreachable?: () => boolean;
 }
 
 /** Runs `attempt` until it succeeds, fails for good, or uses up the attempts (→ InfraError('llm')). */
@@ -204,7 +213,8 @@ export async function withRetry<T>(
       if (c.kind === 'fail') throw c.error;
       if (c.kind === 'unknown') throw e;
       lastReason = c.reason;
-      if (c.unreachable) attempts = Math.min(attempts, UNREACHABLE_ATTEMPTS);
+      // Not before n: a fleet found all dead at its fourth endpoint stops there (one endpoint: at 3, as ever).
+      if (c.unreachable && !hooks.onUnreachable?.()) attempts = Math.min(attempts, Math.max(n, UNREACHABLE_ATTEMPTS));
       if (n >= attempts) break;
       const delayMs =
         c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, policy.retryAfterCapMs) : backoffDelay(n, policy, hooks.random);

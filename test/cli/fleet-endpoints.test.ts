@@ -73,6 +73,22 @@ describe('closing lines of a run on several model endpoints', () => {
     expect(r.stderr + r.stdout).not.toContain('fleetsecret0123456');
   }, 30_000);
 
+  it('three of four endpoints refusing connections: each call still reaches the live one (exit 0, errors 0)', async () => {
+    const dead = [
+      `http://127.0.0.1:${await deadPort()}/v1`,
+      `http://127.0.0.1:${await deadPort()}/v1`,
+      `http://127.0.0.1:${await deadPort()}/v1`,
+    ];
+    const r = await run('three-refused', [...dead, healthy.baseURL]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('errors 0');
+    expect(r.stdout).toContain('[complete]');
+    const lines = endpointLinesOf(r.stderr);
+    expect(lines, r.stderr).toHaveLength(3);
+    // The first call tried each dead endpoint once before the live one.
+    for (const l of lines) expect(l).toMatch(/: answered 0 of its (\d+) attempts? \(\1 refused connections?\)$/);
+  }, 60_000);
+
   it('one endpoint answering 500 to every call: exit 0, one line with its HTTP 500 count', async () => {
     const broken = await startOpenAIServer({
       respond: scriptedRespond,
