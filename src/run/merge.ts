@@ -1,11 +1,12 @@
 // `merge`: shard runs (--shard K/N) of one configuration into one run. Overlapping shards are
 // de-duplicated (merge-dedupe.ts: the latest valid record of an item wins, counted). Refuses, with one
 // line, shards whose manifests disagree apart from the shard, a folder given twice, gaps, unfinished
-// shards, or shards still running (their run lock held). A shard's session that never closed (killed
-// with -9) is copied as `run --resume` settles it. The merged run has the unsharded run's id (it resumes
-// as that run) and carries the kept episodes' recordings (it bundles and replays offline). Merging again
-// over the merged run is allowed only while that run holds nothing but the merge (no resume or
-// --retry-errors since): otherwise the re-merge would put the shards' records back over what was run there.
+// shards, shards whose episodes.jsonl lost records in a copy, or shards still running (their run lock
+// held). A shard's session that never closed (killed with -9) is copied as `run --resume` settles it.
+// The merged run has the unsharded run's id (it resumes as that run) and carries the kept episodes'
+// recordings (it bundles and replays offline). Merging again over the merged run is allowed only while
+// that run holds nothing but the merge (no resume or --retry-errors since): otherwise the re-merge
+// would put the shards' records back over what was run there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -27,7 +28,7 @@ import { makeRunId } from './run-id.js';
 import { parseShard } from './shard.js';
 import { orderedRecords, summarizeRun, summaryCsv } from './summary.js';
 import { manifestLimitsOf } from './limit-outcomes.js';
-import { mergedRecording, pickRecords } from './merge-dedupe.js';
+import { mergedRecording, pickRecords, type RecordingLack } from './merge-dedupe.js';
 import { acquireRunLock, bareLockAdvice, lockState, LOCK_FILE } from './lock.js';
 import { checkWritableDir } from '../util/safe-path.js';
 import { missingRecords, missingRecordsText } from '../runlog/missing-records.js';
@@ -103,6 +104,8 @@ export interface MergeResult {
   errorRecords: EpisodeRecord[];
   /** Why the merged run carries no recording (it then cannot be bundled), naming the shard's file. */
   recordingLacking?: string;
+  /** Whether a whole copy of that file would give the merged run its recording (merge-dedupe.ts RecordingLack). */
+  recordingCause?: RecordingLack;
 }
 
 /** A session as the manifests name it: shards keep theirs, and a merge copies them unchanged. */
@@ -156,6 +159,17 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
       throw new UserError(`merge: ${r.dir} is not a shard (its manifest has no shard); only --shard runs can be merged`);
     parseShard(r.manifest.shard, `merge: ${r.dir} shard`);
   }
+  // A shard whose file holds fewer records than its sessions wrote is a copy cut short, not a run to
+  // resume (a resume would run, and pay for, those episodes again). Checked for every shard, gap or not:
+  // a copy of a --retry-errors shard that lost its last lines (the fixes) still holds an older record of
+  // every item, and the merged run, never judged so itself (missing-records.ts), would hide the loss.
+  for (const r of runs) {
+    const cut = missingRecords(r.manifest, r.lines);
+    if (cut)
+      throw new UserError(
+        `merge: shard ${r.manifest.shard} (${r.dir}): ${missingRecordsText(episodesFile(r.dir), cut)}: copy the shard's folder again, whole, then merge`,
+      );
+  }
   // Overlapping shards (a task run twice, a re-submitted array) are de-duplicated: per item, the
   // latest valid record wins (merge-dedupe.ts); how many were dropped is counted and reported.
   const { records, overlapping, from } = pickRecords(runs);
@@ -165,13 +179,6 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
     const unfinished = runs.find((r) => r.manifest.indices.includes(item));
     if (unfinished) {
       const missing = unfinished.manifest.indices.filter((i) => !records.has(i));
-      // A shard whose file holds fewer records than its sessions wrote is a copy cut short, not a run
-      // to resume (a resume would run, and pay for, those episodes again).
-      const cut = missingRecords(unfinished.manifest, unfinished.lines);
-      if (cut)
-        throw new UserError(
-          `merge: shard ${unfinished.manifest.shard} (${unfinished.dir}): ${missingRecordsText(episodesFile(unfinished.dir), cut)}: copy the shard's folder again, whole, then merge`,
-        );
       throw new UserError(
         `merge: shard ${unfinished.manifest.shard} (${unfinished.dir}) is unfinished: ${missing.length} of ${unfinished.manifest.indices.length} episodes missing (first: item ${missing[0]}); resume it first`,
       );
@@ -258,5 +265,12 @@ function writeMerged(
   // Its text is the shards' (checked when they were written) with this merge's fields: no secret is known here.
   saveManifest(outDir, manifest, [], 'rebuild');
   const errorRecords = ordered.filter((r) => !isScored(r));
-  return { runId, dir: outDir, summary, overlapping, errorRecords, ...(recording.lacking ? { recordingLacking: recording.lacking } : {}) };
+  return {
+    runId,
+    dir: outDir,
+    summary,
+    overlapping,
+    errorRecords,
+    ...(recording.lacking ? { recordingLacking: recording.lacking, recordingCause: recording.cause } : {}),
+  };
 }

@@ -192,10 +192,40 @@ describe('executeRun', () => {
         .split('\n')
         .map((l) => l && JSON.parse(l).question_idx),
     );
-    // An unfinished shard is refused.
+    // A shard that stopped part way is refused: resume it first.
+    const ac = new AbortController();
+    const deps = fakeDeps({ delayMs: 5 });
+    let n = 0;
+    const orig = deps.createMethod;
+    deps.createMethod = (name, s) => {
+      const m = orig(name, s);
+      const run = m.run.bind(m);
+      m.run = async (ex, ctx) => {
+        const out = await run(ex, ctx);
+        if (++n === 3) ac.abort();
+        return out;
+      };
+      return m;
+    };
+    const stopped = await executeRun({ ...base(), shard: '2/3', resultsDir: path.join(dir, 'stopped'), concurrency: 1 }, deps, {
+      ...io,
+      signal: ac.signal,
+    });
+    expect(stopped.status).toBe('interrupted');
+    const left = 7 - loadEpisodes(path.join(stopped.dir, 'episodes.jsonl')).lines;
+    expect(left).toBeGreaterThan(0);
+    expect(() => mergeRuns([s1.dir, stopped.dir, s3.dir], path.join(dir, 'm1'))).toThrow(
+      new RegExp(`shard 2/3 .* is unfinished: ${left} of 7 episodes missing .*; resume it first$`),
+    );
+    // A finished shard whose episodes.jsonl lost records (a copy cut short) is not: a resume would run,
+    // and pay for, those episodes again; its folder is to be copied again.
     const f = path.join(s2.dir, 'episodes.jsonl');
     fs.writeFileSync(f, read(s2.dir, 'episodes.jsonl').split('\n').slice(0, 3).join('\n') + '\n');
-    expect(() => mergeRuns([s1.dir, s2.dir, s3.dir], path.join(dir, 'm1'))).toThrow(/shard 2\/3 .* is unfinished: 4 of 7 episodes missing/);
+    const cut = () => mergeRuns([s1.dir, s2.dir, s3.dir], path.join(dir, 'm1'));
+    expect(cut).toThrow(
+      /shard 2\/3 .*episodes\.jsonl holds 3 of the 7 episode records .*: copy the shard's folder again, whole, then merge$/,
+    );
+    expect(cut).not.toThrow(/resume/);
   });
 
   it('refuses a bad --concurrency before anything is written', async () => {

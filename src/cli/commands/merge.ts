@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { mergeRuns, type MergeResult } from '../../run/merge.js';
+import type { RecordingLack } from '../../run/merge-dedupe.js';
 import type { RunResult } from '../../run/run-result.js';
 import { readManifest } from '../../runlog/store.js';
 import { scoresText } from '../scores.js';
@@ -16,6 +17,18 @@ function mergeOut(out: unknown, resultsDir: unknown): string | { resultsDir: str
     throw new UserError('merge: give --out FOLDER or --results-dir DIR (one of them)');
   return out !== undefined ? String(out) : { resultsDir: String(resultsDir) };
 }
+
+/**
+ * What gives a merged run its recording: a cut or missing copy is copied again, but no copy holds an
+ * episode run before recordings existed (merge-dedupe.ts RecordingLack); only a re-run records it.
+ */
+const recordingAdvice: Record<RecordingLack, string> = {
+  cut: 'copy that file whole and merge again',
+  unrecorded:
+    'copying it again will not help: to bundle the merged run, re-run that shard into a new --results-dir and merge with that folder in its place',
+  either:
+    "if the shard's own folder holds more of that file, copy it whole and merge again; if not (the shard ran before recordings existed), re-run that shard into a new --results-dir and merge with that folder in its place",
+};
 
 /**
  * A merged run with error episodes ends as `run` ends one: their causes, the command that retries them
@@ -74,7 +87,7 @@ export const mergeCommand: CommandModule = {
     // Said now, not first at `bundle` time, when the shards' folders may be gone.
     if (r.recordingLacking)
       process.stderr.write(
-        `merge: ${forTerminal(r.recordingLacking, { oneLine: true })}: the merged run carries no recording.jsonl, so \`bundle\` cannot pack it; copy that file whole and merge again\n`,
+        `merge: ${forTerminal(r.recordingLacking, { oneLine: true })}: the merged run carries no recording.jsonl, so \`bundle\` cannot pack it; ${recordingAdvice[r.recordingCause ?? 'cut']}\n`,
       );
     process.stdout.write(
       `${r.runId}: merged ${s.n_done}/${s.n_planned} episodes, ${scoresText(s, readManifest(r.dir).metrics)}, errors ${s.n_errors} -> ${r.dir}\n`,
