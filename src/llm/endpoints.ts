@@ -2,7 +2,6 @@
 // policy. An endpoint that just failed with a transient error is passed over for a short while when
 // another one is available. Each endpoint counts what its attempts got (answered, or failed by kind):
 // a fleet member that refuses every call is otherwise invisible, its calls retried on the others.
-import { redactUrl } from '../util/redact.js';
 
 /**
  * Whether a base URL is OpenAI's own API (its list prices apply, it needs a key, it states no window).
@@ -57,8 +56,6 @@ export interface EndpointTally {
 export interface Endpoint<C> {
   /** Base URL without credentials, query or trailing slash (safe for logs and manifests). */
   readonly label: string;
-  /** Base URL with its credentials as *** (its tally's name). */
-  readonly shown: string;
   readonly client: C;
   inFlight: number;
   /** Requests sent to this endpoint. */
@@ -76,13 +73,12 @@ export class EndpointPool<C> {
   readonly endpoints: Endpoint<C>[];
 
   constructor(
-    items: Array<{ label: string; shown?: string; client: C }>,
+    items: Array<{ label: string; client: C }>,
     readonly policy: BalancePolicy,
   ) {
     if (items.length === 0) throw new RangeError('at least one endpoint is required');
     this.endpoints = items.map((i) => ({
       label: i.label,
-      shown: i.shown ?? i.label,
       client: i.client,
       inFlight: 0,
       sent: 0,
@@ -103,7 +99,8 @@ export class EndpointPool<C> {
     return this.endpoints.map((e) => {
       const failures = { ...e.failures };
       const failed = Object.values(failures).reduce((a: number, n) => a + (n ?? 0), 0);
-      return { endpoint: e.shown, attempts: e.answered + failed, answered: e.answered, failures };
+      // its label: a query is never shown, as a key may sit under any name there
+      return { endpoint: e.label, attempts: e.answered + failed, answered: e.answered, failures };
     });
   }
 
@@ -138,11 +135,6 @@ export class EndpointPool<C> {
     this.next = (eps.indexOf(best!) + 1) % eps.length;
     return best!;
   }
-}
-
-/** A base URL as the CLI shows it (a tally's name): without trailing slashes, credentials as *** (src/util/redact.ts). */
-export function shownEndpoint(baseURL: string): string {
-  return redactUrl(baseURL.trim().replace(/\/+$/, ''));
 }
 
 /** A base URL reduced to what may be shown: scheme, host, port, path (no user:password, query, fragment). */

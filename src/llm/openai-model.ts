@@ -14,7 +14,7 @@ import {
   type TokenUsage,
 } from './types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { EndpointPool, safeEndpointLabel, shownEndpoint, type BalancePolicy, type Endpoint, type EndpointTally } from './endpoints.js';
+import { EndpointPool, safeEndpointLabel, type BalancePolicy, type Endpoint, type EndpointTally } from './endpoints.js';
 import { ConcurrencyLimiter, RateLimiter, estimateTokens } from './limits.js';
 import { costUsd, modelPricesOf, type ModelPrices, type Prices } from './pricing.js';
 import { MalformedResponseError, attemptFailure, withRetry, type ErrorContext } from './retry.js';
@@ -88,7 +88,6 @@ export class OpenAICompatibleModel implements CompletionModel {
     this.pool = new EndpointPool(
       o.baseURLs.map((url) => ({
         label: safeEndpointLabel(url),
-        shown: shownEndpoint(url),
         client: new ModelHttp({
           apiKey: key,
           baseURL: url.replace(/\/+$/, ''),

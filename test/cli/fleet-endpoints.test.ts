@@ -59,7 +59,7 @@ function run(name: string, baseUrls: string[]) {
 const endpointLinesOf = (stderr: string) => stderr.split('\n').filter((l) => l.includes('model endpoint '));
 
 describe('closing lines of a run on several model endpoints', () => {
-  it('one endpoint refusing connections: the run is complete (exit 0) and one line names it, its key as ***', async () => {
+  it('one endpoint refusing connections: the run is complete (exit 0) and one line names it, without its query (a key may be in it)', async () => {
     const dead = `http://127.0.0.1:${await deadPort()}/v1?api-version=1&api-key=fleetsecret0123456`;
     const r = await run('refused', [dead, healthy.baseURL]);
     expect(r.code, r.stderr).toBe(0);
@@ -68,7 +68,7 @@ describe('closing lines of a run on several model endpoints', () => {
     const lines = endpointLinesOf(r.stderr);
     expect(lines, r.stderr).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^react-repro: model endpoint http:\/\/127\.0\.0\.1:\d+\/v1\?api-version=1&api-key=\*\*\*: answered 0 of its (\d+) attempts? \(\1 refused connections?\)$/,
+      /^react-repro: model endpoint http:\/\/127\.0\.0\.1:\d+\/v1: answered 0 of its (\d+) attempts? \(\1 refused connections?\)$/,
     );
     expect(r.stderr + r.stdout).not.toContain('fleetsecret0123456');
   }, 30_000);

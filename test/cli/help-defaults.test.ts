@@ -67,3 +67,9 @@ describe('the order of run --help', () => {
       expect(section).toMatch(new RegExp(`^ +${flag} `, 'm'));
   });
 });
+
+describe('the end of --help', () => {
+  it('sets the exit statuses apart from the examples by a blank line (run, merge)', async () => {
+    for (const cmd of ['run', 'merge']) expect(await help(cmd)).toMatch(/\n\nExit status: 0 /);
+  });
+});

@@ -84,6 +84,9 @@ describe('--tex-page-size', () => {
     const big = texPageOf('iclr', 'font=12pt')!;
     expect(big.font).toBe('12pt');
     expect(pageOptions(big).lengthScale).toBe(1.2);
+    // A preset's own type size changes nothing: ICLR's 9pt \footnotesize still counts.
+    expect(pageOptions(texPageOf('iclr', 'font=10pt')!)).toEqual(pageOptions(TEX_PAGES.iclr!));
+    expect(texTable(table1(), pageOptions(texPageOf('iclr', 'font=10pt')!))).toBe(texTable(table1(), pageOptions(TEX_PAGES.iclr!)));
     // The default page's own numbers are the default page: output unchanged.
     expect(pageOptions(texPageOf('acl', 'font=10pt,columnwidth=3.25in,textwidth=6.75in,textheight=9in')!)).toEqual({});
   });
@@ -107,6 +110,11 @@ describe('--tex-page-size', () => {
       '--tex-page-size: columnwidth 3.25in is wider than textwidth 3in',
     );
     expect(message(() => withPageSize(TEX_PAGES.icml!, 'textwidth=7in,textwidth=6in'))).toBe('--tex-page-size: textwidth given twice');
+    // Names an object has of its own kind (toString, __proto__) are no size, unit or page.
+    for (const m of ['font=toString', 'font=__proto__', 'textwidth=3constructor'])
+      expect(message(() => withPageSize(TEX_PAGES.icml!, m))).toMatch(/^--tex-page-size: (font|textwidth): expected/);
+    for (const name of ['toString', '__proto__', 'hasOwnProperty'])
+      expect(message(() => texPage(name))).toMatch(/^--tex-page: expected one of/);
     for (const m of ['textwidth=16', 'width=16cm', 'font=9pt']) expect(message(() => withPageSize(TEX_PAGES.icml!, m))).not.toContain('\n');
   });
 });

@@ -25,8 +25,8 @@ function reactStepLimit(options: CombinationOptions, task: TaskName): number | u
 /**
  * The limit outcome a combination's episode takes from the base episode whose answer it uses: where that
  * one outgrew the context window, so did this one. Judged at a shorter step limit, a ReAct episode that
- * outgrew the window after that limit would have been forced to finish first (its answer is then the
- * forced finish's), so it carries none.
+ * outgrew the window after that limit would have been forced to finish first (no answer within the
+ * limit, scored as such), so it carries none.
  */
 function carriedOutcome(base: StoredEpisode, stepLimit: number | undefined): Record<string, unknown> {
   const outcome = contextExceededOf(base.extra);

@@ -68,7 +68,7 @@ export const mergeCommand: CommandModule = {
       })
       .epilog(examplesEpilog([['$0 merge results/*-s1of2-* results/*-s2of2-* --out results/merged', 'merge two shards']]))
       .epilog(
-        'Exit status: 0 merged; 2 bad input, a shard still running, or the folder holds the merged run resumed since it was merged; 3 merged, with error episodes (the printed command re-runs them)',
+        '\nExit status: 0 merged; 2 bad input, a shard still running, or the folder holds the merged run resumed since it was merged; 3 merged, with error episodes (the printed command re-runs them)',
       ),
   handler: async (argv: ArgumentsCamelCase) => {
     // checked first: a pseudo-filesystem or read-only folder is one line before any run is read

@@ -378,7 +378,7 @@ export const runCommand: CommandModule = {
         ]),
       )
       .epilog(
-        'Exit status: 0 complete without errors; 1 stopped (fatal error or circuit breaker; resumable); 2 bad input; ' +
+        '\nExit status: 0 complete without errors; 1 stopped (fatal error or circuit breaker; resumable); 2 bad input; ' +
           '3 finished with error episodes (--retry-errors re-runs them); 4 stopped at --max-cost (resumable); 70 internal error; 74 disk error; 130 SIGINT; 141 output pipe closed by its reader; 143 SIGTERM',
       ),
   handler: async (argv: ArgumentsCamelCase) => {

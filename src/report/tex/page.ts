@@ -100,7 +100,10 @@ function page(name: string, font: TexFontSize, scale: TexPage['scale'], ...[c, t
 
 /** The preset --tex-page names. */
 export function texPage(name: string): TexPage {
-  const p = TEX_PAGES[ALIASES[name.toLowerCase()] ?? name.toLowerCase()];
+  // own keys only: "toString" or "__proto__" names no page
+  const key = name.toLowerCase();
+  const known = Object.hasOwn(ALIASES, key) ? ALIASES[key] : key;
+  const p = Object.hasOwn(TEX_PAGES, known) ? TEX_PAGES[known] : undefined;
   if (!p) throw new UserError(`--tex-page: expected one of ${texPageNames().join(', ')}, got "${name}"`);
   return p;
 }
@@ -132,15 +135,16 @@ export function withPageSize(base: TexPage, spec: string): TexPage {
     given.push(key);
     const value = m[2].trim();
     if (key === 'font') {
-      if (!(value in ARTICLE))
+      if (!Object.hasOwn(ARTICLE, value))
         throw new UserError(`${flag}: font: expected 10pt, 11pt or 12pt (the article class's sizes), got "${value}"`);
+      // The preset's own size keeps its style's sizes (ICLR's 9pt \footnotesize); another is the article class's.
+      out.scale = value === base.font ? base.scale : scaleOf(ARTICLE[value as TexFontSize]);
       out.font = value as TexFontSize;
-      out.scale = scaleOf(ARTICLE[out.font]);
       continue;
     }
     const len = /^(\d+(?:\.\d+)?|\.\d+)\s*([a-z]+)$/i.exec(value);
     const unit = len?.[2]!.toLowerCase();
-    if (!len || !unit || !(unit in UNITS))
+    if (!len || !unit || !Object.hasOwn(UNITS, unit))
       throw new UserError(
         `${flag}: ${key}: expected a length with its unit (${Object.keys(UNITS).join(', ')}), e.g. 7.7cm, got "${value}"`,
       );
