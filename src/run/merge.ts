@@ -165,10 +165,12 @@ export function mergeRuns(dirs: string[], outOrResults: string | { resultsDir: s
   // every item, and the merged run, never judged so itself (missing-records.ts), would hide the loss.
   for (const r of runs) {
     const cut = missingRecords(r.manifest, r.lines);
-    if (cut)
-      throw new UserError(
-        `merge: shard ${r.manifest.shard} (${r.dir}): ${missingRecordsText(episodesFile(r.dir), cut)}: copy the shard's folder again, whole, then merge`,
-      );
+    if (!cut) continue;
+    // another folder given holds the same shard (a re-run): merging without this one also works
+    const other = runs.find((o) => o !== r && o.manifest.shard === r.manifest.shard && !missingRecords(o.manifest, o.lines));
+    throw new UserError(
+      `merge: shard ${r.manifest.shard} (${r.dir}): ${missingRecordsText(episodesFile(r.dir), cut)}: copy the shard's folder again, whole, then merge${other ? `, or leave it out (${other.dir} holds shard ${r.manifest.shard} too)` : ''}`,
+    );
   }
   // Overlapping shards (a task run twice, a re-submitted array) are de-duplicated: per item, the
   // latest valid record wins (merge-dedupe.ts); how many were dropped is counted and reported.

@@ -59,6 +59,20 @@ it('a shard whose episodes.jsonl lost records in the copy is named as a partial 
   expect(m.stderr).not.toContain('resume');
 });
 
+it('a cut copy given beside a whole folder of the same shard: the message also says it can be left out', async () => {
+  const dirs = copies('cut-beside-whole', (d) => {
+    const file = path.join(d, 'episodes.jsonl');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n')[0] + '\n');
+  });
+  const whole = path.join(tmp, 'cut-beside-whole', 'whole-copy');
+  fs.mkdirSync(whole);
+  for (const f of fs.readdirSync(shards[1])) if (f !== '.lock') fs.copyFileSync(path.join(shards[1], f), path.join(whole, f));
+  const m = await runCli(['merge', ...dirs, whole, '--out', path.join(tmp, 'm-beside')], { cwd: tmp });
+  expect(m.code).toBe(2);
+  expect(m.stderr.trim().split('\n')).toHaveLength(1);
+  expect(m.stderr).toContain(`copy the shard's folder again, whole, then merge, or leave it out (${whole} holds shard 2/2 too)`);
+});
+
 it('a --retry-errors shard copied without its last lines (the fixes) is refused as a partial copy, though no item is missing', async () => {
   const dirs = copies('cut-retry', (d) => {
     // As the file was after a first session that ended with an error on its first item and a
