@@ -2,13 +2,12 @@
 // retried on another, so the run is complete with right figures; the closing lines then name each
 // endpoint that failed, with what its attempts got, and say nothing when every endpoint answered.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { cleanEnv, runCli, scriptedRespond } from '../run/cli-helpers.js';
+import { deadPort } from '../servers/dead-port.js';
 
 let tmp: string;
 let healthy: OpenAIServer;
@@ -20,15 +19,6 @@ afterAll(async () => {
   await healthy.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-/** A port on 127.0.0.1 where nothing listens (bound, then closed): connections are refused. */
-async function deadPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** fever standard: one model call an episode; the failing endpoint first, so the first call goes to it. */
 function run(name: string, baseUrls: string[]) {

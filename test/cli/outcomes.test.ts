@@ -5,13 +5,12 @@
 // key from the environment) finishes the run; --max-cost stops cleanly and resumably; --dry-run calls
 // nothing and writes nothing.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../servers/openai-server.js';
 import { cleanEnv, readLines, runCli, runDirs, scriptedRespond } from '../run/cli-helpers.js';
+import { deadPort } from '../servers/dead-port.js';
 
 let tmp: string;
 let srv: OpenAIServer;
@@ -23,15 +22,6 @@ afterAll(async () => {
   await srv.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-/** A port on 127.0.0.1 where nothing listens (bound, then closed): connections are refused. */
-async function deadPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at /);
 const lastLines = (s: string, n: number) => s.trimEnd().split('\n').slice(-n);

@@ -5,8 +5,6 @@
 // (?api-key=KEY: sent as given, recorded as ?api-key=***), or in an environment URL's query (refused at
 // once: those servers take no query).
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -14,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer, type ServerCompletionRequest } from '../servers/openai-server.js';
 import { startWikiServer, type WikiServer } from '../servers/wiki-server.js';
 import { cleanEnv, filesUnder, runCli, runDirs } from '../run/cli-helpers.js';
+import { deadPort } from '../servers/dead-port.js';
 
 const API_KEY = 'sk-secret-api-0123456789abcdefQRS';
 const WIKI_KEY = 'wikiPass-9876543210zyxw';
@@ -51,15 +50,6 @@ function expectNoSecrets(texts: string[], files: string[]): void {
       for (const k of forms) expect(buf.includes(Buffer.from(k)), `${f} holds a secret`).toBe(false);
     }
   }
-}
-
-/** A port on 127.0.0.1 where nothing listens (bound, then closed): connections are refused. */
-async function deadPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 describe('secrets', () => {

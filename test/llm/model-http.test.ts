@@ -16,6 +16,7 @@ import { classifyError, type ErrorContext } from '../../src/llm/retry.js';
 import { InfraError } from '../../src/errors.js';
 import { ContextLengthError } from '../../src/llm/context-limit.js';
 import { tmpDir } from './helpers.js';
+import { deadPort } from '../servers/dead-port.js';
 
 const servers: Array<http.Server | https.Server> = [];
 afterEach(async () => {
@@ -188,7 +189,7 @@ describe('ModelHttp answers and fails as the openai client did', () => {
         res.write('{"choices":'); // and never the rest
       }
     });
-    const dead = await closedPort();
+    const dead = await deadPort();
     for (const [url, p] of [
       [`http://127.0.0.1:${dead}/v1`, '/completions'],
       [`${base}/v1`, '/cut'],
@@ -448,7 +449,7 @@ describe('ModelHttp requests', () => {
         return call;
       })();
     };
-    const dead = await closedPort();
+    const dead = await deadPort();
     const refused = await failure(`http://127.0.0.1:${dead}/v1`, '/completions');
     expect(refused).toBeInstanceOf(APIConnectionError);
     expect(wasSentUnanswered(refused)).toBe(false);
@@ -524,7 +525,7 @@ describe('ModelHttp requests', () => {
     const run = new AbortController();
     setMaxListeners(0, run.signal); // as the runner does
     const c = client(base, { timeoutMs: 100 });
-    const dead = await closedPort();
+    const dead = await deadPort();
     await Promise.allSettled([
       ...Array.from({ length: 20 }, () => c.post('/ok', {}, run.signal)),
       c.post('/fail', {}, run.signal),
@@ -603,15 +604,6 @@ process.stdout.write(JSON.stringify(await c.post('/completions', {})));`;
     expect(await child(code, [base])).toEqual([0, '{"ok":1}']);
   }, 30_000);
 });
-
-/** A port nothing listens on (fetch refuses port 1 outright, as a bad port). */
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 function child(code: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<[number | null, string]> {
   const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, ...args], {

@@ -9,6 +9,23 @@ import { FatalRunError, InfraError } from '../../src/errors.js';
 import { fakeDeps, quietIO } from './doubles.js';
 import { withoutSpent } from './cli-helpers.js';
 
+/** `deps` whose methods call `then` once their n-th episode has run (an interrupt mid-run). */
+function afterEpisodes(deps: ReturnType<typeof fakeDeps>, n: number, then: () => void): ReturnType<typeof fakeDeps> {
+  let done = 0;
+  const orig = deps.createMethod;
+  deps.createMethod = (name, s) => {
+    const m = orig(name, s);
+    const run = m.run.bind(m);
+    m.run = async (ex, ctx) => {
+      const out = await run(ex, ctx);
+      if (++done === n) then();
+      return out;
+    };
+    return m;
+  };
+  return deps;
+}
+
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-'));
@@ -135,19 +152,7 @@ describe('executeRun', () => {
   it('an interrupt aborts in-flight episodes without writing them and writes the summary', async () => {
     const { io } = quietIO();
     const ac = new AbortController();
-    const deps = fakeDeps({ delayMs: 30 });
-    let n = 0;
-    const orig = deps.createMethod;
-    deps.createMethod = (name, s) => {
-      const m = orig(name, s);
-      const run = m.run.bind(m);
-      m.run = async (ex, ctx) => {
-        const out = await run(ex, ctx);
-        if (++n === 5) setTimeout(() => ac.abort(), 0);
-        return out;
-      };
-      return m;
-    };
+    const deps = afterEpisodes(fakeDeps({ delayMs: 30 }), 5, () => setTimeout(() => ac.abort(), 0));
     const r = await executeRun({ ...base(), concurrency: 2 }, deps, { ...io, signal: ac.signal });
     expect(r.status).toBe('interrupted');
     const recs = loadEpisodes(path.join(r.dir, 'episodes.jsonl'));
@@ -194,19 +199,7 @@ describe('executeRun', () => {
     );
     // A shard that stopped part way is refused: resume it first.
     const ac = new AbortController();
-    const deps = fakeDeps({ delayMs: 5 });
-    let n = 0;
-    const orig = deps.createMethod;
-    deps.createMethod = (name, s) => {
-      const m = orig(name, s);
-      const run = m.run.bind(m);
-      m.run = async (ex, ctx) => {
-        const out = await run(ex, ctx);
-        if (++n === 3) ac.abort();
-        return out;
-      };
-      return m;
-    };
+    const deps = afterEpisodes(fakeDeps({ delayMs: 5 }), 3, () => ac.abort());
     const stopped = await executeRun({ ...base(), shard: '2/3', resultsDir: path.join(dir, 'stopped'), concurrency: 1 }, deps, {
       ...io,
       signal: ac.signal,
