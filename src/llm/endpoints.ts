@@ -46,7 +46,7 @@ export type EndpointFailure = 'refused' | 'unknown host' | 'timeout' | 'dropped'
  * an attempt we aborted (Ctrl-C, a stop) is not counted.
  */
 export interface EndpointTally {
-  /** The base URL as the CLI shows URLs (credentials as ***: src/util/redact.ts). */
+  /** The endpoint's label: scheme, host, port and path, never credentials or query (safeEndpointLabel). */
   endpoint: string;
   attempts: number;
   answered: number;
@@ -105,7 +105,7 @@ export class EndpointPool<C> {
   }
 
   /**
-   * Picks the endpoint for the next request (does not count it as in flight: see `begin`). `unreachable`:
+   * Picks the endpoint for the next request (the caller counts it in flight and sent). `unreachable`:
    * the endpoints this call already found unreachable, never picked again while another one is left
    * (a cooling-off period ends, and least-busy favours an endpoint that refuses at once).
    */

@@ -1,7 +1,7 @@
 // HotpotQA dev (hotpot_dev_v1_simplified.json, 7405 questions) and its splits (§2).
 import { QATask, fileOrder } from '../qa/base.js';
 import { datasetSpansMemoFile } from '../../paths.js';
-import { coveredIndicesFile, hotpotqaDevFile, loadCoveredIndices, loadHotpotQA } from '../qa/datasets.js';
+import { coveredIndexSet, coveredIndicesFile, hotpotqaDevFile, loadCoveredIndices, loadHotpotQA } from '../qa/datasets.js';
 import { PAPER_RANGE, PAPER_SAMPLE_SIZE, paperSample, paperShuffle } from '../qa/splits.js';
 import { scoreHotpotQA } from '../qa/scoring.js';
 
@@ -44,7 +44,7 @@ export function createHotpotQATask(files: HotpotQAFiles = {}): QATask {
           "the first 500 offline-covered questions in the paper's shuffle order: random.Random(233).shuffle(list(range(7405))) filtered to covered_dev_indices.json, first 500 (123 of them are in react500)",
         build: () => {
           task.requireSize(PAPER_RANGE, 'offline500');
-          const covered = new Set(loadCoveredIndices(coveredFile, task.size));
+          const covered = coveredIndexSet(coveredFile, task.size);
           return paperShuffle(PAPER_RANGE)
             .filter((i) => covered.has(i))
             .slice(0, PAPER_SAMPLE_SIZE);

@@ -3,19 +3,11 @@
 // splits), only 123 of the paper's 500: a run of other questions searches it for pages it does not
 // have. hotpotqaEvidenceGap says how many of a run's questions it covers, for the run's start notice
 // and Table 1's caveat (one rule, as FEVER's feverEvidenceGap).
-import { coveredIndicesFile, loadCoveredIndices } from '../qa/datasets.js';
+import { coveredIndexSet, coveredIndicesFile } from '../qa/datasets.js';
 import { evidenceNotice } from '../qa/evidence-notice.js';
 import { PAPER_RANGE } from '../qa/splits.js';
 import type { EvidenceGap, SearchedRun } from '../qa/evidence-gap.js';
 import { usesSnapshot } from '../qa/wiki-env.js';
-
-const coveredCache = new Map<string, ReadonlySet<number>>();
-/** The covered question indices (memoised per file). */
-function covered(file: string): ReadonlySet<number> {
-  let set = coveredCache.get(file);
-  if (!set) coveredCache.set(file, (set = new Set(loadCoveredIndices(file, PAPER_RANGE))));
-  return set;
-}
 
 /**
  * The rule: a HotpotQA run that searched the shipped snapshot (the default Wikipedia; a --wiki-snapshot
@@ -24,7 +16,7 @@ function covered(file: string): ReadonlySet<number> {
  */
 export function hotpotqaEvidenceGap(run: SearchedRun, coveredFile: string = coveredIndicesFile): EvidenceGap | null {
   if (!run.searches || !usesSnapshot(run.wiki) || run.wiki['wiki-snapshot'] !== undefined) return null;
-  const set = covered(coveredFile);
+  const set = coveredIndexSet(coveredFile, PAPER_RANGE);
   const n = run.indices.filter((i) => set.has(i)).length;
   if (n === run.indices.length) return null;
   return {

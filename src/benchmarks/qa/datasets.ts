@@ -201,3 +201,12 @@ export function loadCoveredIndices(file: string, size: number): number[] {
   });
   return indices;
 }
+
+const coveredSets = new Map<string, ReadonlySet<number>>();
+/** loadCoveredIndices as a set, read once per file and size: a run's split and its start notice both ask. */
+export function coveredIndexSet(file: string, size: number): ReadonlySet<number> {
+  const key = `${size}:${file}`;
+  let set = coveredSets.get(key);
+  if (!set) coveredSets.set(key, (set = new Set(loadCoveredIndices(file, size))));
+  return set;
+}
