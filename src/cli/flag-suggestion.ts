@@ -2,7 +2,6 @@
 // one line then also names the flag meant, when one of the command's flags is a slip of the keyboard
 // away (README "Hostile input": one line that says what to fix).
 import { distance } from 'fastest-levenshtein';
-import { camelCase } from '../run/options.js';
 
 /** The edits a name of this length may be away from a flag to be taken for it: one, two from five letters on. */
 const allowedEdits = (name: string) => (name.length >= 5 ? 2 : 1);
@@ -17,7 +16,8 @@ export function flagSuggestion(message: string, known: readonly string[]): strin
   const meant: string[] = [];
   const names = m[1].split(', ').map((n) => n.replace(/^-+/, ''));
   // yargs names a kebab-case flag twice, also camelCased (results-dri, resultsDri)
-  const kebab = new Set(names.filter((n) => n.includes('-')).map(camelCase));
+  // (camelCased here, not with src/run/options.ts: every command's parse loads this module, --help too)
+  const kebab = new Set(names.filter((n) => n.includes('-')).map((n) => n.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())));
   for (const bare of names.filter((n) => !kebab.has(n))) {
     // a flag cut short (--lim) is the one it begins, when only one does
     const begun = known.filter((k) => k.startsWith(bare));
